@@ -1,0 +1,3 @@
+//! The small solvers behind the lesson pages. Each module reads like the equations of its page.
+
+pub mod time_integration;

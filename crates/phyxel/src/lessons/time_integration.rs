@@ -1,0 +1,387 @@
+//! The time-integration lesson: every method of [`crate::integrators`] side by side on two systems
+//! with analytic solutions (examples site, `time_integration.html` and `spring_plot.html`).
+//!
+//! * **Projectile**: a particle thrown with velocity v₀ under constant gravity g,
+//!   x(t) = x₀ + v₀t + ½gt², v(t) = v₀ + gt.
+//! * **Spring**: a mass m on a spring of stiffness k and rest length 0, f(x) = −kx,
+//!   x(t) = x₀ cos(ωt) with ω = √(k/m) (released at rest).
+
+use crate::integrators::{Dynamics, Integrator, LinearizedDynamics, Method, State, VectorSpace};
+use glam::DVec2;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A 1D mass on a spring with rest length 0: f(x) = −k x.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spring {
+    /// Stiffness k (N/m).
+    pub stiffness: f64,
+    /// Mass m (kg).
+    pub mass: f64,
+}
+
+impl Spring {
+    /// Angular frequency ω = √(k/m).
+    pub fn omega(&self) -> f64 {
+        (self.stiffness / self.mass).sqrt()
+    }
+
+    /// Analytic solution for a release from x₀ with velocity v₀: x(t) = x₀ cos ωt + (v₀/ω) sin ωt.
+    pub fn exact(&self, x0: f64, v0: f64, t: f64) -> (f64, f64) {
+        let w = self.omega();
+        let (s, c) = (w * t).sin_cos();
+        (x0 * c + v0 / w * s, -x0 * w * s + v0 * c)
+    }
+
+    /// Total energy E = ½mv² + ½kx².
+    pub fn energy(&self, x: f64, v: f64) -> f64 {
+        0.5 * self.mass * v * v + 0.5 * self.stiffness * x * x
+    }
+}
+
+impl Dynamics for Spring {
+    type Vector = f64;
+    /// a = f(x)/m = −(k/m)·x.
+    fn acceleration(&self, _t: f64, x: &f64, _v: &f64) -> f64 {
+        -self.stiffness * x / self.mass
+    }
+}
+
+impl LinearizedDynamics for Spring {
+    /// (1 + Δt²k/m) Δv = Δt/m·(f(x) − Δt·k·v)   (`spring_plot.html`, implicit Euler).
+    fn implicit_velocity_change(&self, _t: f64, x: &f64, v: &f64, dt: f64) -> f64 {
+        let (k, m) = (self.stiffness, self.mass);
+        let force = -k * x;
+        (dt / m * (force - dt * k * v)) / (1.0 + dt * dt * k / m)
+    }
+}
+
+/// A particle under constant gravity: a = g.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Projectile {
+    /// Gravitational acceleration g (m/s²), pointing down: (0, −g).
+    pub gravity: f64,
+    /// Mass m (kg); only the energy depends on it.
+    pub mass: f64,
+}
+
+impl Projectile {
+    fn g(&self) -> DVec2 {
+        DVec2::new(0.0, -self.gravity)
+    }
+
+    /// x(t) = x₀ + v₀t + ½gt²,  v(t) = v₀ + gt.
+    pub fn exact(&self, x0: DVec2, v0: DVec2, t: f64) -> (DVec2, DVec2) {
+        (x0 + v0 * t + 0.5 * self.g() * t * t, v0 + self.g() * t)
+    }
+
+    /// Total energy E = ½m|v|² + m·g·y.
+    pub fn energy(&self, x: DVec2, v: DVec2) -> f64 {
+        0.5 * self.mass * v.length_squared() + self.mass * self.gravity * x.y
+    }
+}
+
+impl Dynamics for Projectile {
+    type Vector = DVec2;
+    fn acceleration(&self, _t: f64, _x: &DVec2, _v: &DVec2) -> DVec2 {
+        self.g()
+    }
+}
+
+impl LinearizedDynamics for Projectile {
+    /// Gravity does not depend on x or v (K = D = 0), so M Δv = Δt·f exactly.
+    fn implicit_velocity_change(&self, _t: f64, _x: &DVec2, _v: &DVec2, dt: f64) -> DVec2 {
+        self.g() * dt
+    }
+}
+
+/// Which system the lesson shows, with its parameters and initial state.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "scene", rename_all = "kebab-case")]
+pub enum Scene {
+    /// Spring released at rest from x₀.
+    Spring { spring: Spring, x0: f64 },
+    /// Projectile thrown from the origin with speed v₀ at an angle (degrees) above the horizontal.
+    Projectile { projectile: Projectile, speed: f64, angle_deg: f64 },
+}
+
+/// A parameter outside its physical range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    /// Which parameter (the control's name).
+    pub param: &'static str,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.param, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// Check `value` lies in [min, max] and is finite.
+pub fn check_range(param: &'static str, value: f64, min: f64, max: f64) -> Result<f64, ParamError> {
+    if !value.is_finite() {
+        return Err(ParamError { param, message: "must be a finite number".into() });
+    }
+    if value < min || value > max {
+        return Err(ParamError { param, message: format!("must lie between {min} and {max}") });
+    }
+    Ok(value)
+}
+
+/// Allowed ranges of the lesson's parameters (the page's controls use the same).
+pub mod limits {
+    pub const DT: (f64, f64) = (1e-4, 0.5);
+    pub const STIFFNESS: (f64, f64) = (0.01, 1e4);
+    pub const MASS: (f64, f64) = (0.01, 100.0);
+    pub const X0: (f64, f64) = (-5.0, 5.0);
+    pub const GRAVITY: (f64, f64) = (0.0, 100.0);
+    pub const SPEED: (f64, f64) = (0.0, 50.0);
+    pub const ANGLE_DEG: (f64, f64) = (-90.0, 90.0);
+}
+
+impl Scene {
+    /// Validate every parameter; the simulation is only ever built from a valid scene.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        use limits::*;
+        match *self {
+            Scene::Spring { spring, x0 } => {
+                check_range("k", spring.stiffness, STIFFNESS.0, STIFFNESS.1)?;
+                check_range("m", spring.mass, MASS.0, MASS.1)?;
+                check_range("x0", x0, X0.0, X0.1)?;
+            }
+            Scene::Projectile { projectile, speed, angle_deg } => {
+                check_range("g", projectile.gravity, GRAVITY.0, GRAVITY.1)?;
+                check_range("m", projectile.mass, MASS.0, MASS.1)?;
+                check_range("v0", speed, SPEED.0, SPEED.1)?;
+                check_range("angle", angle_deg, ANGLE_DEG.0, ANGLE_DEG.1)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One method's run: its state and, once detected, why it blew up.
+#[derive(Clone, Debug)]
+pub struct Run<V> {
+    pub integrator: Integrator<V>,
+    pub state: State<V>,
+    /// Set when the method's energy grew past [`BLOW_UP_ENERGY_RATIO`] times the initial energy; the
+    /// state then stays frozen at the last bounded step.
+    pub diverged: Option<String>,
+}
+
+/// A method is declared unstable when its energy exceeds this multiple of the initial energy
+/// (for the spring: the amplitude grew 100-fold). Detected before any value overflows to ∞/NaN.
+pub const BLOW_UP_ENERGY_RATIO: f64 = 1e4;
+
+/// Every method on the same scene, advanced in lockstep.
+#[derive(Clone, Debug)]
+pub enum Comparison {
+    Spring { spring: Spring, x0: f64, runs: Vec<Run<f64>> },
+    Projectile { projectile: Projectile, x0: DVec2, v0: DVec2, runs: Vec<Run<DVec2>> },
+}
+
+/// What the page shows of one method at the current time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MethodReadout {
+    pub method: Method,
+    /// Position (the spring uses `x` only).
+    pub x: f64,
+    pub y: f64,
+    pub energy: f64,
+    /// |x − x_exact| at the method's own time.
+    pub error: f64,
+    pub diverged: bool,
+}
+
+impl Comparison {
+    /// Build the comparison for a validated scene.
+    pub fn new(scene: Scene) -> Result<Self, ParamError> {
+        scene.validate()?;
+        Ok(match scene {
+            Scene::Spring { spring, x0 } => Comparison::Spring {
+                spring,
+                x0,
+                runs: Method::ALL.iter().map(|&m| new_run(m, State::new(x0, 0.0))).collect(),
+            },
+            Scene::Projectile { projectile, speed, angle_deg } => {
+                let v0 = speed * DVec2::from_angle(angle_deg.to_radians());
+                Comparison::Projectile {
+                    projectile,
+                    x0: DVec2::ZERO,
+                    v0,
+                    runs: Method::ALL.iter().map(|&m| new_run(m, State::new(DVec2::ZERO, v0))).collect(),
+                }
+            }
+        })
+    }
+
+    /// Simulated time (the same for every method that has not diverged).
+    pub fn time(&self) -> f64 {
+        match self {
+            Comparison::Spring { runs, .. } => runs[0].state.t.max(max_time(runs)),
+            Comparison::Projectile { runs, .. } => runs[0].state.t.max(max_time(runs)),
+        }
+    }
+
+    /// Advance every method that is still bounded by one step of `dt`.
+    pub fn step(&mut self, dt: f64) -> Result<(), ParamError> {
+        check_range("dt", dt, limits::DT.0, limits::DT.1)?;
+        match self {
+            Comparison::Spring { spring, x0, runs } => {
+                let e0 = spring.energy(*x0, 0.0);
+                let omega_dt = spring.omega() * dt;
+                for run in runs.iter_mut() {
+                    advance(run, spring, dt, |s| spring.energy(s.x, s.v), e0, |m| {
+                        spring_instability(m, omega_dt)
+                    });
+                }
+            }
+            Comparison::Projectile { projectile, x0, v0, runs } => {
+                // E₀ is 0 for a particle dropped from rest at y = 0: use a scale that cannot vanish.
+                let e0 = projectile.energy(*x0, *v0).abs().max(projectile.mass * (1.0 + v0.length_squared()));
+                for run in runs.iter_mut() {
+                    advance(run, projectile, dt, |s| projectile.energy(s.x, s.v), e0, |_| {
+                        "its energy grew without bound".to_string()
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Readouts for every method.
+    pub fn readouts(&self) -> Vec<MethodReadout> {
+        match self {
+            Comparison::Spring { spring, x0, runs } => runs
+                .iter()
+                .map(|r| {
+                    let (exact, _) = spring.exact(*x0, 0.0, r.state.t);
+                    MethodReadout {
+                        method: r.integrator.method(),
+                        x: r.state.x,
+                        y: 0.0,
+                        energy: spring.energy(r.state.x, r.state.v),
+                        error: (r.state.x - exact).abs(),
+                        diverged: r.diverged.is_some(),
+                    }
+                })
+                .collect(),
+            Comparison::Projectile { projectile, x0, v0, runs } => runs
+                .iter()
+                .map(|r| {
+                    let (exact, _) = projectile.exact(*x0, *v0, r.state.t);
+                    MethodReadout {
+                        method: r.integrator.method(),
+                        x: r.state.x.x,
+                        y: r.state.x.y,
+                        energy: projectile.energy(r.state.x, r.state.v),
+                        error: (r.state.x - exact).length(),
+                        diverged: r.diverged.is_some(),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The analytic position (x, y) and energy at time t.
+    pub fn exact(&self, t: f64) -> (f64, f64, f64) {
+        match self {
+            Comparison::Spring { spring, x0, .. } => {
+                let (x, v) = spring.exact(*x0, 0.0, t);
+                (x, 0.0, spring.energy(x, v))
+            }
+            Comparison::Projectile { projectile, x0, v0, .. } => {
+                let (x, v) = projectile.exact(*x0, *v0, t);
+                (x.x, x.y, projectile.energy(x, v))
+            }
+        }
+    }
+
+    /// Why `method` stopped, if it did.
+    pub fn divergence(&self, method: Method) -> Option<&str> {
+        let reason = match self {
+            Comparison::Spring { runs, .. } => runs.iter().find(|r| r.integrator.method() == method).map(|r| &r.diverged),
+            Comparison::Projectile { runs, .. } => {
+                runs.iter().find(|r| r.integrator.method() == method).map(|r| &r.diverged)
+            }
+        };
+        reason.and_then(|r| r.as_deref())
+    }
+}
+
+fn new_run<V: VectorSpace>(method: Method, state: State<V>) -> Run<V> {
+    Run { integrator: Integrator::new(method), state, diverged: None }
+}
+
+fn max_time<V>(runs: &[Run<V>]) -> f64 {
+    runs.iter().filter(|r| r.diverged.is_none()).map(|r| r.state.t).fold(0.0, f64::max)
+}
+
+/// Step one run on a copy; commit it only if the energy stays below the blow-up bound.
+fn advance<V, S>(
+    run: &mut Run<V>,
+    system: &S,
+    dt: f64,
+    energy: impl Fn(&State<V>) -> f64,
+    initial_energy: f64,
+    explain: impl Fn(Method) -> String,
+) where
+    V: VectorSpace,
+    S: LinearizedDynamics<Vector = V>,
+{
+    if run.diverged.is_some() {
+        return;
+    }
+    let mut next = run.state.clone();
+    let mut integrator = run.integrator.clone();
+    integrator.step(system, &mut next, dt);
+    let e = energy(&next);
+    let bound = BLOW_UP_ENERGY_RATIO * initial_energy.abs().max(f64::MIN_POSITIVE);
+    if !next.is_finite() || !e.is_finite() || e.abs() > bound {
+        let method = run.integrator.method();
+        run.diverged = Some(format!(
+            "{} stopped at t = {:.3} s: {}.",
+            method.name(),
+            next.t,
+            explain(method)
+        ));
+    } else {
+        run.state = next;
+        run.integrator = integrator;
+    }
+}
+
+/// Why a method blows up on the undamped spring, with the numbers of the current Δt.
+///
+/// Each method multiplies the mode (x, v/ω) by an amplification factor per step; with z = ωΔt:
+/// explicit Euler |1 + iz| = √(1 + z²) > 1 always; RK2 (midpoint) |1 + iz − z²/2| = √(1 + z⁴/4) > 1
+/// always; the Verlet family and symplectic Euler are stable for z < 2; RK4 for z ≤ 2√2.
+pub fn spring_instability(method: Method, omega_dt: f64) -> String {
+    let z = omega_dt;
+    match method {
+        Method::ExplicitEuler => format!(
+            "explicit Euler adds energy to an undamped oscillator at every Δt — the amplitude grows by \
+             √(1 + (ωΔt)²) = {:.4} per step",
+            (1.0 + z * z).sqrt()
+        ),
+        Method::Rk2 => format!(
+            "RK2 (midpoint) slowly adds energy to an undamped oscillator — the amplitude grows by \
+             √(1 + (ωΔt)⁴/4) = {:.6} per step",
+            (1.0 + z.powi(4) / 4.0).sqrt()
+        ),
+        Method::SymplecticEuler | Method::LeapFrog | Method::PositionVerlet | Method::VelocityVerlet => {
+            format!("ωΔt = {z:.3} exceeds the stability bound ωΔt < 2 of {}: use Δt < 2/ω", method.name())
+        }
+        Method::Rk4 => format!("ωΔt = {z:.3} exceeds RK4's stability bound ωΔt ≤ 2√2 ≈ 2.83"),
+        Method::ImplicitEuler => "implicit Euler is unconditionally stable; this should not happen".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;
