@@ -1,0 +1,3 @@
+//! One module per lesson page.
+
+pub mod time_integration;

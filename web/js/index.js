@@ -1,0 +1,3 @@
+import { showBackendBadge } from './backend.js';
+
+showBackendBadge(null);

@@ -1,0 +1,227 @@
+// The time-integration lesson: every integrator of the solver crate on a spring or a projectile, drawn
+// live against the analytic solution. Physics: crates/phyxel/src/lessons/time_integration.rs.
+import init, { TimeIntegrationLesson } from '../../phyxel-web.js';
+import { LessonPage } from '../page.js';
+import { LivePlot } from '../plot.js';
+
+await init();
+
+const EXACT_COLOR = '#2a9d3a';
+const COLORS = ['#d62828', '#1d4ed8', '#9333ea', '#0891b2', '#ea580c', '#a16207', '#db2777', '#4b5563'];
+const methods = TimeIntegrationLesson.methods();
+const limits = TimeIntegrationLesson.limits();
+
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
+const canvas = document.getElementById('scene');
+const ctx = canvas.getContext('2d');
+
+const params = { scene: 'spring', dt: 0.02, speed: 1, k: 40, m: 1, x0: 1, g: 9.81, v0: 10, angle: 60 };
+const shown = methods.map(() => true);
+let lesson = build();
+let drag = null;
+
+function build() {
+  return params.scene === 'spring'
+    ? TimeIntegrationLesson.spring(params.k, params.m, params.x0)
+    : TimeIntegrationLesson.projectile(params.g, params.m, params.v0, params.angle);
+}
+
+/** Rebuild after a scene parameter changed; a rejected parameter keeps the running simulation. */
+function rebuild(control) {
+  try {
+    const fresh = build();
+    lesson.free();
+    lesson = fresh;
+    page.restart();
+  } catch (error) {
+    control?.reject(error.message);
+  }
+}
+
+// Controls. Ranges come from the solver crate (one source of truth).
+const c = page.controls;
+c.select({
+  id: 'scene-select',
+  label: 'Scene',
+  value: params.scene,
+  options: [
+    { value: 'spring', label: 'Mass on a spring' },
+    { value: 'projectile', label: 'Projectile' },
+  ],
+  onChange: (value) => {
+    params.scene = value;
+    springControls.setVisible(value === 'spring');
+    projectileControls.setVisible(value === 'projectile');
+    updatePlotLabels();
+    rebuild();
+  },
+});
+const number = (group, key, label, unit, range, extra = {}) => {
+  const control = group.number({
+    id: `param-${key}`,
+    label,
+    unit,
+    min: range[0],
+    max: range[1],
+    value: params[key],
+    ...extra,
+    onChange: (value) => {
+      params[key] = value;
+      extra.onChange ? extra.onChange(value) : rebuild(control);
+    },
+  });
+  return control;
+};
+const common = c.group('Integration');
+number(common, 'dt', 'Δt', 's', limits.dt, { onChange: () => updateStability() });
+number(common, 'speed', 'Speed', '×', [0.01, 10], { help: 'Simulated seconds per real second', onChange: () => {} });
+number(common, 'm', 'Mass m', 'kg', limits.m);
+const springControls = c.group('Spring f = −kx');
+number(springControls, 'k', 'Stiffness k', 'N/m', limits.k);
+const x0Control = number(springControls, 'x0', 'Start x₀', 'm', limits.x0);
+const projectileControls = c.group('Projectile');
+number(projectileControls, 'g', 'Gravity g', 'm/s²', limits.g);
+const v0Control = number(projectileControls, 'v0', 'Speed v₀', 'm/s', limits.v0);
+const angleControl = number(projectileControls, 'angle', 'Angle', '°', limits.angle);
+projectileControls.setVisible(false);
+
+const methodGroup = c.group('Methods');
+methods.forEach((method, i) => {
+  methodGroup.checkbox({
+    id: `method-${method.id}`,
+    label: method.name,
+    checked: true,
+    color: COLORS[i],
+    onChange: (checked) => {
+      shown[i] = checked;
+      positionPlot.setShown(i + 1, checked);
+      energyPlot.setShown(i + 1, checked);
+      errorRows[i].hidden = !checked;
+    },
+  });
+});
+
+// Readouts: one error row per method.
+const errorRows = methods.map((method, i) => {
+  const set = page.readout(`error-${method.id}`, `<span class="swatch" style="background:${COLORS[i]}"></span>${method.name} error`);
+  const row = document.getElementById(`readout-error-${method.id}`).parentElement;
+  row.set = set;
+  return row;
+});
+const stabilityReadout = page.readout('omega-dt', 'ωΔt');
+
+// Plots: the analytic solution first, then each method.
+const plotSeries = [
+  { label: 'exact', stroke: EXACT_COLOR, dash: [6, 4] },
+  ...methods.map((m, i) => ({ label: m.name, stroke: COLORS[i] })),
+];
+const positionPlot = new LivePlot(document.getElementById('plot-position'), {
+  title: 'Position',
+  yLabel: 'x (m)',
+  series: plotSeries,
+});
+const energyPlot = new LivePlot(document.getElementById('plot-energy'), {
+  title: 'Total energy',
+  yLabel: 'E (J)',
+  series: plotSeries,
+});
+function updatePlotLabels() {
+  positionPlot.plot.axes[1].label = params.scene === 'spring' ? 'x (m)' : 'height y (m)';
+}
+
+function updateStability() {
+  if (params.scene === 'spring') {
+    const omegaDt = Math.sqrt(params.k / params.m) * params.dt;
+    stabilityReadout(`${omegaDt.toFixed(3)}${omegaDt >= 2 ? ' ≥ 2: Verlet family unstable' : ''}`);
+  } else {
+    stabilityReadout('— (no oscillation)');
+  }
+}
+updateStability();
+
+// Pointer and touch: drag the mass to set x₀ (spring), or drag from the launch point to aim (projectile).
+function canvasPoint(event) {
+  const rect = canvas.getBoundingClientRect();
+  const px = ((event.clientX - rect.left) / rect.width) * canvas.width;
+  const py = ((event.clientY - rect.top) / rect.height) * canvas.height;
+  return lesson.canvas_to_world(px, py, canvas.width, canvas.height);
+}
+canvas.addEventListener('pointerdown', (event) => {
+  canvas.setPointerCapture(event.pointerId);
+  drag = canvasPoint(event);
+  event.preventDefault();
+});
+canvas.addEventListener('pointermove', (event) => {
+  if (drag) drag = canvasPoint(event);
+});
+const endDrag = (event, apply) => {
+  if (!drag) return;
+  const [x, y] = canvasPoint(event);
+  drag = null;
+  if (!apply) return;
+  const clamp = (v, [lo, hi]) => Math.min(hi, Math.max(lo, v));
+  if (params.scene === 'spring') {
+    x0Control.set(Number(clamp(x, limits.x0).toFixed(3)));
+  } else {
+    // The arrow is the distance the launch velocity covers in half a second.
+    const speed = clamp(Math.hypot(x, y) / 0.5, limits.v0);
+    const angle = clamp((Math.atan2(y, x) * 180) / Math.PI, limits.angle);
+    v0Control.set(Number(speed.toFixed(2)));
+    angleControl.set(Number(angle.toFixed(1)));
+  }
+};
+canvas.addEventListener('pointerup', (event) => endDrag(event, true));
+canvas.addEventListener('pointercancel', (event) => endDrag(event, false));
+
+// Canvas size follows its box, in device pixels.
+function resizeCanvas() {
+  const dpr = window.devicePixelRatio || 1;
+  const width = Math.round(canvas.clientWidth * dpr);
+  const height = Math.round(canvas.clientHeight * dpr);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+}
+
+let lastPlotFlush = 0;
+function sample(snapshot) {
+  const yOf = (p) => (params.scene === 'spring' ? p.x : p.y);
+  const live = (m) => (m.diverged ? null : m);
+  positionPlot.push(snapshot.time, [yOf(snapshot.exact), ...snapshot.methods.map((m) => live(m) && yOf(m))]);
+  energyPlot.push(snapshot.time, [snapshot.exact.energy, ...snapshot.methods.map((m) => live(m) && m.energy)]);
+}
+
+page.start({
+  dt: () => params.dt,
+  speed: () => params.speed,
+  time: () => lesson.time(),
+  step: (n) => {
+    lesson.step(params.dt, n);
+    sample(lesson.snapshot());
+  },
+  restart: () => {
+    lesson.restart();
+    positionPlot.clear();
+    energyPlot.clear();
+    sample(lesson.snapshot());
+    updateStability();
+  },
+  render: () => {
+    resizeCanvas();
+    lesson.draw(ctx, canvas.width, canvas.height, COLORS, Uint8Array.from(shown, Number), drag ?? undefined);
+    const snapshot = lesson.snapshot();
+    snapshot.methods.forEach((m, i) => {
+      errorRows[i].set(m.diverged ? 'unstable — stopped' : m.error.toExponential(2) + ' m');
+      errorRows[i].classList.toggle('diverged', Boolean(m.diverged));
+      page.notice(`diverged-${m.id}`, m.diverged ?? null, 'warning');
+    });
+    const now = performance.now();
+    if (now - lastPlotFlush > 100) {
+      lastPlotFlush = now;
+      positionPlot.flush();
+      energyPlot.flush();
+    }
+  },
+});
+document.body.dataset.ready = 'true';

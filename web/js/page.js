@@ -1,0 +1,163 @@
+// The shared lesson template: Restart / Pause–Run / Step buttons, the controls, readouts for simulated
+// time and time per step, notices, and the real-time loop that advances a simulation in fixed steps.
+import { ControlPanel } from './controls.js';
+import { typesetMath } from './math.js';
+import { showBackendBadge } from './backend.js';
+
+/** Longest wall-clock interval one frame may simulate (a background tab must not trigger a burst). */
+const MAX_FRAME_SECONDS = 1 / 20;
+/** Steps one frame may take; beyond it the simulation runs slower than real time and says so. */
+const MAX_STEPS_PER_FRAME = 2000;
+
+export class LessonPage {
+  /**
+   * @param {{computesOn: string}} options  what the page's solver runs on, for the backend badge.
+   */
+  constructor({ computesOn }) {
+    this.panel = document.getElementById('panel');
+    this.notices = document.getElementById('notices');
+    this.running = true;
+    this.accumulated = 0;
+    this.stepStats = [];
+    this.noticeElements = new Map();
+
+    this.panel.insertAdjacentHTML(
+      'afterbegin',
+      `<div class="buttons">
+         <button type="button" id="restart">Restart</button>
+         <button type="button" id="pause" aria-pressed="false">Pause</button>
+         <button type="button" id="step">Step</button>
+       </div>
+       <form id="controls" class="controls" autocomplete="off"></form>
+       <table class="readouts"><tbody id="readouts"></tbody></table>`,
+    );
+    this.controls = new ControlPanel(this.panel.querySelector('#controls'));
+    this.controls.container.addEventListener('submit', (e) => e.preventDefault());
+    this.readoutBody = this.panel.querySelector('#readouts');
+    this.pauseButton = this.panel.querySelector('#pause');
+    this.timeReadout = this.readout('sim-time', 'Simulated time');
+    this.stepReadout = this.readout('step-time', 'Time per step');
+
+    this.pauseButton.addEventListener('click', () => this.setRunning(!this.running));
+    this.panel.querySelector('#step').addEventListener('click', () => {
+      this.setRunning(false);
+      this.advance(1);
+      this.sim.render();
+    });
+    this.panel.querySelector('#restart').addEventListener('click', () => this.restart());
+    document.addEventListener('keydown', (e) => {
+      if (e.key === ' ' && e.target === document.body) {
+        e.preventDefault();
+        this.setRunning(!this.running);
+      }
+    });
+    window.addEventListener('error', (e) => this.notice('page-error', `Error: ${e.message}`, 'error'));
+    window.addEventListener('unhandledrejection', (e) =>
+      this.notice('page-error', `Error: ${e.reason?.message ?? e.reason}`, 'error'),
+    );
+
+    typesetMath(document.querySelector('main'));
+    showBackendBadge(computesOn);
+  }
+
+  /** Add a readout row; returns a function that sets its text. */
+  readout(id, label) {
+    const row = document.createElement('tr');
+    row.innerHTML = `<th scope="row"></th><td id="readout-${id}"></td>`;
+    row.firstElementChild.innerHTML = label;
+    this.readoutBody.append(row);
+    const cell = row.lastElementChild;
+    return (text) => {
+      if (cell.textContent !== text) cell.textContent = text;
+    };
+  }
+
+  /** Show (or with `text` null, remove) a notice under the simulation. */
+  notice(key, text, level = 'warning') {
+    let element = this.noticeElements.get(key);
+    if (text == null) {
+      element?.remove();
+      this.noticeElements.delete(key);
+      return;
+    }
+    if (!element) {
+      element = document.createElement('p');
+      element.dataset.key = key;
+      this.notices.append(element);
+      this.noticeElements.set(key, element);
+    }
+    element.className = `notice ${level}`;
+    element.setAttribute('role', level === 'error' ? 'alert' : 'status');
+    if (element.textContent !== text) element.textContent = text;
+  }
+
+  setRunning(running) {
+    this.running = running;
+    this.pauseButton.textContent = running ? 'Pause' : 'Run';
+    this.pauseButton.setAttribute('aria-pressed', String(!running));
+    this.accumulated = 0;
+  }
+
+  restart() {
+    this.accumulated = 0;
+    this.stepStats = [];
+    this.sim.restart();
+    this.sim.render();
+    this.updateReadouts();
+  }
+
+  /** Take `n` steps of the simulation, timing them. */
+  advance(n) {
+    if (n <= 0) return;
+    const start = performance.now();
+    this.sim.step(n);
+    const elapsed = performance.now() - start;
+    const now = performance.now();
+    this.stepStats.push({ now, elapsed, n });
+    while (this.stepStats.length && now - this.stepStats[0].now > 1000) this.stepStats.shift();
+    this.updateReadouts();
+  }
+
+  updateReadouts() {
+    this.timeReadout(`${this.sim.time().toFixed(3)} s`);
+    const steps = this.stepStats.reduce((sum, s) => sum + s.n, 0);
+    const ms = this.stepStats.reduce((sum, s) => sum + s.elapsed, 0);
+    this.stepReadout(steps ? `${(ms / steps).toFixed(4)} ms` : '—');
+  }
+
+  /**
+   * Start the real-time loop. `sim` provides:
+   *  step(n)   advance n steps of dt()
+   *  dt()      the current step size (s)
+   *  speed()   simulated seconds per wall-clock second
+   *  time()    simulated time (s)
+   *  restart() back to t = 0
+   *  render()  draw the current state
+   */
+  start(sim) {
+    this.sim = sim;
+    this.updateReadouts();
+    let last = performance.now();
+    const frame = (now) => {
+      const wall = Math.min((now - last) / 1000, MAX_FRAME_SECONDS);
+      last = now;
+      if (this.running) {
+        this.accumulated += wall * sim.speed();
+        const dt = sim.dt();
+        let n = Math.floor(this.accumulated / dt);
+        const slow = n > MAX_STEPS_PER_FRAME;
+        if (slow) n = MAX_STEPS_PER_FRAME;
+        this.accumulated = slow ? 0 : this.accumulated - n * dt;
+        this.notice(
+          'slow',
+          slow ? `Δt is so small that ${MAX_STEPS_PER_FRAME} steps per frame cannot keep up: running slower than real time.` : null,
+          'info',
+        );
+        this.advance(n);
+      }
+      sim.render();
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  }
+}
