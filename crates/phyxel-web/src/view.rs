@@ -12,12 +12,20 @@ pub struct View {
 impl View {
     /// Fill the canvas, scaling x and y independently.
     pub fn stretched(x_min: f64, x_max: f64, y_min: f64, y_max: f64) -> Self {
-        Self { x_range: (x_min, x_max), y_range: (y_min, y_max), equal_aspect: false }
+        Self {
+            x_range: (x_min, x_max),
+            y_range: (y_min, y_max),
+            equal_aspect: false,
+        }
     }
 
     /// Show at least the rectangle, with equal scales in x and y.
     pub fn equal_aspect(x_min: f64, x_max: f64, y_min: f64, y_max: f64) -> Self {
-        Self { x_range: (x_min, x_max), y_range: (y_min, y_max), equal_aspect: true }
+        Self {
+            x_range: (x_min, x_max),
+            y_range: (y_min, y_max),
+            equal_aspect: true,
+        }
     }
 
     pub fn x_range(&self) -> (f64, f64) {
@@ -29,22 +37,30 @@ impl View {
     }
 
     /// Pixels per world unit in x and y, and the canvas position of the world rectangle's centre.
-    fn transform(&self, width: f64, height: f64) -> (f64, f64, f64, f64) {
-        let (w, h) = (self.x_range.1 - self.x_range.0, self.y_range.1 - self.y_range.0);
+    fn transform(self, width: f64, height: f64) -> (f64, f64, f64, f64) {
+        let (w, h) = (
+            self.x_range.1 - self.x_range.0,
+            self.y_range.1 - self.y_range.0,
+        );
         let (mut sx, mut sy) = (width / w, height / h);
         if self.equal_aspect {
             sx = sx.min(sy);
             sy = sx;
         }
-        (sx, sy, 0.5 * (self.x_range.0 + self.x_range.1), 0.5 * (self.y_range.0 + self.y_range.1))
+        (
+            sx,
+            sy,
+            0.5 * (self.x_range.0 + self.x_range.1),
+            0.5 * (self.y_range.0 + self.y_range.1),
+        )
     }
 
-    pub fn to_canvas(&self, x: f64, y: f64, width: f64, height: f64) -> (f64, f64) {
+    pub fn to_canvas(self, x: f64, y: f64, width: f64, height: f64) -> (f64, f64) {
         let (sx, sy, cx, cy) = self.transform(width, height);
         (0.5 * width + (x - cx) * sx, 0.5 * height - (y - cy) * sy)
     }
 
-    pub fn to_world(&self, px: f64, py: f64, width: f64, height: f64) -> (f64, f64) {
+    pub fn to_world(self, px: f64, py: f64, width: f64, height: f64) -> (f64, f64) {
         let (sx, sy, cx, cy) = self.transform(width, height);
         (cx + (px - 0.5 * width) / sx, cy - (py - 0.5 * height) / sy)
     }
@@ -56,7 +72,10 @@ mod tests {
 
     #[test]
     fn canvas_and_world_coordinates_invert_each_other() {
-        for view in [View::stretched(-2.0, 3.0, -1.0, 1.0), View::equal_aspect(0.0, 10.0, -1.0, 4.0)] {
+        for view in [
+            View::stretched(-2.0, 3.0, -1.0, 1.0),
+            View::equal_aspect(0.0, 10.0, -1.0, 4.0),
+        ] {
             for (x, y) in [(0.0, 0.0), (2.5, -0.7), (-1.0, 0.9)] {
                 let (px, py) = view.to_canvas(x, y, 640.0, 300.0);
                 let (wx, wy) = view.to_world(px, py, 640.0, 300.0);

@@ -17,7 +17,10 @@ fn get(value: &JsValue, key: &str) -> JsValue {
 #[wasm_bindgen_test]
 fn integrators_reach_their_order_in_wasm() {
     // The same theory as the native test: halving Δt divides the global error by 2^order.
-    let spring = Spring { stiffness: 1.0, mass: 1.0 };
+    let spring = Spring {
+        stiffness: 1.0,
+        mass: 1.0,
+    };
     let error = |method, steps: usize| {
         let dt = 2.0 / steps as f64;
         let mut state = State::new(1.0, 0.0);
@@ -31,7 +34,10 @@ fn integrators_reach_their_order_in_wasm() {
         let steps = if method == Method::Rk4 { 20 } else { 400 };
         let ratio = error(method, steps) / error(method, 2 * steps);
         let expected = 2f64.powi(method.order() as i32);
-        assert!((ratio / expected - 1.0).abs() < 0.1, "{method:?}: ratio {ratio}");
+        assert!(
+            (ratio / expected - 1.0).abs() < 0.1,
+            "{method:?}: ratio {ratio}"
+        );
     }
 }
 
@@ -48,7 +54,10 @@ fn lesson_bindings_follow_the_analytic_spring() {
     for m in methods.iter() {
         let error = get(&m, "error").as_f64().unwrap();
         assert!(error < 5e-3, "{:?}: error {error}", get(&m, "id"));
-        assert!(get(&m, "diverged").is_falsy(), "no method may blow up at ωΔt = 0.002");
+        assert!(
+            get(&m, "diverged").is_falsy(),
+            "no method may blow up at ωΔt = 0.002"
+        );
     }
 }
 
@@ -65,11 +74,19 @@ fn invalid_parameters_are_errors_not_panics() {
 #[wasm_bindgen_test]
 fn drawing_puts_the_exact_solution_where_the_view_says() {
     let document = web_sys::window().unwrap().document().unwrap();
-    let canvas: web_sys::HtmlCanvasElement = document.create_element("canvas").unwrap().dyn_into().unwrap();
+    let canvas: web_sys::HtmlCanvasElement = document
+        .create_element("canvas")
+        .unwrap()
+        .dyn_into()
+        .unwrap();
     canvas.set_width(400);
     canvas.set_height(200);
-    let ctx: web_sys::CanvasRenderingContext2d =
-        canvas.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let ctx: web_sys::CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
     let lesson = TimeIntegrationLesson::projectile(9.81, 1.0, 10.0, 45.0).unwrap();
     let colors: Vec<String> = (0..8).map(|_| "#ff0000".to_string()).collect();
     lesson.draw(&ctx, 400.0, 200.0, colors, vec![1; 8], None);
@@ -78,12 +95,23 @@ fn drawing_puts_the_exact_solution_where_the_view_says() {
         // Invert canvas_to_world by bisection-free search: sample the mapping at two points.
         let a = lesson.canvas_to_world(0.0, 0.0, 400.0, 200.0);
         let b = lesson.canvas_to_world(400.0, 200.0, 400.0, 200.0);
-        ((x - a[0]) / (b[0] - a[0]) * 400.0, (y - a[1]) / (b[1] - a[1]) * 200.0)
+        (
+            (x - a[0]) / (b[0] - a[0]) * 400.0,
+            (y - a[1]) / (b[1] - a[1]) * 200.0,
+        )
     };
-    let pixel = |px: f64, py: f64| ctx.get_image_data(px.round(), py.round(), 1.0, 1.0).unwrap().data().0;
+    let pixel = |px: f64, py: f64| {
+        ctx.get_image_data(px.round(), py.round(), 1.0, 1.0)
+            .unwrap()
+            .data()
+            .0
+    };
     let (px, py) = world_to_pixel(0.0, 0.0);
     let launch = pixel(px, py);
-    assert!(launch[0] > 200 && launch[1] < 80 && launch[2] < 80, "launch point pixel {launch:?}");
+    assert!(
+        launch[0] > 200 && launch[1] < 80 && launch[2] < 80,
+        "launch point pixel {launch:?}"
+    );
     let corner = pixel(399.0, 1.0);
     assert_eq!(&corner[..3], &[255, 255, 255], "the sky is white");
 }
@@ -93,5 +121,8 @@ fn the_test_browser_exposes_webgpu() {
     // webdriver.json passes --enable-unsafe-webgpu: the later GPU parity tests rely on it.
     let navigator = web_sys::window().unwrap().navigator();
     let gpu = get(&navigator, "gpu");
-    assert!(!gpu.is_undefined() && !gpu.is_null(), "navigator.gpu is missing: is webdriver.json in effect?");
+    assert!(
+        !gpu.is_undefined() && !gpu.is_null(),
+        "navigator.gpu is missing: is webdriver.json in effect?"
+    );
 }

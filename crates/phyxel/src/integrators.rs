@@ -114,8 +114,13 @@ pub trait Dynamics {
 /// For the 1D spring f = −k x this is (1 + Δt²k/m) Δv = Δt/m·(f(x) − Δt·k·v) (`spring_plot.html`).
 pub trait LinearizedDynamics: Dynamics {
     /// Solve the linear system above for the velocity change Δv.
-    fn implicit_velocity_change(&self, t: f64, x: &Self::Vector, v: &Self::Vector, dt: f64)
-        -> Self::Vector;
+    fn implicit_velocity_change(
+        &self,
+        t: f64,
+        x: &Self::Vector,
+        v: &Self::Vector,
+        dt: f64,
+    ) -> Self::Vector;
 }
 
 /// Position, velocity and time of a system.
@@ -207,7 +212,10 @@ impl Method {
     pub fn is_symplectic(self) -> bool {
         matches!(
             self,
-            Method::SymplecticEuler | Method::LeapFrog | Method::PositionVerlet | Method::VelocityVerlet
+            Method::SymplecticEuler
+                | Method::LeapFrog
+                | Method::PositionVerlet
+                | Method::VelocityVerlet
         )
     }
 }
@@ -217,9 +225,15 @@ impl Method {
 enum History<V> {
     None,
     /// Leap-frog's staggered velocity v(t − Δt/2).
-    HalfStepVelocity { v_half: V, dt: f64 },
+    HalfStepVelocity {
+        v_half: V,
+        dt: f64,
+    },
     /// Position Verlet's previous position x(t − Δt).
-    PreviousPosition { x_prev: V, dt: f64 },
+    PreviousPosition {
+        x_prev: V,
+        dt: f64,
+    },
 }
 
 /// One method plus the history it carries between steps.
@@ -231,7 +245,10 @@ pub struct Integrator<V> {
 
 impl<V: VectorSpace> Integrator<V> {
     pub fn new(method: Method) -> Self {
-        Self { method, history: History::None }
+        Self {
+            method,
+            history: History::None,
+        }
     }
 
     pub fn method(&self) -> Method {
@@ -379,7 +396,12 @@ pub fn rk4<S: Dynamics>(system: &S, state: &mut State<S::Vector>, dt: f64) {
     let (x4, v4) = (x.plus_scaled(dt, &dx3), v.plus_scaled(dt, &dv3));
     let dv4 = system.acceleration(t + dt, &x4, &v4);
     let dx4 = v4;
-    for (dx, dv, w) in [(&dx1, &dv1, 1.0), (&dx2, &dv2, 2.0), (&dx3, &dv3, 2.0), (&dx4, &dv4, 1.0)] {
+    for (dx, dv, w) in [
+        (&dx1, &dv1, 1.0),
+        (&dx2, &dv2, 2.0),
+        (&dx3, &dv3, 2.0),
+        (&dx4, &dv4, 1.0),
+    ] {
         state.x.add_scaled(dt * w / 6.0, dx);
         state.v.add_scaled(dt * w / 6.0, dv);
     }
@@ -410,7 +432,13 @@ mod tests {
     }
 
     impl LinearizedDynamics for Oscillators {
-        fn implicit_velocity_change(&self, _t: f64, x: &Vec<DVec3>, v: &Vec<DVec3>, dt: f64) -> Vec<DVec3> {
+        fn implicit_velocity_change(
+            &self,
+            _t: f64,
+            x: &Vec<DVec3>,
+            v: &Vec<DVec3>,
+            dt: f64,
+        ) -> Vec<DVec3> {
             let w2 = self.omega_squared;
             x.iter()
                 .zip(v)
@@ -426,7 +454,10 @@ mod tests {
         let system = Oscillators { omega_squared: 4.0 };
         for method in Method::ALL {
             let amplitudes = [1.0, -2.0, 0.5];
-            let x0: Vec<DVec3> = amplitudes.iter().map(|&a| DVec3::new(a, 2.0 * a, 0.0)).collect();
+            let x0: Vec<DVec3> = amplitudes
+                .iter()
+                .map(|&a| DVec3::new(a, 2.0 * a, 0.0))
+                .collect();
             let mut state = State::new(x0, vec![DVec3::ZERO; 3]);
             let mut integrator = Integrator::new(method);
             for _ in 0..100 {
@@ -439,7 +470,10 @@ mod tests {
                 assert_eq!(p.z, 0.0);
             }
             // After t = 1 with ω = 2: x ≈ cos 2 for every method at this small Δt.
-            assert!((reference - 2f64.cos()).abs() < 0.02, "{method:?}: {reference}");
+            assert!(
+                (reference - 2f64.cos()).abs() < 0.02,
+                "{method:?}: {reference}"
+            );
             assert!((state.t - 1.0).abs() < 1e-12);
         }
     }

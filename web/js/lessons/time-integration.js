@@ -45,7 +45,7 @@ c.select({
   label: 'Scene',
   value: params.scene,
   options: [
-    { value: 'spring', label: 'Mass on a spring' },
+    { value: 'spring', label: 'Spring' },
     { value: 'projectile', label: 'Projectile' },
   ],
   onChange: (value) => {

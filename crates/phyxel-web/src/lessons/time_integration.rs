@@ -3,7 +3,9 @@
 
 use crate::view::View;
 use phyxel::integrators::Method;
-use phyxel::lessons::time_integration::{limits, Comparison, MethodReadout, Projectile, Scene, Spring};
+use phyxel::lessons::time_integration::{
+    limits, Comparison, MethodReadout, Projectile, Scene, Spring,
+};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
@@ -74,12 +76,30 @@ fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
 impl TimeIntegrationLesson {
     /// The spring scene: stiffness k, mass m, released at rest from x₀.
     pub fn spring(k: f64, m: f64, x0: f64) -> Result<TimeIntegrationLesson, JsError> {
-        Self::build(Scene::Spring { spring: Spring { stiffness: k, mass: m }, x0 })
+        Self::build(Scene::Spring {
+            spring: Spring {
+                stiffness: k,
+                mass: m,
+            },
+            x0,
+        })
     }
 
     /// The projectile scene: gravity g, mass m, launch speed v₀ and angle (degrees).
-    pub fn projectile(g: f64, m: f64, v0: f64, angle_deg: f64) -> Result<TimeIntegrationLesson, JsError> {
-        Self::build(Scene::Projectile { projectile: Projectile { gravity: g, mass: m }, speed: v0, angle_deg })
+    pub fn projectile(
+        g: f64,
+        m: f64,
+        v0: f64,
+        angle_deg: f64,
+    ) -> Result<TimeIntegrationLesson, JsError> {
+        Self::build(Scene::Projectile {
+            projectile: Projectile {
+                gravity: g,
+                mass: m,
+            },
+            speed: v0,
+            angle_deg,
+        })
     }
 
     fn build(scene: Scene) -> Result<TimeIntegrationLesson, JsError> {
@@ -94,21 +114,32 @@ impl TimeIntegrationLesson {
                 let (mut x_min, mut x_max, mut y_min, mut y_max) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
                 for i in 0..=100 {
                     let (x, y, _) = comparison.exact(t_end * i as f64 / 100.0);
-                    (x_min, x_max, y_min, y_max) = (x_min.min(x), x_max.max(x), y_min.min(y), y_max.max(y));
+                    (x_min, x_max, y_min, y_max) =
+                        (x_min.min(x), x_max.max(x), y_min.min(y), y_max.max(y));
                 }
                 let pad = 0.08 * (x_max - x_min).max(y_max - y_min).max(1e-3);
                 View::equal_aspect(x_min - pad, x_max + pad, y_min - pad, y_max + pad)
             }
         };
         let trails = vec![Vec::new(); Method::ALL.len()];
-        Ok(TimeIntegrationLesson { scene, comparison, trails, view })
+        Ok(TimeIntegrationLesson {
+            scene,
+            comparison,
+            trails,
+            view,
+        })
     }
 
     /// Every method: id, name, order, whether symplectic.
     pub fn methods() -> Result<JsValue, JsError> {
         let info: Vec<_> = Method::ALL
             .iter()
-            .map(|m| MethodInfo { id: m.id(), name: m.name(), order: m.order(), symplectic: m.is_symplectic() })
+            .map(|m| MethodInfo {
+                id: m.id(),
+                name: m.name(),
+                order: m.order(),
+                symplectic: m.is_symplectic(),
+            })
             .collect();
         to_js(&info)
     }
@@ -129,7 +160,9 @@ impl TimeIntegrationLesson {
     /// Advance every method by `steps` steps of `dt`. The projectile restarts after it landed.
     pub fn step(&mut self, dt: f64, steps: u32) -> Result<(), JsError> {
         for _ in 0..steps {
-            self.comparison.step(dt).map_err(|e| JsError::new(&e.to_string()))?;
+            self.comparison
+                .step(dt)
+                .map_err(|e| JsError::new(&e.to_string()))?;
             if let Scene::Projectile { .. } = self.scene {
                 if self.comparison.time() > 1.1 * flight_time(&self.scene) {
                     self.restart();
@@ -174,7 +207,11 @@ impl TimeIntegrationLesson {
                 diverged: self.comparison.divergence(r.method).map(str::to_owned),
             })
             .collect::<Vec<_>>();
-        to_js(&Snapshot { time, exact: ExactPoint { x, y, energy }, methods })
+        to_js(&Snapshot {
+            time,
+            exact: ExactPoint { x, y, energy },
+            methods,
+        })
     }
 
     /// The world position under canvas pixel (px, py) on a canvas of the given size.
@@ -195,7 +232,13 @@ impl TimeIntegrationLesson {
         drag: Option<Vec<f64>>,
     ) {
         let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-        let style = Style { ctx, view: &self.view, width, height, dpr };
+        let style = Style {
+            ctx,
+            view: &self.view,
+            width,
+            height,
+            dpr,
+        };
         style.clear();
         let shown = |i: usize| enabled.get(i).copied().unwrap_or(1) != 0;
         let color = |i: usize| colors.get(i).map(String::as_str).unwrap_or("#444");
@@ -246,7 +289,11 @@ impl TimeIntegrationLesson {
 /// (t = 2v₀ sin θ / g), at least 0.5 s and at most 20 s.
 fn flight_time(scene: &Scene) -> f64 {
     match *scene {
-        Scene::Projectile { projectile, speed, angle_deg } => {
+        Scene::Projectile {
+            projectile,
+            speed,
+            angle_deg,
+        } => {
             let vy = speed * angle_deg.to_radians().sin();
             if projectile.gravity > 0.0 && vy > 0.0 {
                 (2.0 * vy / projectile.gravity).clamp(0.5, 20.0)
@@ -337,7 +384,13 @@ impl Style<'_> {
         let points: Vec<_> = (0..=2 * coils)
             .map(|i| {
                 let s = i as f64 / (2 * coils) as f64;
-                let wiggle = if i == 0 || i == 2 * coils { 0.0 } else if i % 2 == 0 { amplitude } else { -amplitude };
+                let wiggle = if i == 0 || i == 2 * coils {
+                    0.0
+                } else if i % 2 == 0 {
+                    amplitude
+                } else {
+                    -amplitude
+                };
                 (s * x, y + wiggle)
             })
             .collect();

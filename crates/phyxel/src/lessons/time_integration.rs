@@ -102,7 +102,11 @@ pub enum Scene {
     /// Spring released at rest from x₀.
     Spring { spring: Spring, x0: f64 },
     /// Projectile thrown from the origin with speed v₀ at an angle (degrees) above the horizontal.
-    Projectile { projectile: Projectile, speed: f64, angle_deg: f64 },
+    Projectile {
+        projectile: Projectile,
+        speed: f64,
+        angle_deg: f64,
+    },
 }
 
 /// A parameter outside its physical range.
@@ -125,10 +129,16 @@ impl std::error::Error for ParamError {}
 /// Check `value` lies in [min, max] and is finite.
 pub fn check_range(param: &'static str, value: f64, min: f64, max: f64) -> Result<f64, ParamError> {
     if !value.is_finite() {
-        return Err(ParamError { param, message: "must be a finite number".into() });
+        return Err(ParamError {
+            param,
+            message: "must be a finite number".into(),
+        });
     }
     if value < min || value > max {
-        return Err(ParamError { param, message: format!("must lie between {min} and {max}") });
+        return Err(ParamError {
+            param,
+            message: format!("must lie between {min} and {max}"),
+        });
     }
     Ok(value)
 }
@@ -154,7 +164,11 @@ impl Scene {
                 check_range("m", spring.mass, MASS.0, MASS.1)?;
                 check_range("x0", x0, X0.0, X0.1)?;
             }
-            Scene::Projectile { projectile, speed, angle_deg } => {
+            Scene::Projectile {
+                projectile,
+                speed,
+                angle_deg,
+            } => {
                 check_range("g", projectile.gravity, GRAVITY.0, GRAVITY.1)?;
                 check_range("m", projectile.mass, MASS.0, MASS.1)?;
                 check_range("v0", speed, SPEED.0, SPEED.1)?;
@@ -182,8 +196,17 @@ pub const BLOW_UP_ENERGY_RATIO: f64 = 1e4;
 /// Every method on the same scene, advanced in lockstep.
 #[derive(Clone, Debug)]
 pub enum Comparison {
-    Spring { spring: Spring, x0: f64, runs: Vec<Run<f64>> },
-    Projectile { projectile: Projectile, x0: DVec2, v0: DVec2, runs: Vec<Run<DVec2>> },
+    Spring {
+        spring: Spring,
+        x0: f64,
+        runs: Vec<Run<f64>>,
+    },
+    Projectile {
+        projectile: Projectile,
+        x0: DVec2,
+        v0: DVec2,
+        runs: Vec<Run<DVec2>>,
+    },
 }
 
 /// What the page shows of one method at the current time.
@@ -207,15 +230,25 @@ impl Comparison {
             Scene::Spring { spring, x0 } => Comparison::Spring {
                 spring,
                 x0,
-                runs: Method::ALL.iter().map(|&m| new_run(m, State::new(x0, 0.0))).collect(),
+                runs: Method::ALL
+                    .iter()
+                    .map(|&m| new_run(m, State::new(x0, 0.0)))
+                    .collect(),
             },
-            Scene::Projectile { projectile, speed, angle_deg } => {
+            Scene::Projectile {
+                projectile,
+                speed,
+                angle_deg,
+            } => {
                 let v0 = speed * DVec2::from_angle(angle_deg.to_radians());
                 Comparison::Projectile {
                     projectile,
                     x0: DVec2::ZERO,
                     v0,
-                    runs: Method::ALL.iter().map(|&m| new_run(m, State::new(DVec2::ZERO, v0))).collect(),
+                    runs: Method::ALL
+                        .iter()
+                        .map(|&m| new_run(m, State::new(DVec2::ZERO, v0)))
+                        .collect(),
                 }
             }
         })
@@ -237,18 +270,36 @@ impl Comparison {
                 let e0 = spring.energy(*x0, 0.0);
                 let omega_dt = spring.omega() * dt;
                 for run in runs.iter_mut() {
-                    advance(run, spring, dt, |s| spring.energy(s.x, s.v), e0, |m| {
-                        spring_instability(m, omega_dt)
-                    });
+                    advance(
+                        run,
+                        spring,
+                        dt,
+                        |s| spring.energy(s.x, s.v),
+                        e0,
+                        |m| spring_instability(m, omega_dt),
+                    );
                 }
             }
-            Comparison::Projectile { projectile, x0, v0, runs } => {
+            Comparison::Projectile {
+                projectile,
+                x0,
+                v0,
+                runs,
+            } => {
                 // E₀ is 0 for a particle dropped from rest at y = 0: use a scale that cannot vanish.
-                let e0 = projectile.energy(*x0, *v0).abs().max(projectile.mass * (1.0 + v0.length_squared()));
+                let e0 = projectile
+                    .energy(*x0, *v0)
+                    .abs()
+                    .max(projectile.mass * (1.0 + v0.length_squared()));
                 for run in runs.iter_mut() {
-                    advance(run, projectile, dt, |s| projectile.energy(s.x, s.v), e0, |_| {
-                        "its energy grew without bound".to_string()
-                    });
+                    advance(
+                        run,
+                        projectile,
+                        dt,
+                        |s| projectile.energy(s.x, s.v),
+                        e0,
+                        |_| "its energy grew without bound".to_string(),
+                    );
                 }
             }
         }
@@ -272,7 +323,12 @@ impl Comparison {
                     }
                 })
                 .collect(),
-            Comparison::Projectile { projectile, x0, v0, runs } => runs
+            Comparison::Projectile {
+                projectile,
+                x0,
+                v0,
+                runs,
+            } => runs
                 .iter()
                 .map(|r| {
                     let (exact, _) = projectile.exact(*x0, *v0, r.state.t);
@@ -296,7 +352,9 @@ impl Comparison {
                 let (x, v) = spring.exact(*x0, 0.0, t);
                 (x, 0.0, spring.energy(x, v))
             }
-            Comparison::Projectile { projectile, x0, v0, .. } => {
+            Comparison::Projectile {
+                projectile, x0, v0, ..
+            } => {
                 let (x, v) = projectile.exact(*x0, *v0, t);
                 (x.x, x.y, projectile.energy(x, v))
             }
@@ -306,21 +364,32 @@ impl Comparison {
     /// Why `method` stopped, if it did.
     pub fn divergence(&self, method: Method) -> Option<&str> {
         let reason = match self {
-            Comparison::Spring { runs, .. } => runs.iter().find(|r| r.integrator.method() == method).map(|r| &r.diverged),
-            Comparison::Projectile { runs, .. } => {
-                runs.iter().find(|r| r.integrator.method() == method).map(|r| &r.diverged)
-            }
+            Comparison::Spring { runs, .. } => runs
+                .iter()
+                .find(|r| r.integrator.method() == method)
+                .map(|r| &r.diverged),
+            Comparison::Projectile { runs, .. } => runs
+                .iter()
+                .find(|r| r.integrator.method() == method)
+                .map(|r| &r.diverged),
         };
         reason.and_then(|r| r.as_deref())
     }
 }
 
 fn new_run<V: VectorSpace>(method: Method, state: State<V>) -> Run<V> {
-    Run { integrator: Integrator::new(method), state, diverged: None }
+    Run {
+        integrator: Integrator::new(method),
+        state,
+        diverged: None,
+    }
 }
 
 fn max_time<V>(runs: &[Run<V>]) -> f64 {
-    runs.iter().filter(|r| r.diverged.is_none()).map(|r| r.state.t).fold(0.0, f64::max)
+    runs.iter()
+        .filter(|r| r.diverged.is_none())
+        .map(|r| r.state.t)
+        .fold(0.0, f64::max)
 }
 
 /// Step one run on a copy; commit it only if the energy stays below the blow-up bound.

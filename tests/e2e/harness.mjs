@@ -1,0 +1,96 @@
+// Shared set-up for the browser end-to-end tests: serve dist/ on a free loopback port, launch Debian's
+// Chromium through playwright-core, and record every console error, page error and off-site request.
+//
+// PHYXEL_WEBGPU=1 launches Chromium with --enable-unsafe-webgpu (WebGPU through SwiftShader),
+// PHYXEL_WEBGPU=0 without it (no WebGPU): the suite runs once each way.
+import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from '../../web/serve.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const WEBGPU = process.env.PHYXEL_WEBGPU !== '0';
+
+/** Start the server and the browser for one test file; returns an object filled in `before`. */
+export function useBrowser({ isolation = true } = {}) {
+  const env = { baseUrl: '', browser: null, server: null };
+  before(async () => {
+    env.server = await serve({ dir: join(ROOT, 'dist'), port: 0, isolation });
+    env.baseUrl = `http://127.0.0.1:${env.server.address().port}/`;
+    env.browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      args: [
+        '--headless=new',
+        '--no-sandbox',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        ...(WEBGPU ? ['--enable-unsafe-webgpu'] : []),
+      ],
+    });
+  });
+  after(async () => {
+    await env.browser?.close();
+    await new Promise((resolve) => (env.server ? env.server.close(resolve) : resolve()));
+  });
+  return env;
+}
+
+/**
+ * Open `path` in a fresh context. Returns { page, problems, context }: `problems` collects console
+ * errors, uncaught page errors, failed requests and requests to any other origin (the site must work
+ * offline).
+ */
+export async function openPage(env, path, contextOptions = {}) {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('request', (request) => {
+    if (!request.url().startsWith(env.baseUrl) && !request.url().startsWith('data:')) {
+      problems.push(`off-site request: ${request.url()}`);
+    }
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  await page.goto(env.baseUrl + path);
+  return { page, context, problems };
+}
+
+/** Wait until the WebGPU probe has filled the footer badge, and check it matches the browser flags. */
+export async function expectBackendBadge(page) {
+  const badge = page.locator('#backend-badge');
+  await page.waitForFunction(() => document.getElementById('backend-badge')?.dataset.webgpu !== 'pending');
+  assert.equal(await badge.getAttribute('data-webgpu'), WEBGPU ? 'available' : 'unavailable', await badge.textContent());
+}
+
+/** A number parsed from an element's text ("1.234 s" → 1.234). */
+export async function readNumber(page, selector) {
+  const text = await page.locator(selector).textContent();
+  const value = parseFloat(text);
+  assert.ok(Number.isFinite(value), `${selector} shows “${text}”, not a number`);
+  return value;
+}
+
+/** Statistics of a canvas's pixels: how many differ from white, and a hash to compare frames. */
+export function canvasStats(page, selector) {
+  return page.evaluate((sel) => {
+    const canvas = document.querySelector(sel);
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    let ink = 0;
+    let hash = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i] < 250 || data[i + 1] < 250 || data[i + 2] < 250) ink++;
+      hash = (hash * 31 + data[i] + 7 * data[i + 1] + 13 * data[i + 2]) | 0;
+    }
+    return { ink, hash, pixels: data.length / 4 };
+  }, selector);
+}

@@ -1,0 +1,41 @@
+// The site shell: the index lists the lessons by section, every lesson page loads cleanly, equations
+// are typeset from the shipped KaTeX, and nothing is fetched from another origin.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, expectBackendBadge } from './harness.mjs';
+
+const env = useBrowser();
+
+test('index lists the lessons by section and reports WebGPU', async () => {
+  const { page, context, problems } = await openPage(env, 'index.html');
+  const sections = await page.locator('.lesson-section h2').allTextContents();
+  assert.deepEqual(sections, ['Time integration', 'Kernels & approximation', 'Deformable solids']);
+  const links = await page.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  assert.ok(links.includes('time-integration.html'), links.join(', '));
+  await expectBackendBadge(page);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('every lesson linked from the index loads without errors and typesets its theory', async () => {
+  const { page: index, context } = await openPage(env, 'index.html');
+  const links = await index.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  assert.ok(links.length >= 1);
+  for (const link of links) {
+    const { page, problems, context: lessonContext } = await openPage(env, link);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
+    // The shared template: title, canvas, Restart / Pause / Step, time readouts, references.
+    assert.ok((await page.locator('h1').textContent()).length > 0);
+    for (const selector of ['canvas#scene', '#restart', '#pause', '#step', '#readout-sim-time', '#readout-step-time', '.references li']) {
+      assert.ok(await page.locator(selector).first().isVisible(), `${link}: ${selector} missing`);
+    }
+    const typeset = await page.locator('.katex').count();
+    assert.ok(typeset >= 10, `${link}: only ${typeset} equations typeset`);
+    assert.equal(await page.locator('.katex-error').count(), 0, `${link}: KaTeX reported an error`);
+    await expectBackendBadge(page);
+    await page.waitForTimeout(500);
+    assert.deepEqual(problems, [], link);
+    await lessonContext.close();
+  }
+  await context.close();
+});
