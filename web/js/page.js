@@ -111,8 +111,9 @@ export class LessonPage {
     if (n <= 0) return;
     const start = performance.now();
     this.sim.step(n);
-    const elapsed = performance.now() - start;
     const now = performance.now();
+    const elapsed = now - start;
+    this.sim.afterStep?.();
     this.stepStats.push({ now, elapsed, n });
     while (this.stepStats.length && now - this.stepStats[0].now > 1000) this.stepStats.shift();
     this.updateReadouts();
@@ -122,12 +123,13 @@ export class LessonPage {
     this.timeReadout(`${this.sim.time().toFixed(3)} s`);
     const steps = this.stepStats.reduce((sum, s) => sum + s.n, 0);
     const ms = this.stepStats.reduce((sum, s) => sum + s.elapsed, 0);
-    this.stepReadout(steps ? `${(ms / steps).toFixed(4)} ms` : '—');
+    this.stepReadout(steps ? `${(ms / steps).toPrecision(3)} ms` : '—');
   }
 
   /**
    * Start the real-time loop. `sim` provides:
-   *  step(n)   advance n steps of dt()
+   *  step(n)   advance n steps of dt() (this call is what "time per step" measures)
+   *  afterStep()  optional: record the new state (plots), not timed
    *  dt()      the current step size (s)
    *  speed()   simulated seconds per wall-clock second
    *  time()    simulated time (s)

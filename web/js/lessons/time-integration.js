@@ -196,10 +196,8 @@ page.start({
   dt: () => params.dt,
   speed: () => params.speed,
   time: () => lesson.time(),
-  step: (n) => {
-    lesson.step(params.dt, n);
-    sample(lesson.snapshot());
-  },
+  step: (n) => lesson.step(params.dt, n),
+  afterStep: () => sample(lesson.snapshot()),
   restart: () => {
     lesson.restart();
     positionPlot.clear();

@@ -179,6 +179,97 @@ impl Scene {
     }
 }
 
+/// A lesson problem: a system, its initial state, its exact solution and its energy.
+pub trait Problem {
+    type System: LinearizedDynamics;
+    fn system(&self) -> &Self::System;
+    fn initial_state(&self) -> State<Vector<Self>>;
+    /// The analytic solution at time t.
+    fn exact(&self, t: f64) -> State<Vector<Self>>;
+    /// Total energy of a state.
+    fn energy(&self, state: &State<Vector<Self>>) -> f64;
+    /// A scale of the energy that is never zero: blow-up is measured against it.
+    fn energy_scale(&self) -> f64;
+    /// The position as a point in the plane of the view (the spring moves along x).
+    fn plane_position(x: &Vector<Self>) -> (f64, f64);
+    /// Why `method` blows up on this problem at step `dt`.
+    fn explain_blow_up(&self, method: Method, dt: f64) -> String;
+}
+
+/// The state vector type of a problem.
+pub type Vector<P> = <<P as Problem>::System as Dynamics>::Vector;
+
+/// The spring released at rest from x₀.
+#[derive(Clone, Copy, Debug)]
+pub struct SpringRelease {
+    pub spring: Spring,
+    pub x0: f64,
+}
+
+impl Problem for SpringRelease {
+    type System = Spring;
+    fn system(&self) -> &Spring {
+        &self.spring
+    }
+    fn initial_state(&self) -> State<f64> {
+        State::new(self.x0, 0.0)
+    }
+    fn exact(&self, t: f64) -> State<f64> {
+        let (x, v) = self.spring.exact(self.x0, 0.0, t);
+        State { t, x, v }
+    }
+    fn energy(&self, s: &State<f64>) -> f64 {
+        self.spring.energy(s.x, s.v)
+    }
+    fn energy_scale(&self) -> f64 {
+        self.spring.energy(self.x0, 0.0).max(f64::MIN_POSITIVE)
+    }
+    fn plane_position(x: &f64) -> (f64, f64) {
+        (*x, 0.0)
+    }
+    fn explain_blow_up(&self, method: Method, dt: f64) -> String {
+        spring_instability(method, self.spring.omega() * dt)
+    }
+}
+
+/// The projectile thrown from the origin with velocity v₀.
+#[derive(Clone, Copy, Debug)]
+pub struct ProjectileThrow {
+    pub projectile: Projectile,
+    pub v0: DVec2,
+}
+
+impl Problem for ProjectileThrow {
+    type System = Projectile;
+    fn system(&self) -> &Projectile {
+        &self.projectile
+    }
+    fn initial_state(&self) -> State<DVec2> {
+        State::new(DVec2::ZERO, self.v0)
+    }
+    fn exact(&self, t: f64) -> State<DVec2> {
+        let (x, v) = self.projectile.exact(DVec2::ZERO, self.v0, t);
+        State { t, x, v }
+    }
+    fn energy(&self, s: &State<DVec2>) -> f64 {
+        self.projectile.energy(s.x, s.v)
+    }
+    fn energy_scale(&self) -> f64 {
+        // E₀ is 0 for a particle dropped from rest at y = 0: use a scale that cannot vanish.
+        let m = self.projectile.mass;
+        self.projectile
+            .energy(DVec2::ZERO, self.v0)
+            .abs()
+            .max(m * (1.0 + self.v0.length_squared()))
+    }
+    fn plane_position(x: &DVec2) -> (f64, f64) {
+        (x.x, x.y)
+    }
+    fn explain_blow_up(&self, _method: Method, _dt: f64) -> String {
+        "its energy grew without bound".to_string()
+    }
+}
+
 /// One method's run: its state and, once detected, why it blew up.
 #[derive(Clone, Debug)]
 pub struct Run<V> {
@@ -193,27 +284,11 @@ pub struct Run<V> {
 /// (for the spring: the amplitude grew 100-fold). Detected before any value overflows to ∞/NaN.
 pub const BLOW_UP_ENERGY_RATIO: f64 = 1e4;
 
-/// Every method on the same scene, advanced in lockstep.
-#[derive(Clone, Debug)]
-pub enum Comparison {
-    Spring {
-        spring: Spring,
-        x0: f64,
-        runs: Vec<Run<f64>>,
-    },
-    Projectile {
-        projectile: Projectile,
-        x0: DVec2,
-        v0: DVec2,
-        runs: Vec<Run<DVec2>>,
-    },
-}
-
 /// What the page shows of one method at the current time.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct MethodReadout {
     pub method: Method,
-    /// Position (the spring uses `x` only).
+    /// Position in the plane of the view (the spring uses `x` only).
     pub x: f64,
     pub y: f64,
     pub energy: f64,
@@ -222,207 +297,157 @@ pub struct MethodReadout {
     pub diverged: bool,
 }
 
+/// Every method on one problem, advanced in lockstep.
+struct Race<P: Problem> {
+    problem: P,
+    runs: Vec<Run<Vector<P>>>,
+}
+
+/// The operations of a [`Race`] that do not depend on the problem's types.
+trait Lockstep {
+    fn time(&self) -> f64;
+    fn step(&mut self, dt: f64);
+    fn readouts(&self) -> Vec<MethodReadout>;
+    fn exact(&self, t: f64) -> (f64, f64, f64);
+    fn divergence(&self, method: Method) -> Option<&str>;
+}
+
+impl<P: Problem> Race<P> {
+    fn new(problem: P) -> Self {
+        let runs = Method::ALL
+            .iter()
+            .map(|&m| Run {
+                integrator: Integrator::new(m),
+                state: problem.initial_state(),
+                diverged: None,
+            })
+            .collect();
+        Self { problem, runs }
+    }
+}
+
+impl<P: Problem> Lockstep for Race<P> {
+    fn time(&self) -> f64 {
+        self.runs
+            .iter()
+            .filter(|r| r.diverged.is_none())
+            .map(|r| r.state.t)
+            .fold(self.runs[0].state.t, f64::max)
+    }
+
+    /// Step each bounded run on a copy; commit it only if the energy stays below the blow-up bound.
+    fn step(&mut self, dt: f64) {
+        let bound = BLOW_UP_ENERGY_RATIO * self.problem.energy_scale();
+        for run in self.runs.iter_mut().filter(|r| r.diverged.is_none()) {
+            let mut next = run.state.clone();
+            let mut integrator = run.integrator.clone();
+            integrator.step(self.problem.system(), &mut next, dt);
+            let e = self.problem.energy(&next);
+            if next.is_finite() && e.is_finite() && e.abs() <= bound {
+                run.state = next;
+                run.integrator = integrator;
+            } else {
+                let method = run.integrator.method();
+                let why = self.problem.explain_blow_up(method, dt);
+                run.diverged = Some(format!(
+                    "{} stopped at t = {:.3} s: {why}.",
+                    method.name(),
+                    next.t
+                ));
+            }
+        }
+    }
+
+    fn readouts(&self) -> Vec<MethodReadout> {
+        self.runs
+            .iter()
+            .map(|r| {
+                let exact = self.problem.exact(r.state.t);
+                let error = r.state.x.plus_scaled(-1.0, &exact.x).norm_squared().sqrt();
+                let (x, y) = P::plane_position(&r.state.x);
+                MethodReadout {
+                    method: r.integrator.method(),
+                    x,
+                    y,
+                    energy: self.problem.energy(&r.state),
+                    error,
+                    diverged: r.diverged.is_some(),
+                }
+            })
+            .collect()
+    }
+
+    fn exact(&self, t: f64) -> (f64, f64, f64) {
+        let state = self.problem.exact(t);
+        let (x, y) = P::plane_position(&state.x);
+        (x, y, self.problem.energy(&state))
+    }
+
+    fn divergence(&self, method: Method) -> Option<&str> {
+        self.runs
+            .iter()
+            .find(|r| r.integrator.method() == method)?
+            .diverged
+            .as_deref()
+    }
+}
+
+/// Every method on the same scene, advanced in lockstep.
+pub struct Comparison {
+    race: Box<dyn Lockstep>,
+}
+
+impl fmt::Debug for Comparison {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Comparison")
+            .field("time", &self.time())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Comparison {
     /// Build the comparison for a validated scene.
     pub fn new(scene: Scene) -> Result<Self, ParamError> {
         scene.validate()?;
-        Ok(match scene {
-            Scene::Spring { spring, x0 } => Comparison::Spring {
-                spring,
-                x0,
-                runs: Method::ALL
-                    .iter()
-                    .map(|&m| new_run(m, State::new(x0, 0.0)))
-                    .collect(),
-            },
+        let race: Box<dyn Lockstep> = match scene {
+            Scene::Spring { spring, x0 } => Box::new(Race::new(SpringRelease { spring, x0 })),
             Scene::Projectile {
                 projectile,
                 speed,
                 angle_deg,
             } => {
                 let v0 = speed * DVec2::from_angle(angle_deg.to_radians());
-                Comparison::Projectile {
-                    projectile,
-                    x0: DVec2::ZERO,
-                    v0,
-                    runs: Method::ALL
-                        .iter()
-                        .map(|&m| new_run(m, State::new(DVec2::ZERO, v0)))
-                        .collect(),
-                }
+                Box::new(Race::new(ProjectileThrow { projectile, v0 }))
             }
-        })
+        };
+        Ok(Self { race })
     }
 
     /// Simulated time (the same for every method that has not diverged).
     pub fn time(&self) -> f64 {
-        match self {
-            Comparison::Spring { runs, .. } => runs[0].state.t.max(max_time(runs)),
-            Comparison::Projectile { runs, .. } => runs[0].state.t.max(max_time(runs)),
-        }
+        self.race.time()
     }
 
     /// Advance every method that is still bounded by one step of `dt`.
     pub fn step(&mut self, dt: f64) -> Result<(), ParamError> {
         check_range("dt", dt, limits::DT.0, limits::DT.1)?;
-        match self {
-            Comparison::Spring { spring, x0, runs } => {
-                let e0 = spring.energy(*x0, 0.0);
-                let omega_dt = spring.omega() * dt;
-                for run in runs.iter_mut() {
-                    advance(
-                        run,
-                        spring,
-                        dt,
-                        |s| spring.energy(s.x, s.v),
-                        e0,
-                        |m| spring_instability(m, omega_dt),
-                    );
-                }
-            }
-            Comparison::Projectile {
-                projectile,
-                x0,
-                v0,
-                runs,
-            } => {
-                // E₀ is 0 for a particle dropped from rest at y = 0: use a scale that cannot vanish.
-                let e0 = projectile
-                    .energy(*x0, *v0)
-                    .abs()
-                    .max(projectile.mass * (1.0 + v0.length_squared()));
-                for run in runs.iter_mut() {
-                    advance(
-                        run,
-                        projectile,
-                        dt,
-                        |s| projectile.energy(s.x, s.v),
-                        e0,
-                        |_| "its energy grew without bound".to_string(),
-                    );
-                }
-            }
-        }
+        self.race.step(dt);
         Ok(())
     }
 
-    /// Readouts for every method.
+    /// Position, energy, error and status of every method.
     pub fn readouts(&self) -> Vec<MethodReadout> {
-        match self {
-            Comparison::Spring { spring, x0, runs } => runs
-                .iter()
-                .map(|r| {
-                    let (exact, _) = spring.exact(*x0, 0.0, r.state.t);
-                    MethodReadout {
-                        method: r.integrator.method(),
-                        x: r.state.x,
-                        y: 0.0,
-                        energy: spring.energy(r.state.x, r.state.v),
-                        error: (r.state.x - exact).abs(),
-                        diverged: r.diverged.is_some(),
-                    }
-                })
-                .collect(),
-            Comparison::Projectile {
-                projectile,
-                x0,
-                v0,
-                runs,
-            } => runs
-                .iter()
-                .map(|r| {
-                    let (exact, _) = projectile.exact(*x0, *v0, r.state.t);
-                    MethodReadout {
-                        method: r.integrator.method(),
-                        x: r.state.x.x,
-                        y: r.state.x.y,
-                        energy: projectile.energy(r.state.x, r.state.v),
-                        error: (r.state.x - exact).length(),
-                        diverged: r.diverged.is_some(),
-                    }
-                })
-                .collect(),
-        }
+        self.race.readouts()
     }
 
     /// The analytic position (x, y) and energy at time t.
     pub fn exact(&self, t: f64) -> (f64, f64, f64) {
-        match self {
-            Comparison::Spring { spring, x0, .. } => {
-                let (x, v) = spring.exact(*x0, 0.0, t);
-                (x, 0.0, spring.energy(x, v))
-            }
-            Comparison::Projectile {
-                projectile, x0, v0, ..
-            } => {
-                let (x, v) = projectile.exact(*x0, *v0, t);
-                (x.x, x.y, projectile.energy(x, v))
-            }
-        }
+        self.race.exact(t)
     }
 
     /// Why `method` stopped, if it did.
     pub fn divergence(&self, method: Method) -> Option<&str> {
-        let reason = match self {
-            Comparison::Spring { runs, .. } => runs
-                .iter()
-                .find(|r| r.integrator.method() == method)
-                .map(|r| &r.diverged),
-            Comparison::Projectile { runs, .. } => runs
-                .iter()
-                .find(|r| r.integrator.method() == method)
-                .map(|r| &r.diverged),
-        };
-        reason.and_then(|r| r.as_deref())
-    }
-}
-
-fn new_run<V: VectorSpace>(method: Method, state: State<V>) -> Run<V> {
-    Run {
-        integrator: Integrator::new(method),
-        state,
-        diverged: None,
-    }
-}
-
-fn max_time<V>(runs: &[Run<V>]) -> f64 {
-    runs.iter()
-        .filter(|r| r.diverged.is_none())
-        .map(|r| r.state.t)
-        .fold(0.0, f64::max)
-}
-
-/// Step one run on a copy; commit it only if the energy stays below the blow-up bound.
-fn advance<V, S>(
-    run: &mut Run<V>,
-    system: &S,
-    dt: f64,
-    energy: impl Fn(&State<V>) -> f64,
-    initial_energy: f64,
-    explain: impl Fn(Method) -> String,
-) where
-    V: VectorSpace,
-    S: LinearizedDynamics<Vector = V>,
-{
-    if run.diverged.is_some() {
-        return;
-    }
-    let mut next = run.state.clone();
-    let mut integrator = run.integrator.clone();
-    integrator.step(system, &mut next, dt);
-    let e = energy(&next);
-    let bound = BLOW_UP_ENERGY_RATIO * initial_energy.abs().max(f64::MIN_POSITIVE);
-    if !next.is_finite() || !e.is_finite() || e.abs() > bound {
-        let method = run.integrator.method();
-        run.diverged = Some(format!(
-            "{} stopped at t = {:.3} s: {}.",
-            method.name(),
-            next.t,
-            explain(method)
-        ));
-    } else {
-        run.state = next;
-        run.integrator = integrator;
+        self.race.divergence(method)
     }
 }
 
