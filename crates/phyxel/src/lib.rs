@@ -8,3 +8,4 @@
 
 pub mod integrators;
 pub mod lessons;
+pub mod meshless;

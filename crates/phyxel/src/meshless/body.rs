@@ -1,0 +1,191 @@
+//! A phyxel body: reference shape, displacements, and the elastic forces in gather form.
+
+use super::elasticity::{phyxel_stress, PhyxelStress};
+use super::kernel::poly6;
+use super::material::Material;
+use super::mls::MlsWeights;
+use super::neighbours::Neighbourhoods;
+use glam::{DMat3, DVec3};
+use serde::{Deserialize, Serialize};
+
+/// How each phyxel's support radius h_i is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "kebab-case")]
+pub enum SupportRadius {
+    /// h_i = factor × lattice spacing for every phyxel.
+    SpacingMultiple { factor: f64 },
+    /// h_i = scale × the mean distance to the k nearest phyxels (thesis §3.3: k ≈ 9–10, scale ≈ 3).
+    KNearest { k: usize, scale: f64 },
+}
+
+/// A solid made of phyxels.
+#[derive(Clone, Debug)]
+pub struct Body {
+    pub material: Material,
+    /// Reference positions x̄_i (the rest shape, until plasticity moves it).
+    pub reference: Vec<DVec3>,
+    /// Displacements u_i: the current position is x̄_i + u_i.
+    pub displacement: Vec<DVec3>,
+    pub velocity: Vec<DVec3>,
+    pub mass: Vec<f64>,
+    /// ρ_i = Σ_j m_j w_ij (j over the neighbourhood and i itself).
+    pub density: Vec<f64>,
+    /// V_i = m_i / ρ_i.
+    pub volume: Vec<f64>,
+    pub support_radius: Vec<f64>,
+    /// Plastic strain ε_plastic,i (zero for a purely elastic body).
+    pub plastic_strain: Vec<DMat3>,
+    pub neighbours: Neighbourhoods,
+    pub mls: MlsWeights,
+}
+
+impl Body {
+    /// A body at rest from lattice points with spacing `spacing` (mass = cell volume × ρ₀).
+    pub fn new(
+        points: Vec<DVec3>,
+        cell_volume: f64,
+        spacing: f64,
+        material: Material,
+        rule: SupportRadius,
+    ) -> Self {
+        let n = points.len();
+        let support_radius = support_radii(&points, spacing, rule);
+        let mass = vec![cell_volume * material.density; n];
+        let mut body = Self {
+            material,
+            reference: points,
+            displacement: vec![DVec3::ZERO; n],
+            velocity: vec![DVec3::ZERO; n],
+            mass,
+            density: vec![0.0; n],
+            volume: vec![0.0; n],
+            support_radius,
+            plastic_strain: vec![DMat3::ZERO; n],
+            neighbours: Neighbourhoods::default(),
+            mls: MlsWeights::default(),
+        };
+        body.rebuild_reference();
+        body
+    }
+
+    pub fn len(&self) -> usize {
+        self.reference.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.reference.is_empty()
+    }
+
+    /// Current positions x_i = x̄_i + u_i.
+    pub fn positions(&self) -> Vec<DVec3> {
+        self.reference
+            .iter()
+            .zip(&self.displacement)
+            .map(|(x, u)| *x + *u)
+            .collect()
+    }
+
+    /// Passes 1–2 after the reference shape changed: neighbours, densities, volumes, MLS weights.
+    pub fn rebuild_reference(&mut self) {
+        self.neighbours = Neighbourhoods::build(&self.reference, &self.support_radius);
+        for i in 0..self.len() {
+            let h = self.support_radius[i];
+            let own = self.mass[i] * poly6(0.0, h);
+            let others: f64 = self
+                .neighbours
+                .edges(i)
+                .map(|k| {
+                    let j = self.neighbours.neighbour[k] as usize;
+                    self.mass[j] * poly6(self.reference[j].distance(self.reference[i]), h)
+                })
+                .sum();
+            self.density[i] = own + others;
+            self.volume[i] = self.mass[i] / self.density[i];
+        }
+        self.mls = MlsWeights::compute(&self.reference, &self.support_radius, &self.neighbours);
+    }
+
+    /// Pass 3: displacement gradient, strain, stress, force matrix and energy of every phyxel.
+    pub fn phyxel_stresses(&self) -> Vec<PhyxelStress> {
+        let (lambda, mu) = self.material.lame();
+        (0..self.len())
+            .map(|i| {
+                let grad_u =
+                    self.mls
+                        .displacement_gradient(i, &self.displacement, &self.neighbours);
+                phyxel_stress(
+                    grad_u,
+                    self.plastic_strain[i],
+                    self.volume[i],
+                    lambda,
+                    mu,
+                    self.material.volume_stiffness,
+                )
+            })
+            .collect()
+    }
+
+    /// Pass 4, the force gather: phyxel k receives the reaction of its own neighbourhood,
+    /// −M_k Σ_j d_kj, plus M_i d_ik from every neighbourhood i that contains it. Each phyxel writes only
+    /// its own force.
+    pub fn gather_forces(&self, stresses: &[PhyxelStress]) -> Vec<DVec3> {
+        let hoods = &self.neighbours;
+        (0..self.len())
+            .map(|k| {
+                let own_d: DVec3 = hoods.edges(k).map(|e| self.mls.d[e]).sum();
+                let reaction = -(stresses[k].force_matrix * own_d);
+                hoods.edges_into(k).iter().fold(reaction, |f, &e| {
+                    let i = hoods.owner[e as usize] as usize;
+                    f + stresses[i].force_matrix * self.mls.d[e as usize]
+                })
+            })
+            .collect()
+    }
+
+    /// Elastic forces f = −∂U/∂u.
+    pub fn elastic_forces(&self) -> Vec<DVec3> {
+        self.gather_forces(&self.phyxel_stresses())
+    }
+
+    /// Total stored elastic energy U = Σ_i V_i (½ ε_i:σ_i + ½ k_v (det J_i − 1)²).
+    pub fn elastic_energy(&self) -> f64 {
+        self.phyxel_stresses().iter().map(|s| s.energy).sum()
+    }
+}
+
+/// Support radii by `rule`.
+fn support_radii(points: &[DVec3], spacing: f64, rule: SupportRadius) -> Vec<f64> {
+    match rule {
+        SupportRadius::SpacingMultiple { factor } => vec![factor * spacing; points.len()],
+        SupportRadius::KNearest { .. } if points.len() < 2 => vec![spacing; points.len()],
+        SupportRadius::KNearest { k, scale } => {
+            let k = k.max(1);
+            // Search a ball that holds well over k lattice neighbours, widening it for sparse points.
+            let mut search = 2.5 * spacing;
+            loop {
+                let hoods = Neighbourhoods::build(points, &vec![search; points.len()]);
+                let radii: Option<Vec<f64>> = (0..points.len())
+                    .map(|i| {
+                        let mut d: Vec<f64> = hoods
+                            .edges(i)
+                            .map(|e| points[hoods.neighbour[e] as usize].distance(points[i]))
+                            .collect();
+                        if d.len() < k.min(points.len() - 1) {
+                            return None;
+                        }
+                        d.sort_by(f64::total_cmp);
+                        let nearest = &d[..k.min(d.len())];
+                        Some(scale * nearest.iter().sum::<f64>() / nearest.len().max(1) as f64)
+                    })
+                    .collect();
+                match radii {
+                    Some(r) if r.iter().all(|h| *h > 0.0) => return r,
+                    _ => search *= 2.0,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

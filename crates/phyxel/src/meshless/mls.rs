@@ -1,0 +1,191 @@
+//! Moving least squares on a phyxel neighbourhood (MKN04 §4; thesis eqs. 3.28–3.33; tutorial eqs. 37–38).
+//!
+//! Fitting u(x_i + Δx) ≈ u_i + ∇u_i Δx to the neighbours in the weighted least-squares sense gives
+//!
+//! A_i = Σ_j x_ij x_ijᵀ w_ij  (the moment matrix),   ∇u_i = Σ_j (u_j − u_i) d_ijᵀ,   d_ij = A_i⁻¹ x_ij w_ij,
+//!
+//! with x_ij = x̄_j − x̄_i in the reference configuration and w_ij = w(|x_ij|, h_i). The weights d_ij depend
+//! only on the reference, so they are computed once per reference shape.
+
+use super::kernel::poly6;
+use super::neighbours::Neighbourhoods;
+use glam::{DMat3, DVec3};
+
+/// Eigenvalues below this fraction of the largest are treated as zero by [`safe_inverse`].
+pub const DEFAULT_RELATIVE_THRESHOLD: f64 = 1e-4;
+
+/// The result of [`safe_inverse`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SafeInverse {
+    pub inverse: DMat3,
+    /// Number of eigenvalues kept (3 = regular).
+    pub rank: u8,
+}
+
+/// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations: A = Q diag(λ) Qᵀ.
+pub fn symmetric_eigen(a: DMat3) -> (DVec3, DMat3) {
+    let mut m = a.to_cols_array_2d(); // m[col][row]; symmetric, so m[p][q] = m[q][p]
+    let mut q = DMat3::IDENTITY.to_cols_array_2d();
+    for _sweep in 0..50 {
+        let off = m[0][1].powi(2) + m[0][2].powi(2) + m[1][2].powi(2);
+        let diag = m[0][0].powi(2) + m[1][1].powi(2) + m[2][2].powi(2);
+        if off <= 1e-30 * diag || off == 0.0 {
+            break;
+        }
+        for (p, r) in [(0, 1), (0, 2), (1, 2)] {
+            if m[p][r] == 0.0 {
+                continue;
+            }
+            // Rotation that zeroes m[p][r] (Golub & Van Loan, Algorithm 8.4.1).
+            let theta = (m[r][r] - m[p][p]) / (2.0 * m[p][r]);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let t = if theta == 0.0 { 1.0 } else { t };
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = t * c;
+            // Rows p and r (the row index is the second one), then columns p and r.
+            for col in m.iter_mut() {
+                let (mp, mr) = (col[p], col[r]);
+                col[p] = c * mp - s * mr;
+                col[r] = s * mp + c * mr;
+            }
+            let (cp, cr) = (m[p], m[r]);
+            m[p] = std::array::from_fn(|k| c * cp[k] - s * cr[k]);
+            m[r] = std::array::from_fn(|k| s * cp[k] + c * cr[k]);
+            for row in q.iter_mut() {
+                let (qp, qr) = (row[p], row[r]);
+                row[p] = c * qp - s * qr;
+                row[r] = s * qp + c * qr;
+            }
+        }
+    }
+    // q was accumulated as rows of the column-major array: transpose back.
+    (
+        DVec3::new(m[0][0], m[1][1], m[2][2]),
+        DMat3::from_cols_array_2d(&q).transpose(),
+    )
+}
+
+/// Pseudo-inverse of a symmetric positive semi-definite matrix: A⁺ = Q diag(1/λ_k) Qᵀ over the
+/// eigenvalues λ_k > τ·λ_max, zero for the rest. Collinear, coplanar, too small or empty
+/// neighbourhoods give a finite, rank-deficient inverse instead of ∞/NaN.
+pub fn safe_inverse(a: DMat3, relative_threshold: f64) -> SafeInverse {
+    if !a.is_finite() {
+        return SafeInverse {
+            inverse: DMat3::ZERO,
+            rank: 0,
+        };
+    }
+    let (lambda, q) = symmetric_eigen(a);
+    let largest = lambda.abs().max_element();
+    let mut inverse_diagonal = DVec3::ZERO;
+    let mut rank = 0;
+    for k in 0..3 {
+        if largest > 0.0 && lambda[k] > relative_threshold * largest {
+            inverse_diagonal[k] = 1.0 / lambda[k];
+            rank += 1;
+        }
+    }
+    SafeInverse {
+        inverse: q * DMat3::from_diagonal(inverse_diagonal) * q.transpose(),
+        rank,
+    }
+}
+
+/// The outer product a bᵀ.
+pub fn outer(a: DVec3, b: DVec3) -> DMat3 {
+    DMat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
+/// Per-reference MLS data: one d_ij per neighbour edge.
+#[derive(Clone, Debug, Default)]
+pub struct MlsWeights {
+    /// d_ij = A_i⁻¹ x_ij w_ij for edge (i → j), in the order of [`Neighbourhoods::neighbour`].
+    pub d: Vec<DVec3>,
+    /// The safe inverse A_i⁻¹ of each phyxel's moment matrix.
+    pub moment_inverse: Vec<DMat3>,
+    /// Phyxels whose moment matrix was rank-deficient (regularized by the pseudo-inverse).
+    pub regularized: usize,
+}
+
+impl MlsWeights {
+    /// Moment matrices, their safe inverses and the weights d_ij from reference positions `x̄`.
+    pub fn compute(reference: &[DVec3], support_radius: &[f64], hoods: &Neighbourhoods) -> Self {
+        let mut d = vec![DVec3::ZERO; hoods.neighbour.len()];
+        let mut moment_inverse = Vec::with_capacity(reference.len());
+        let mut regularized = 0;
+        for i in 0..reference.len() {
+            let h = support_radius[i];
+            let edge_vectors = hoods.edges(i).map(|k| {
+                let x_ij = reference[hoods.neighbour[k] as usize] - reference[i];
+                (k, x_ij, poly6(x_ij.length(), h))
+            });
+            let a: DMat3 = edge_vectors
+                .clone()
+                .map(|(_, x, w)| outer(x, x) * w)
+                .fold(DMat3::ZERO, |s, m| s + m);
+            let safe = safe_inverse(a, DEFAULT_RELATIVE_THRESHOLD);
+            if safe.rank < 3 {
+                regularized += 1;
+            }
+            for (k, x_ij, w) in edge_vectors {
+                d[k] = safe.inverse * x_ij * w;
+            }
+            moment_inverse.push(safe.inverse);
+        }
+        Self {
+            d,
+            moment_inverse,
+            regularized,
+        }
+    }
+
+    /// ∇u_i = Σ_j (u_j − u_i) d_ijᵀ, i.e. (∇u)_ab = ∂u_a/∂x_b.
+    pub fn displacement_gradient(
+        &self,
+        i: usize,
+        displacement: &[DVec3],
+        hoods: &Neighbourhoods,
+    ) -> DMat3 {
+        let u_i = displacement[i];
+        hoods.edges(i).fold(DMat3::ZERO, |g, k| {
+            g + outer(displacement[hoods.neighbour[k] as usize] - u_i, self.d[k])
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_inverse_is_the_inverse_for_regular_and_the_pseudo_inverse_for_singular_matrices() {
+        let a = DMat3::from_cols(
+            DVec3::new(4.0, 1.0, 0.5),
+            DVec3::new(1.0, 3.0, 0.2),
+            DVec3::new(0.5, 0.2, 2.0),
+        );
+        let safe = safe_inverse(a, DEFAULT_RELATIVE_THRESHOLD);
+        assert_eq!(safe.rank, 3);
+        assert!((safe.inverse * a - DMat3::IDENTITY)
+            .abs()
+            .to_cols_array()
+            .iter()
+            .all(|e| *e < 1e-12));
+        // Collinear moment matrix x xᵀ (rank 1): A⁺ = x xᵀ / |x|⁴, and A A⁺ A = A.
+        let x = DVec3::new(1.0, 2.0, -0.5);
+        let singular = outer(x, x);
+        let safe = safe_inverse(singular, DEFAULT_RELATIVE_THRESHOLD);
+        assert_eq!(safe.rank, 1);
+        let expected = singular / x.length_squared().powi(2);
+        assert!((safe.inverse - expected)
+            .abs()
+            .to_cols_array()
+            .iter()
+            .all(|e| *e < 1e-12));
+        assert_eq!(safe_inverse(DMat3::ZERO, 1e-4).rank, 0);
+        assert_eq!(
+            safe_inverse(DMat3::from_diagonal(DVec3::new(f64::NAN, 1.0, 1.0)), 1e-4).inverse,
+            DMat3::ZERO
+        );
+    }
+}

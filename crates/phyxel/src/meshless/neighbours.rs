@@ -1,0 +1,255 @@
+//! Neighbourhoods by spatial hashing (Teschner et al. 2003; tutorial §5): the grid of cells of edge
+//! `cell` (the largest support radius) is hashed into a table, the phyxels are counting-sorted by bucket
+//! (count → prefix sum → scatter: no fixed-size buckets, nothing dropped), and each phyxel scans the
+//! buckets of the 27 cells around it.
+//!
+//! With per-phyxel support radii, j ∈ N(i) (|x_j − x_i| < h_i) does not imply i ∈ N(j): the reverse
+//! lists record, for each phyxel k, every edge (i, j = k) that names it, which the force gather needs.
+
+use glam::{DVec3, IVec3};
+
+/// The spatial hash of Teschner et al. 2003: (x·p₁ xor y·p₂ xor z·p₃) mod table size.
+pub fn cell_hash(cell: IVec3, table_size: usize) -> usize {
+    let h = (cell.x.wrapping_mul(73_856_093)
+        ^ cell.y.wrapping_mul(19_349_663)
+        ^ cell.z.wrapping_mul(83_492_791)) as u32;
+    h as usize % table_size
+}
+
+/// The phyxels sorted by hash bucket.
+#[derive(Clone, Debug)]
+pub struct HashGrid {
+    pub cell: f64,
+    /// `sorted[bucket_start[b]..bucket_start[b + 1]]` are the phyxels in bucket b.
+    pub bucket_start: Vec<u32>,
+    pub sorted: Vec<u32>,
+}
+
+impl HashGrid {
+    /// Counting sort of `points` into a table of about 2n buckets.
+    pub fn build(points: &[DVec3], cell: f64) -> Self {
+        assert!(
+            cell > 0.0 && cell.is_finite(),
+            "hash cell size must be positive"
+        );
+        let table_size = (2 * points.len()).max(1) | 1;
+        let buckets: Vec<usize> = points
+            .iter()
+            .map(|&p| cell_hash(cell_of(p, cell), table_size))
+            .collect();
+        let mut bucket_start = vec![0u32; table_size + 1];
+        for &b in &buckets {
+            bucket_start[b + 1] += 1;
+        }
+        for b in 0..table_size {
+            bucket_start[b + 1] += bucket_start[b];
+        }
+        let mut fill = bucket_start.clone();
+        let mut sorted = vec![0u32; points.len()];
+        for (i, &b) in buckets.iter().enumerate() {
+            sorted[fill[b] as usize] = i as u32;
+            fill[b] += 1;
+        }
+        Self {
+            cell,
+            bucket_start,
+            sorted,
+        }
+    }
+
+    fn table_size(&self) -> usize {
+        self.bucket_start.len() - 1
+    }
+
+    /// Every phyxel in the buckets of the 27 cells around `p` (a superset of those within `cell`).
+    pub fn candidates(&self, p: DVec3) -> impl Iterator<Item = u32> + '_ {
+        let centre = cell_of(p, self.cell);
+        let mut buckets = [0usize; 27];
+        let mut n = 0;
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    buckets[n] = cell_hash(centre + IVec3::new(dx, dy, dz), self.table_size());
+                    n += 1;
+                }
+            }
+        }
+        // Distinct cells may hash to one bucket: visit each bucket once.
+        buckets.sort_unstable();
+        let mut unique = buckets.to_vec();
+        unique.dedup();
+        unique.into_iter().flat_map(move |b| {
+            let range = self.bucket_start[b] as usize..self.bucket_start[b + 1] as usize;
+            self.sorted[range].iter().copied()
+        })
+    }
+}
+
+fn cell_of(p: DVec3, cell: f64) -> IVec3 {
+    (p / cell).floor().as_ivec3()
+}
+
+/// Neighbour lists in compressed rows, and the reverse lists.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Neighbourhoods {
+    /// Edges of phyxel i: `start[i]..start[i + 1]`; edge k joins i to `neighbour[k]`.
+    pub start: Vec<u32>,
+    pub neighbour: Vec<u32>,
+    /// Edges that name phyxel k as a neighbour: `reverse[reverse_start[k]..reverse_start[k + 1]]`,
+    /// each an edge index into `neighbour` (its owner is found with [`Neighbourhoods::owner`]).
+    pub reverse_start: Vec<u32>,
+    pub reverse: Vec<u32>,
+    /// The owner i of each edge.
+    pub owner: Vec<u32>,
+}
+
+impl Neighbourhoods {
+    /// j ∈ N(i) ⇔ j ≠ i and |x_j − x_i| < h_i. Lists are sorted by index (deterministic).
+    pub fn build(points: &[DVec3], support_radius: &[f64]) -> Self {
+        assert_eq!(points.len(), support_radius.len());
+        let n = points.len();
+        let cell = support_radius.iter().cloned().fold(0.0, f64::max);
+        if n == 0 || cell <= 0.0 {
+            return Self {
+                start: vec![0; n + 1],
+                reverse_start: vec![0; n + 1],
+                ..Self::default()
+            };
+        }
+        let grid = HashGrid::build(points, cell);
+        let mut start = Vec::with_capacity(n + 1);
+        let mut neighbour = Vec::new();
+        let mut owner = Vec::new();
+        start.push(0);
+        let mut list = Vec::new();
+        for (i, (&x, &h)) in points.iter().zip(support_radius).enumerate() {
+            list.clear();
+            list.extend(
+                grid.candidates(x)
+                    .filter(|&j| j as usize != i && points[j as usize].distance(x) < h),
+            );
+            list.sort_unstable();
+            neighbour.extend_from_slice(&list);
+            owner.extend(std::iter::repeat_n(i as u32, list.len()));
+            start.push(neighbour.len() as u32);
+        }
+        // Reverse lists by counting sort of the edges on their target.
+        let mut reverse_start = vec![0u32; n + 1];
+        for &j in &neighbour {
+            reverse_start[j as usize + 1] += 1;
+        }
+        for k in 0..n {
+            reverse_start[k + 1] += reverse_start[k];
+        }
+        let mut fill = reverse_start.clone();
+        let mut reverse = vec![0u32; neighbour.len()];
+        for (edge, &j) in neighbour.iter().enumerate() {
+            reverse[fill[j as usize] as usize] = edge as u32;
+            fill[j as usize] += 1;
+        }
+        Self {
+            start,
+            neighbour,
+            reverse_start,
+            reverse,
+            owner,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The edge indices of phyxel i's neighbourhood.
+    pub fn edges(&self, i: usize) -> std::ops::Range<usize> {
+        self.start[i] as usize..self.start[i + 1] as usize
+    }
+
+    /// The edges (i → k) of other neighbourhoods that contain phyxel k.
+    pub fn edges_into(&self, k: usize) -> &[u32] {
+        &self.reverse[self.reverse_start[k] as usize..self.reverse_start[k + 1] as usize]
+    }
+
+    /// Mean number of neighbours.
+    pub fn mean_count(&self) -> f64 {
+        if self.is_empty() {
+            0.0
+        } else {
+            self.neighbour.len() as f64 / self.len() as f64
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic pseudo-random sequence in [0, 1) (no dependency needed).
+    pub(crate) fn uniform(seed: &mut u64) -> f64 {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    #[test]
+    fn hash_grid_finds_exactly_the_brute_force_neighbours_with_varying_radii() {
+        let mut seed = 7;
+        let points: Vec<DVec3> = (0..600)
+            .map(|_| {
+                DVec3::new(
+                    uniform(&mut seed),
+                    uniform(&mut seed),
+                    0.5 * uniform(&mut seed),
+                )
+            })
+            .collect();
+        let radii: Vec<f64> = (0..600).map(|_| 0.05 + 0.1 * uniform(&mut seed)).collect();
+        let hoods = Neighbourhoods::build(&points, &radii);
+        for i in 0..points.len() {
+            let brute: Vec<u32> = (0..points.len() as u32)
+                .filter(|&j| j as usize != i && points[j as usize].distance(points[i]) < radii[i])
+                .collect();
+            let found: Vec<u32> = hoods.edges(i).map(|k| hoods.neighbour[k]).collect();
+            assert_eq!(found, brute, "phyxel {i}");
+        }
+        // The relation is not symmetric, and the reverse lists invert it exactly.
+        let asymmetric = (0..points.len())
+            .flat_map(|i| hoods.edges(i).map(move |k| (i, k)))
+            .filter(|&(i, k)| {
+                let j = hoods.neighbour[k] as usize;
+                !hoods.edges(j).any(|e| hoods.neighbour[e] as usize == i)
+            })
+            .count();
+        assert!(asymmetric > 0, "radii vary, so some edges must be one-way");
+        let mut seen = 0;
+        for k in 0..points.len() {
+            for &edge in hoods.edges_into(k) {
+                assert_eq!(hoods.neighbour[edge as usize] as usize, k);
+                assert!(hoods
+                    .edges(hoods.owner[edge as usize] as usize)
+                    .contains(&(edge as usize)));
+                seen += 1;
+            }
+        }
+        assert_eq!(
+            seen,
+            hoods.neighbour.len(),
+            "every edge appears in exactly one reverse list"
+        );
+    }
+
+    #[test]
+    fn nothing_is_dropped_when_many_phyxels_share_a_cell() {
+        // 500 phyxels inside one cell: a fixed-size bucket would overflow.
+        let points: Vec<DVec3> = (0..500)
+            .map(|i| DVec3::splat(0.01 + 1e-5 * i as f64))
+            .collect();
+        let hoods = Neighbourhoods::build(&points, &vec![1.0; 500]);
+        assert!((0..500).all(|i| hoods.edges(i).len() == 499));
+    }
+}
