@@ -105,14 +105,20 @@ impl Body {
         self.mls = MlsWeights::compute(&self.reference, &self.support_radius, &self.neighbours);
     }
 
-    /// Pass 3: displacement gradient, strain, stress, force matrix and energy of every phyxel.
+    /// Pass 3 at the body's own displacements.
     pub fn phyxel_stresses(&self) -> Vec<PhyxelStress> {
+        self.phyxel_stresses_at(&self.displacement)
+    }
+
+    /// Pass 3: displacement gradient, strain, stress, force matrix and energy of every phyxel, for the
+    /// displacements `displacement` (an integrator's intermediate state, or the body's own).
+    pub fn phyxel_stresses_at(&self, displacement: &[DVec3]) -> Vec<PhyxelStress> {
         let (lambda, mu) = self.material.lame();
         (0..self.len())
             .map(|i| {
-                let grad_u =
-                    self.mls
-                        .displacement_gradient(i, &self.displacement, &self.neighbours);
+                let grad_u = self
+                    .mls
+                    .displacement_gradient(i, displacement, &self.neighbours);
                 phyxel_stress(
                     grad_u,
                     self.plastic_strain[i],

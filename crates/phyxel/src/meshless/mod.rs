@@ -17,4 +17,6 @@ pub mod kernel;
 pub mod material;
 pub mod mls;
 pub mod neighbours;
+pub mod plasticity;
 pub mod sampling;
+pub mod simulation;

@@ -1,0 +1,165 @@
+//! Dynamics of phyxel bodies: rest on the ground, energy, plastic memory, blow-up detection.
+
+use super::*;
+use crate::meshless::body::SupportRadius;
+use crate::meshless::material::Material;
+use crate::meshless::sampling::{sample, Lattice, Shape};
+
+const SPACING: f64 = 0.1;
+
+fn cube(min: DVec3, edge: f64, material: Material) -> Body {
+    let shape = Shape::Box {
+        min,
+        max: min + DVec3::splat(edge),
+    };
+    Body::new(
+        sample(&shape, SPACING, Lattice::Cubic),
+        SPACING.powi(3),
+        SPACING,
+        material,
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    )
+}
+
+fn jelly() -> Material {
+    Material {
+        young: 1e5,
+        poisson: 0.3,
+        density: 1000.0,
+        volume_stiffness: 5e4,
+    }
+}
+
+#[test]
+fn an_elastic_cube_dropped_on_the_ground_comes_to_rest_without_gaining_energy() {
+    let mut sim = Simulation::new(
+        cube(DVec3::new(0.0, 0.3, 0.0), 0.3, jelly()),
+        Environment::default(),
+    );
+    let dt = sim.recommended_time_step();
+    let e0 = sim.energy();
+    let mut max_energy = e0;
+    for _ in 0..10_000 {
+        sim.step(dt)
+            .expect("Δt is a quarter of the stability bound");
+        max_energy = max_energy.max(sim.energy());
+    }
+    assert!(sim
+        .body
+        .displacement
+        .iter()
+        .chain(&sim.body.velocity)
+        .all(|v| v.is_finite()));
+    assert!(
+        max_energy <= e0 * 1.001,
+        "energy grew from {e0} to {max_energy}"
+    );
+    let kinetic: f64 = sim
+        .body
+        .velocity
+        .iter()
+        .zip(&sim.body.mass)
+        .map(|(v, m)| 0.5 * m * v.length_squared())
+        .sum();
+    assert!(
+        kinetic < 1e-6 * e0,
+        "still moving: kinetic {kinetic} J of {e0} J"
+    );
+    // Resting on the ground: the lowest phyxels touch it, and the cube kept its height within a few
+    // per cent (ρgH/E ≈ 1 % static compression).
+    let positions = sim.body.positions();
+    let bottom = positions.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
+    let top = positions
+        .iter()
+        .map(|p| p.y)
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!(bottom.abs() < 1e-3, "bottom at {bottom}");
+    assert!(
+        ((top - bottom) / 0.3 - 1.0).abs() < 0.05,
+        "height {}",
+        top - bottom
+    );
+}
+
+/// Stretch a bar by 30 % along x and hold it for `hold` seconds, then release it without gravity and
+/// let it relax; returns the remaining stretch (length / original − 1).
+fn remaining_stretch(plasticity: Option<Plasticity>) -> f64 {
+    let environment = Environment {
+        gravity: DVec3::ZERO,
+        ground: None,
+        friction: 0.0,
+        damping: 20.0,
+    };
+    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), environment);
+    sim.plasticity = plasticity;
+    let dt = sim.recommended_time_step();
+    let hold = sim
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.3 * x.x, 0.0, 0.0))
+        .collect::<Vec<_>>();
+    for _ in 0..200 {
+        sim.body.displacement.clone_from(&hold);
+        sim.body.velocity.iter_mut().for_each(|v| *v = DVec3::ZERO);
+        sim.step(dt).unwrap();
+    }
+    for _ in 0..3000 {
+        sim.step(dt).unwrap();
+    }
+    let xs: Vec<f64> = sim.body.positions().iter().map(|p| p.x).collect();
+    let length = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+        - xs.iter().cloned().fold(f64::INFINITY, f64::min);
+    length / 0.3 - 1.0
+}
+
+#[test]
+fn a_plastic_block_keeps_its_deformation_and_an_elastic_one_recovers() {
+    let elastic = remaining_stretch(None);
+    let plastic = remaining_stretch(Some(Plasticity {
+        yield_strain: 0.02,
+        creep: 200.0,
+        max_strain: 1.0,
+    }));
+    assert!(
+        elastic.abs() < 0.01,
+        "the elastic bar did not recover: {elastic}"
+    );
+    assert!(
+        plastic > 0.15,
+        "the plastic bar kept only {plastic} of a 0.3 stretch"
+    );
+}
+
+#[test]
+fn a_step_beyond_the_stability_bound_is_stopped_and_explained() {
+    let steel = Material {
+        young: 2e11,
+        poisson: 0.3,
+        density: 7800.0,
+        volume_stiffness: 0.0,
+    };
+    let mut sim = Simulation::new(
+        cube(DVec3::new(0.0, 0.2, 0.0), 0.3, steel),
+        Environment::default(),
+    );
+    let dt = 1.0 / 60.0; // thousands of times the bound
+    sim.body.displacement = sim
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.01 * x.x, 0.0, 0.0))
+        .collect();
+    let error = (0..100)
+        .find_map(|_| sim.step(dt).err())
+        .expect("explicit steel at 60 Hz must blow up");
+    assert!(sim
+        .body
+        .displacement
+        .iter()
+        .chain(&sim.body.velocity)
+        .all(|v| v.is_finite()));
+    let message = error.to_string();
+    assert!(message.contains("h·√(ρ/E)"), "{message}");
+    assert!((error.cfl_time_step - 0.22 * (7800.0f64 / 2e11).sqrt()).abs() < 1e-12);
+}
