@@ -9,3 +9,4 @@
 pub mod integrators;
 pub mod lessons;
 pub mod meshless;
+pub mod parallel;

@@ -5,6 +5,7 @@ use super::kernel::poly6;
 use super::material::Material;
 use super::mls::MlsWeights;
 use super::neighbours::Neighbourhoods;
+use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
 
@@ -114,21 +115,19 @@ impl Body {
     /// displacements `displacement` (an integrator's intermediate state, or the body's own).
     pub fn phyxel_stresses_at(&self, displacement: &[DVec3]) -> Vec<PhyxelStress> {
         let (lambda, mu) = self.material.lame();
-        (0..self.len())
-            .map(|i| {
-                let grad_u = self
-                    .mls
-                    .displacement_gradient(i, displacement, &self.neighbours);
-                phyxel_stress(
-                    grad_u,
-                    self.plastic_strain[i],
-                    self.volume[i],
-                    lambda,
-                    mu,
-                    self.material.volume_stiffness,
-                )
-            })
-            .collect()
+        map_indices(self.len(), |i| {
+            let grad_u = self
+                .mls
+                .displacement_gradient(i, displacement, &self.neighbours);
+            phyxel_stress(
+                grad_u,
+                self.plastic_strain[i],
+                self.volume[i],
+                lambda,
+                mu,
+                self.material.volume_stiffness,
+            )
+        })
     }
 
     /// Pass 4, the force gather: phyxel k receives the reaction of its own neighbourhood,
@@ -136,16 +135,14 @@ impl Body {
     /// its own force.
     pub fn gather_forces(&self, stresses: &[PhyxelStress]) -> Vec<DVec3> {
         let hoods = &self.neighbours;
-        (0..self.len())
-            .map(|k| {
-                let own_d: DVec3 = hoods.edges(k).map(|e| self.mls.d[e]).sum();
-                let reaction = -(stresses[k].force_matrix * own_d);
-                hoods.edges_into(k).iter().fold(reaction, |f, &e| {
-                    let i = hoods.owner[e as usize] as usize;
-                    f + stresses[i].force_matrix * self.mls.d[e as usize]
-                })
+        map_indices(self.len(), |k| {
+            let own_d: DVec3 = hoods.edges(k).map(|e| self.mls.d[e]).sum();
+            let reaction = -(stresses[k].force_matrix * own_d);
+            hoods.edges_into(k).iter().fold(reaction, |f, &e| {
+                let i = hoods.owner[e as usize] as usize;
+                f + stresses[i].force_matrix * self.mls.d[e as usize]
             })
-            .collect()
+        })
     }
 
     /// Elastic forces f = −∂U/∂u.

@@ -9,6 +9,7 @@
 
 use super::kernel::poly6;
 use super::neighbours::Neighbourhoods;
+use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 
 /// Eigenvalues below this fraction of the largest are treated as zero by [`safe_inverse`].
@@ -110,32 +111,24 @@ pub struct MlsWeights {
 impl MlsWeights {
     /// Moment matrices, their safe inverses and the weights d_ij from reference positions `x̄`.
     pub fn compute(reference: &[DVec3], support_radius: &[f64], hoods: &Neighbourhoods) -> Self {
-        let mut d = vec![DVec3::ZERO; hoods.neighbour.len()];
-        let mut moment_inverse = Vec::with_capacity(reference.len());
-        let mut regularized = 0;
-        for i in 0..reference.len() {
-            let h = support_radius[i];
-            let edge_vectors = hoods.edges(i).map(|k| {
-                let x_ij = reference[hoods.neighbour[k] as usize] - reference[i];
-                (k, x_ij, poly6(x_ij.length(), h))
-            });
-            let a: DMat3 = edge_vectors
-                .clone()
-                .map(|(_, x, w)| outer(x, x) * w)
-                .fold(DMat3::ZERO, |s, m| s + m);
-            let safe = safe_inverse(a, DEFAULT_RELATIVE_THRESHOLD);
-            if safe.rank < 3 {
-                regularized += 1;
-            }
-            for (k, x_ij, w) in edge_vectors {
-                d[k] = safe.inverse * x_ij * w;
-            }
-            moment_inverse.push(safe.inverse);
-        }
+        let x_ij =
+            |k: usize| reference[hoods.neighbour[k] as usize] - reference[hoods.owner[k] as usize];
+        let w_ij = |k: usize| poly6(x_ij(k).length(), support_radius[hoods.owner[k] as usize]);
+        // One task per phyxel: A_i = Σ_j x_ij x_ijᵀ w_ij and its safe inverse.
+        let inverses = map_indices(reference.len(), |i| {
+            let a = hoods
+                .edges(i)
+                .fold(DMat3::ZERO, |a, k| a + outer(x_ij(k), x_ij(k)) * w_ij(k));
+            safe_inverse(a, DEFAULT_RELATIVE_THRESHOLD)
+        });
+        // One task per edge: d_ij = A_i⁻¹ x_ij w_ij.
+        let d = map_indices(hoods.neighbour.len(), |k| {
+            inverses[hoods.owner[k] as usize].inverse * x_ij(k) * w_ij(k)
+        });
         Self {
             d,
-            moment_inverse,
-            regularized,
+            regularized: inverses.iter().filter(|s| s.rank < 3).count(),
+            moment_inverse: inverses.into_iter().map(|s| s.inverse).collect(),
         }
     }
 

@@ -6,6 +6,7 @@
 //! With per-phyxel support radii, j ∈ N(i) (|x_j − x_i| < h_i) does not imply i ∈ N(j): the reverse
 //! lists record, for each phyxel k, every edge (i, j = k) that names it, which the force gather needs.
 
+use crate::parallel::map_indices;
 use glam::{DVec3, IVec3};
 
 /// The spatial hash of Teschner et al. 2003: (x·p₁ xor y·p₂ xor z·p₃) mod table size.
@@ -117,19 +118,21 @@ impl Neighbourhoods {
             };
         }
         let grid = HashGrid::build(points, cell);
-        let mut start = Vec::with_capacity(n + 1);
-        let mut neighbour = Vec::new();
-        let mut owner = Vec::new();
-        start.push(0);
-        let mut list = Vec::new();
-        for (i, (&x, &h)) in points.iter().zip(support_radius).enumerate() {
-            list.clear();
-            list.extend(
-                grid.candidates(x)
-                    .filter(|&j| j as usize != i && points[j as usize].distance(x) < h),
-            );
+        let lists = map_indices(n, |i| {
+            let (x, h) = (points[i], support_radius[i]);
+            let mut list: Vec<u32> = grid
+                .candidates(x)
+                .filter(|&j| j as usize != i && points[j as usize].distance(x) < h)
+                .collect();
             list.sort_unstable();
-            neighbour.extend_from_slice(&list);
+            list
+        });
+        let mut start = Vec::with_capacity(n + 1);
+        start.push(0);
+        let mut neighbour = Vec::with_capacity(lists.iter().map(Vec::len).sum());
+        let mut owner = Vec::with_capacity(neighbour.capacity());
+        for (i, list) in lists.iter().enumerate() {
+            neighbour.extend_from_slice(list);
             owner.extend(std::iter::repeat_n(i as u32, list.len()));
             start.push(neighbour.len() as u32);
         }

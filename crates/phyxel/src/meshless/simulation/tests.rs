@@ -163,3 +163,41 @@ fn a_step_beyond_the_stability_bound_is_stopped_and_explained() {
     assert!(message.contains("h·√(ρ/E)"), "{message}");
     assert!((error.cfl_time_step - 0.22 * (7800.0f64 / 2e11).sqrt()).abs() < 1e-12);
 }
+
+#[cfg(feature = "parallel")]
+#[test]
+fn parallel_and_serial_solvers_agree() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            assert_eq!(crate::parallel::thread_count(), threads);
+            let mut sim = Simulation::new(
+                cube(DVec3::new(0.0, 0.1, 0.0), 0.3, jelly()),
+                Environment::default(),
+            );
+            sim.plasticity = Some(Plasticity {
+                yield_strain: 0.01,
+                creep: 50.0,
+                max_strain: 0.5,
+            });
+            let dt = sim.recommended_time_step();
+            for _ in 0..200 {
+                sim.step(dt).unwrap();
+            }
+            sim.body.positions()
+        })
+    };
+    let (serial, parallel) = (run(1), run(4));
+    let worst = serial
+        .iter()
+        .zip(&parallel)
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0, f64::max);
+    assert!(
+        worst <= 1e-6 * 0.3,
+        "parallel and serial differ by {worst} m"
+    );
+}
