@@ -2,7 +2,7 @@
 //! plastic flow, and blow-up detection against the explicit stability bound.
 
 use super::body::Body;
-use super::plasticity::Plasticity;
+use super::plasticity::{norm, Plasticity};
 use crate::integrators::{symplectic_euler, velocity_verlet, Dynamics, State};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
@@ -98,6 +98,11 @@ pub struct Simulation {
     pub plasticity: Option<Plasticity>,
     pub integrator: PhyxelIntegrator,
     pub time: f64,
+    /// With plasticity: when some phyxel's total strain ‖ε‖ exceeds this, the rest shape is moved to
+    /// the current shape ([`Simulation::update_reference`]).
+    pub reference_update_strain: f64,
+    /// How many reference-shape updates have happened.
+    pub reference_updates: usize,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
 }
@@ -121,6 +126,8 @@ impl Simulation {
             plasticity: None,
             integrator: PhyxelIntegrator::SymplecticEuler,
             time: 0.0,
+            reference_update_strain: 0.2,
+            reference_updates: 0,
             size,
         }
     }
@@ -179,13 +186,36 @@ impl Simulation {
         }
         if let Some(plasticity) = self.plasticity {
             let stresses = body.phyxel_stresses();
+            let mut largest_total = 0.0f64;
             for (plastic, s) in body.plastic_strain.iter_mut().zip(&stresses) {
                 // s.strain is the elastic part ε − ε_plastic; the total is their sum.
-                *plastic = plasticity.flow(s.strain + *plastic, *plastic, dt);
+                let total = s.strain + *plastic;
+                largest_total = largest_total.max(norm(total));
+                *plastic = plasticity.flow(total, *plastic, dt);
+            }
+            if largest_total > self.reference_update_strain {
+                self.update_reference();
             }
         }
         self.time += dt;
         Ok(())
+    }
+
+    /// The reference-shape update for large plastic deformation (MKN04 §5.1; tutorial §7.3; the issue's
+    /// "absorb the strain into the plastic state"): the rest shape moves to the current shape
+    /// (x̄ ← x̄ + u, u ← 0), and the plastic strain becomes ε_plastic ← −ε_elastic so that every
+    /// phyxel keeps its elastic strain (and stress) while its total strain, now measured from the new
+    /// rest shape, restarts at zero. Neighbours, densities and moment matrices are rebuilt.
+    pub fn update_reference(&mut self) {
+        let body = &mut self.body;
+        let stresses = body.phyxel_stresses();
+        for (plastic, s) in body.plastic_strain.iter_mut().zip(&stresses) {
+            *plastic = -s.strain;
+        }
+        body.reference = body.positions();
+        body.displacement.iter_mut().for_each(|u| *u = DVec3::ZERO);
+        body.rebuild_reference();
+        self.reference_updates += 1;
     }
 
     /// Kinetic + gravitational (above the ground, or y = 0) + elastic energy.

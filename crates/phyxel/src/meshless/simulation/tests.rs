@@ -201,3 +201,80 @@ fn parallel_and_serial_solvers_agree() {
         "parallel and serial differ by {worst} m"
     );
 }
+
+#[test]
+fn the_reference_update_keeps_positions_and_elastic_strain() {
+    let mut sim = Simulation::new(
+        cube(DVec3::ZERO, 0.3, jelly()),
+        Environment {
+            ground: None,
+            ..Environment::default()
+        },
+    );
+    sim.body.displacement = sim
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.3 * x.x, 0.1 * x.y * x.x, 0.0))
+        .collect();
+    sim.body.plastic_strain =
+        vec![glam::DMat3::from_diagonal(DVec3::new(0.05, 0.0, 0.0)); sim.body.len()];
+    let before = (sim.body.positions(), sim.body.phyxel_stresses());
+    sim.update_reference();
+    let after = (sim.body.positions(), sim.body.phyxel_stresses());
+    assert_eq!(before.0, after.0, "positions must not move");
+    assert!(sim.body.displacement.iter().all(|u| *u == DVec3::ZERO));
+    for (b, a) in before.1.iter().zip(&after.1) {
+        assert!(
+            crate::meshless::plasticity::norm(b.strain - a.strain) < 1e-12,
+            "elastic strain changed"
+        );
+    }
+}
+
+#[test]
+fn large_plastic_deformation_uses_reference_updates_and_stays_stable() {
+    // A 100 % stretch held long enough to flow, then released: far beyond what one reference shape
+    // can represent, so the rest shape is moved along, and the bar keeps most of its new length.
+    let environment = Environment {
+        gravity: DVec3::ZERO,
+        ground: None,
+        friction: 0.0,
+        damping: 20.0,
+    };
+    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), environment);
+    sim.plasticity = Some(Plasticity {
+        yield_strain: 0.02,
+        creep: 200.0,
+        max_strain: 0.5,
+    });
+    let dt = sim.recommended_time_step();
+    let reference = sim.body.reference.clone();
+    for step in 1..=400 {
+        // Pull the ends apart gradually: x ↦ x (1 + s), s rising to 1.
+        let s = step as f64 / 400.0;
+        let target: Vec<DVec3> = reference
+            .iter()
+            .map(|x| DVec3::new(x.x * (1.0 + s), x.y, x.z))
+            .collect();
+        sim.body.displacement = target
+            .iter()
+            .zip(&sim.body.reference)
+            .map(|(t, r)| *t - *r)
+            .collect();
+        sim.body.velocity.iter_mut().for_each(|v| *v = DVec3::ZERO);
+        sim.step(dt).unwrap();
+    }
+    for _ in 0..3000 {
+        sim.step(dt).expect("stable after the reference updates");
+    }
+    assert!(sim.reference_updates > 0);
+    let xs: Vec<f64> = sim.body.positions().iter().map(|p| p.x).collect();
+    let length = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+        - xs.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(
+        length / 0.3 - 1.0 > 0.6,
+        "kept only a stretch of {}",
+        length / 0.3 - 1.0
+    );
+}
