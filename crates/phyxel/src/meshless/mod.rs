@@ -12,6 +12,7 @@
 //!    neighbourhoods give it (no write conflicts).
 
 pub mod body;
+pub mod collision;
 pub mod elasticity;
 pub mod kernel;
 pub mod material;

@@ -1,7 +1,8 @@
-//! Time stepping of a phyxel body: elastic forces, gravity, damping, ground contact with friction,
+//! Time stepping of a phyxel body: elastic forces, gravity, damping, collisions with friction,
 //! plastic flow, and blow-up detection against the explicit stability bound.
 
 use super::body::Body;
+use super::collision::{resolve_contact, Collider};
 use super::plasticity::{norm, Plasticity};
 use crate::integrators::{symplectic_euler, velocity_verlet, Dynamics, State};
 use glam::DVec3;
@@ -9,13 +10,13 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Everything around the body.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Environment {
     /// Gravitational acceleration (m/s²).
     pub gravity: DVec3,
-    /// Height of the ground plane y = ground, if any.
-    pub ground: Option<f64>,
-    /// Coulomb friction coefficient at the ground.
+    /// Static obstacles: ground, walls, spheres.
+    pub colliders: Vec<Collider>,
+    /// Coulomb friction coefficient at every collider.
     pub friction: f64,
     /// Velocity damping rate c (1/s): v ← v (1 − c Δt) each step. The thesis' damped Verlet
     /// (eq. 3.45, u(t+Δt) = 1.99 u(t) − 0.99 u(t−Δt) + …) is c Δt = 0.01.
@@ -26,7 +27,7 @@ impl Default for Environment {
     fn default() -> Self {
         Self {
             gravity: DVec3::new(0.0, -9.81, 0.0),
-            ground: Some(0.0),
+            colliders: vec![Collider::ground(0.0)],
             friction: 0.5,
             damping: 0.5,
         }
@@ -42,17 +43,31 @@ pub enum PhyxelIntegrator {
     VelocityVerlet,
 }
 
-/// The body's equations of motion: ü = f_elastic(u)/m + g.
+/// A phyxel pulled towards a target point by a spring (the pointer drag).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Drag {
+    pub phyxel: usize,
+    pub target: DVec3,
+    /// Spring stiffness k (N/m): the pull is k·(target − x).
+    pub stiffness: f64,
+}
+
+/// The body's equations of motion: ü = (f_elastic(u) + f_drag)/m + g.
 struct BodyDynamics<'a> {
     body: &'a Body,
     gravity: DVec3,
+    drag: Option<Drag>,
 }
 
 impl Dynamics for BodyDynamics<'_> {
     type Vector = Vec<DVec3>;
     fn acceleration(&self, _t: f64, u: &Vec<DVec3>, _v: &Vec<DVec3>) -> Vec<DVec3> {
         let stresses = self.body.phyxel_stresses_at(u);
-        let forces = self.body.gather_forces(&stresses);
+        let mut forces = self.body.gather_forces(&stresses);
+        if let Some(drag) = self.drag {
+            let x = self.body.reference[drag.phyxel] + u[drag.phyxel];
+            forces[drag.phyxel] += drag.stiffness * (drag.target - x);
+        }
         forces
             .iter()
             .zip(&self.body.mass)
@@ -103,6 +118,8 @@ pub struct Simulation {
     pub reference_update_strain: f64,
     /// How many reference-shape updates have happened.
     pub reference_updates: usize,
+    /// The phyxel being dragged, if any.
+    pub drag: Option<Drag>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
 }
@@ -128,6 +145,7 @@ impl Simulation {
             time: 0.0,
             reference_update_strain: 0.2,
             reference_updates: 0,
+            drag: None,
             size,
         }
     }
@@ -141,6 +159,23 @@ impl Simulation {
             .cloned()
             .fold(f64::INFINITY, f64::min);
         self.body.material.cfl_time_step(h)
+    }
+
+    /// The phyxel nearest to the ray origin + s·direction (s ≥ 0) among those within `radius` of it:
+    /// what the pointer picks.
+    pub fn pick(&self, origin: DVec3, direction: DVec3, radius: f64) -> Option<usize> {
+        let direction = direction.try_normalize()?;
+        self.body
+            .positions()
+            .iter()
+            .enumerate()
+            .filter_map(|(i, x)| {
+                let along = (*x - origin).dot(direction);
+                let off_ray = (*x - origin - along * direction).length();
+                (along >= 0.0 && off_ray <= radius).then_some((i, along))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
     }
 
     /// A step that explicit integration keeps stable: [`RECOMMENDED_CFL_FRACTION`] × the bound.
@@ -158,9 +193,11 @@ impl Simulation {
         };
         let before = state.clone();
         {
+            let drag = self.drag.filter(|d| d.phyxel < body.len());
             let dynamics = BodyDynamics {
                 body,
                 gravity: self.environment.gravity,
+                drag,
             };
             match self.integrator {
                 PhyxelIntegrator::SymplecticEuler => symplectic_euler(&dynamics, &mut state, dt),
@@ -181,8 +218,16 @@ impl Simulation {
         body.velocity = state.v;
         let damping = (1.0 - self.environment.damping * dt).max(0.0);
         body.velocity.iter_mut().for_each(|v| *v *= damping);
-        if let Some(ground) = self.environment.ground {
-            resolve_ground_contact(body, ground, self.environment.friction);
+        for collider in &self.environment.colliders {
+            for i in 0..body.len() {
+                let x = body.reference[i] + body.displacement[i];
+                body.displacement[i] += resolve_contact(
+                    collider,
+                    x,
+                    &mut body.velocity[i],
+                    self.environment.friction,
+                );
+            }
         }
         if let Some(plasticity) = self.plasticity {
             let stresses = body.phyxel_stresses();
@@ -218,43 +263,18 @@ impl Simulation {
         self.reference_updates += 1;
     }
 
-    /// Kinetic + gravitational (above the ground, or y = 0) + elastic energy.
+    /// Kinetic + gravitational (height measured from y = 0) + elastic energy.
     pub fn energy(&self) -> f64 {
         let body = &self.body;
-        let floor = self.environment.ground.unwrap_or(0.0);
         let g = self.environment.gravity;
         let motion: f64 = body
             .positions()
             .iter()
             .zip(&body.velocity)
             .zip(&body.mass)
-            .map(|((x, v), m)| {
-                0.5 * m * v.length_squared() - m * g.dot(*x - DVec3::new(0.0, floor, 0.0))
-            })
+            .map(|((x, v), m)| 0.5 * m * v.length_squared() - m * g.dot(*x))
             .sum();
         motion + body.elastic_energy()
-    }
-}
-
-/// Ground contact: phyxels below y = ground are projected back onto it, lose their normal velocity
-/// into the ground, and their tangential velocity is reduced by Coulomb friction μ·|Δv_n|.
-fn resolve_ground_contact(body: &mut Body, ground: f64, friction: f64) {
-    for i in 0..body.len() {
-        let y = body.reference[i].y + body.displacement[i].y;
-        if y >= ground {
-            continue;
-        }
-        body.displacement[i].y += ground - y;
-        let v = &mut body.velocity[i];
-        let normal_loss = (-v.y).max(0.0);
-        v.y = v.y.max(0.0);
-        let tangential = DVec3::new(v.x, 0.0, v.z);
-        let speed = tangential.length();
-        if speed > 0.0 {
-            let kept = (1.0 - friction * normal_loss / speed).max(0.0);
-            v.x *= kept;
-            v.z *= kept;
-        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::meshless::body::SupportRadius;
+use crate::meshless::collision::Collider;
 use crate::meshless::material::Material;
 use crate::meshless::sampling::{sample, Lattice, Shape};
 
@@ -86,7 +87,7 @@ fn an_elastic_cube_dropped_on_the_ground_comes_to_rest_without_gaining_energy() 
 fn remaining_stretch(plasticity: Option<Plasticity>) -> f64 {
     let environment = Environment {
         gravity: DVec3::ZERO,
-        ground: None,
+        colliders: vec![],
         friction: 0.0,
         damping: 20.0,
     };
@@ -207,7 +208,7 @@ fn the_reference_update_keeps_positions_and_elastic_strain() {
     let mut sim = Simulation::new(
         cube(DVec3::ZERO, 0.3, jelly()),
         Environment {
-            ground: None,
+            colliders: vec![],
             ..Environment::default()
         },
     );
@@ -238,7 +239,7 @@ fn large_plastic_deformation_uses_reference_updates_and_stays_stable() {
     // can represent, so the rest shape is moved along, and the bar keeps most of its new length.
     let environment = Environment {
         gravity: DVec3::ZERO,
-        ground: None,
+        colliders: vec![],
         friction: 0.0,
         damping: 20.0,
     };
@@ -277,4 +278,77 @@ fn large_plastic_deformation_uses_reference_updates_and_stays_stable() {
         "kept only a stretch of {}",
         length / 0.3 - 1.0
     );
+}
+
+#[test]
+fn the_drag_spring_pulls_the_picked_phyxel_and_then_the_body() {
+    let environment = Environment {
+        gravity: DVec3::ZERO,
+        colliders: vec![],
+        friction: 0.0,
+        damping: 2.0,
+    };
+    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), environment);
+    // Pick along a ray down the +z axis through the corner column x = y = 0.3.
+    let picked = sim
+        .pick(DVec3::new(0.3, 0.3, -1.0), DVec3::Z, 0.01)
+        .expect("a phyxel on the ray");
+    assert!(
+        sim.body.reference[picked].distance(DVec3::new(0.3, 0.3, 0.0)) < 1e-12,
+        "the nearest along the ray"
+    );
+    assert_eq!(sim.pick(DVec3::new(5.0, 5.0, -1.0), DVec3::Z, 0.01), None);
+    let target = DVec3::new(1.3, 0.3, 0.0);
+    sim.drag = Some(Drag {
+        phyxel: picked,
+        target,
+        stiffness: 50.0,
+    });
+    let dt = sim.recommended_time_step();
+    sim.step(dt).unwrap();
+    // At rest the elastic forces vanish: after one symplectic Euler step v = Δt·k(target − x)/m.
+    let expected = dt * 50.0 * (target - DVec3::new(0.3, 0.3, 0.0)) / sim.body.mass[picked];
+    let damping = 1.0 - 2.0 * dt;
+    assert!((sim.body.velocity[picked] - damping * expected).length() < 1e-9 * expected.length());
+    let centre = |s: &Simulation| s.body.positions().iter().sum::<DVec3>() / s.body.len() as f64;
+    let start = centre(&sim);
+    for _ in 0..2000 {
+        sim.step(dt).unwrap();
+    }
+    assert!(
+        centre(&sim).x - start.x > 0.3,
+        "the body follows the drag: {:?}",
+        centre(&sim) - start
+    );
+}
+
+#[test]
+fn obstacles_and_walls_keep_the_body_out_and_in() {
+    let sphere = Collider::Sphere {
+        center: DVec3::new(0.15, 0.0, 0.15),
+        radius: 0.2,
+    };
+    let walls = Collider::BoxWalls {
+        min: DVec3::new(-0.5, 0.0, -0.5),
+        max: DVec3::new(0.8, 2.0, 0.8),
+    };
+    let environment = Environment {
+        colliders: vec![walls, sphere],
+        ..Environment::default()
+    };
+    let mut sim = Simulation::new(cube(DVec3::new(0.0, 0.4, 0.0), 0.3, jelly()), environment);
+    sim.body
+        .velocity
+        .iter_mut()
+        .for_each(|v| *v = DVec3::new(3.0, 0.0, 0.0)); // thrown at the +x wall
+    let dt = sim.recommended_time_step();
+    for _ in 0..5000 {
+        sim.step(dt).unwrap();
+        for x in sim.body.positions() {
+            assert!(
+                sphere.signed_distance(x).0 >= -1e-9 && walls.signed_distance(x).0 >= -1e-9,
+                "{x} inside a collider"
+            );
+        }
+    }
 }
