@@ -36,6 +36,10 @@ pub struct Body {
     pub support_radius: Vec<f64>,
     /// Plastic strain ε_plastic,i (zero for a purely elastic body).
     pub plastic_strain: Vec<DMat3>,
+    /// Temperature T_i (°C), for melting.
+    pub temperature: Vec<f64>,
+    /// Stiffness factor s_i ∈ (0, 1] scaling λ and μ of phyxel i (1 = solid; melting lowers it).
+    pub stiffness_scale: Vec<f64>,
     pub neighbours: Neighbourhoods,
     pub mls: MlsWeights,
 }
@@ -62,6 +66,8 @@ impl Body {
             volume: vec![0.0; n],
             support_radius,
             plastic_strain: vec![DMat3::ZERO; n],
+            temperature: vec![super::melting::AMBIENT_TEMPERATURE; n],
+            stiffness_scale: vec![1.0; n],
             neighbours: Neighbourhoods::default(),
             mls: MlsWeights::default(),
         };
@@ -119,12 +125,13 @@ impl Body {
             let grad_u = self
                 .mls
                 .displacement_gradient(i, displacement, &self.neighbours);
+            let scale = self.stiffness_scale[i];
             phyxel_stress(
                 grad_u,
                 self.plastic_strain[i],
                 self.volume[i],
-                lambda,
-                mu,
+                scale * lambda,
+                scale * mu,
                 self.material.volume_stiffness,
             )
         })

@@ -16,6 +16,7 @@ pub mod collision;
 pub mod elasticity;
 pub mod kernel;
 pub mod material;
+pub mod melting;
 pub mod mls;
 pub mod neighbours;
 pub mod plasticity;

@@ -3,6 +3,7 @@
 
 use super::body::Body;
 use super::collision::{resolve_contact, Collider};
+use super::melting::Melting;
 use super::plasticity::{norm, Plasticity};
 use crate::integrators::{symplectic_euler, velocity_verlet, Dynamics, State};
 use glam::DVec3;
@@ -120,6 +121,8 @@ pub struct Simulation {
     pub reference_updates: usize,
     /// The phyxel being dragged, if any.
     pub drag: Option<Drag>,
+    /// Heating and softening, if the material melts.
+    pub melting: Option<Melting>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
 }
@@ -146,6 +149,7 @@ impl Simulation {
             reference_update_strain: 0.2,
             reference_updates: 0,
             drag: None,
+            melting: None,
             size,
         }
     }
@@ -229,14 +233,27 @@ impl Simulation {
                 );
             }
         }
+        if let Some(melting) = self.melting {
+            melting.heat(body, dt);
+        }
         if let Some(plasticity) = self.plasticity {
             let stresses = body.phyxel_stresses();
             let mut largest_total = 0.0f64;
-            for (plastic, s) in body.plastic_strain.iter_mut().zip(&stresses) {
-                // s.strain is the elastic part ε − ε_plastic; the total is their sum.
+            for ((plastic, s), scale) in body
+                .plastic_strain
+                .iter_mut()
+                .zip(&stresses)
+                .zip(&body.stiffness_scale)
+            {
+                // s.strain is the elastic part ε − ε_plastic; the total is their sum. A softened
+                // (warm) phyxel also yields earlier: c_yield scales with its stiffness.
                 let total = s.strain + *plastic;
                 largest_total = largest_total.max(norm(total));
-                *plastic = plasticity.flow(total, *plastic, dt);
+                let softened = Plasticity {
+                    yield_strain: plasticity.yield_strain * scale,
+                    ..plasticity
+                };
+                *plastic = softened.flow(total, *plastic, dt);
             }
             if largest_total > self.reference_update_strain {
                 self.update_reference();

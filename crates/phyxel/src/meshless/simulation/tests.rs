@@ -4,6 +4,7 @@ use super::*;
 use crate::meshless::body::SupportRadius;
 use crate::meshless::collision::Collider;
 use crate::meshless::material::Material;
+use crate::meshless::melting::{HeatSource, Melting};
 use crate::meshless::sampling::{sample, Lattice, Shape};
 
 const SPACING: f64 = 0.1;
@@ -351,4 +352,56 @@ fn obstacles_and_walls_keep_the_body_out_and_in() {
             );
         }
     }
+}
+
+#[test]
+fn a_heated_block_melts_and_slumps_to_less_than_half_its_height() {
+    let height = |sim: &Simulation| {
+        let ys: Vec<f64> = sim.body.positions().iter().map(|p| p.y).collect();
+        ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+            - ys.iter().cloned().fold(f64::INFINITY, f64::min)
+    };
+    let run = |heater_rate: f64| {
+        let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), Environment::default());
+        sim.plasticity = Some(Plasticity {
+            yield_strain: 0.05,
+            creep: 20.0,
+            max_strain: 0.5,
+        });
+        let heat_source = Some(HeatSource {
+            position: DVec3::new(0.15, 0.15, 0.15),
+            radius: 0.6,
+            rate: heater_rate,
+        });
+        sim.melting = Some(Melting {
+            melting_point: 100.0,
+            molten_stiffness: 0.005,
+            diffusivity: 5.0,
+            heat_source,
+        });
+        let dt = sim.recommended_time_step();
+        for _ in 0..(4.0 / dt) as usize {
+            sim.step(dt).expect("melting stays stable");
+        }
+        (height(&sim), sim)
+    };
+    let (cold, _) = run(0.0);
+    assert!(
+        (cold / 0.3 - 1.0).abs() < 0.05,
+        "unheated, the block keeps its shape: {cold}"
+    );
+    let (molten, sim) = run(200.0);
+    assert!(
+        sim.body.temperature.iter().all(|t| *t > 100.0),
+        "the heater melts every phyxel in 4 s"
+    );
+    assert!(
+        molten < 0.5 * 0.3,
+        "the molten block is still {molten} m high"
+    );
+    assert!(sim
+        .body
+        .positions()
+        .iter()
+        .all(|p| p.y >= -1e-9 && p.is_finite()));
 }
