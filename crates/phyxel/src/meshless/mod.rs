@@ -17,6 +17,7 @@ pub mod elasticity;
 pub mod kernel;
 pub mod material;
 pub mod melting;
+pub mod mesh;
 pub mod mls;
 pub mod neighbours;
 pub mod plasticity;
