@@ -105,12 +105,7 @@ fn run(options: &Options) -> Report {
         min: DVec3::new(0.0, 0.1, 0.0),
         max: DVec3::new(edge, 0.1 + edge, edge),
     };
-    let material = Material {
-        young: 1e5,
-        poisson: 0.3,
-        density: 1000.0,
-        volume_stiffness: 5e4,
-    };
+    let material = Material::JELLY;
     let points = sample(&shape, spacing, Lattice::Cubic);
     let start = Instant::now();
     let body = Body::new(

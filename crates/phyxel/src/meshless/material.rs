@@ -16,6 +16,14 @@ pub struct Material {
 }
 
 impl Material {
+    /// A soft jelly (the thesis' regime): E = 100 kPa, ν = 0.3, ρ = 1000 kg/m³, k_v = E/2.
+    pub const JELLY: Material = Material {
+        young: 1e5,
+        poisson: 0.3,
+        density: 1000.0,
+        volume_stiffness: 5e4,
+    };
+
     /// Lamé parameters λ = Eν / ((1 + ν)(1 − 2ν)), μ = E / (2(1 + ν)).
     pub fn lame(&self) -> (f64, f64) {
         let (e, nu) = (self.young, self.poisson);

@@ -17,15 +17,6 @@ fn random_vector(seed: &mut u64) -> DVec3 {
 
 const SPACING: f64 = 0.1;
 
-fn jelly() -> Material {
-    Material {
-        young: 1e5,
-        poisson: 0.3,
-        density: 1000.0,
-        volume_stiffness: 5e4,
-    }
-}
-
 /// A 6×5×4 block on a lattice jittered by up to 25 % of the spacing: irregular neighbourhoods.
 fn irregular_block(seed: &mut u64, rule: SupportRadius) -> Body {
     let shape = Shape::Box {
@@ -36,7 +27,7 @@ fn irregular_block(seed: &mut u64, rule: SupportRadius) -> Body {
         .into_iter()
         .map(|p| p + 0.25 * SPACING * random_vector(seed))
         .collect();
-    Body::new(points, SPACING.powi(3), SPACING, jelly(), rule)
+    Body::new(points, SPACING.powi(3), SPACING, Material::JELLY, rule)
 }
 
 const RULES: [SupportRadius; 2] = [
@@ -186,7 +177,7 @@ fn a_collinear_neighbourhood_yields_finite_values() {
         points,
         SPACING.powi(3),
         SPACING,
-        jelly(),
+        Material::JELLY,
         SupportRadius::SpacingMultiple { factor: 2.2 },
     );
     assert_eq!(body.mls.regularized, body.len());
@@ -215,7 +206,7 @@ fn interior_density_is_close_to_the_rest_density() {
         sample(&shape, SPACING, Lattice::Cubic),
         SPACING.powi(3),
         SPACING,
-        jelly(),
+        Material::JELLY,
         SupportRadius::SpacingMultiple { factor: 3.0 },
     );
     let centre = body

@@ -23,19 +23,10 @@ fn cube(min: DVec3, edge: f64, material: Material) -> Body {
     )
 }
 
-fn jelly() -> Material {
-    Material {
-        young: 1e5,
-        poisson: 0.3,
-        density: 1000.0,
-        volume_stiffness: 5e4,
-    }
-}
-
 #[test]
 fn an_elastic_cube_dropped_on_the_ground_comes_to_rest_without_gaining_energy() {
     let mut sim = Simulation::new(
-        cube(DVec3::new(0.0, 0.3, 0.0), 0.3, jelly()),
+        cube(DVec3::new(0.0, 0.3, 0.0), 0.3, Material::JELLY),
         Environment::default(),
     );
     let dt = sim.recommended_time_step();
@@ -71,28 +62,33 @@ fn an_elastic_cube_dropped_on_the_ground_comes_to_rest_without_gaining_energy() 
     // per cent (ρgH/E ≈ 1 % static compression).
     let positions = sim.body.positions();
     let bottom = positions.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
-    let top = positions
-        .iter()
-        .map(|p| p.y)
-        .fold(f64::NEG_INFINITY, f64::max);
     assert!(bottom.abs() < 1e-3, "bottom at {bottom}");
-    assert!(
-        ((top - bottom) / 0.3 - 1.0).abs() < 0.05,
-        "height {}",
-        top - bottom
-    );
+    let height = extent(&sim, 1);
+    assert!((height / 0.3 - 1.0).abs() < 0.05, "height {height}");
 }
 
-/// Stretch a bar by 30 % along x and hold it for `hold` seconds, then release it without gravity and
-/// let it relax; returns the remaining stretch (length / original − 1).
-fn remaining_stretch(plasticity: Option<Plasticity>) -> f64 {
-    let environment = Environment {
+/// No gravity, no obstacles, velocity damping c (1/s).
+fn weightless(damping: f64) -> Environment {
+    Environment {
         gravity: DVec3::ZERO,
         colliders: vec![],
         friction: 0.0,
-        damping: 20.0,
-    };
-    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), environment);
+        damping,
+    }
+}
+
+/// The extent max − min of the body along `axis` (0 = x, 1 = y, 2 = z).
+fn extent(sim: &Simulation, axis: usize) -> f64 {
+    let values: Vec<f64> = sim.body.positions().iter().map(|p| p[axis]).collect();
+    values.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+        - values.iter().cloned().fold(f64::INFINITY, f64::min)
+}
+
+/// Stretch a bar by 30 % along x and hold it for 200 steps, then release it without gravity and let
+/// it relax; returns the remaining stretch (length / original − 1).
+fn remaining_stretch(plasticity: Option<Plasticity>) -> f64 {
+    let environment = weightless(20.0);
+    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, Material::JELLY), environment);
     sim.plasticity = plasticity;
     let dt = sim.recommended_time_step();
     let hold = sim
@@ -109,9 +105,7 @@ fn remaining_stretch(plasticity: Option<Plasticity>) -> f64 {
     for _ in 0..3000 {
         sim.step(dt).unwrap();
     }
-    let xs: Vec<f64> = sim.body.positions().iter().map(|p| p.x).collect();
-    let length = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-        - xs.iter().cloned().fold(f64::INFINITY, f64::min);
+    let length = extent(&sim, 0);
     length / 0.3 - 1.0
 }
 
@@ -177,7 +171,7 @@ fn parallel_and_serial_solvers_agree() {
         pool.install(|| {
             assert_eq!(crate::parallel::thread_count(), threads);
             let mut sim = Simulation::new(
-                cube(DVec3::new(0.0, 0.1, 0.0), 0.3, jelly()),
+                cube(DVec3::new(0.0, 0.1, 0.0), 0.3, Material::JELLY),
                 Environment::default(),
             );
             sim.plasticity = Some(Plasticity {
@@ -207,7 +201,7 @@ fn parallel_and_serial_solvers_agree() {
 #[test]
 fn the_reference_update_keeps_positions_and_elastic_strain() {
     let mut sim = Simulation::new(
-        cube(DVec3::ZERO, 0.3, jelly()),
+        cube(DVec3::ZERO, 0.3, Material::JELLY),
         Environment {
             colliders: vec![],
             ..Environment::default()
@@ -238,13 +232,8 @@ fn the_reference_update_keeps_positions_and_elastic_strain() {
 fn large_plastic_deformation_uses_reference_updates_and_stays_stable() {
     // A 100 % stretch held long enough to flow, then released: far beyond what one reference shape
     // can represent, so the rest shape is moved along, and the bar keeps most of its new length.
-    let environment = Environment {
-        gravity: DVec3::ZERO,
-        colliders: vec![],
-        friction: 0.0,
-        damping: 20.0,
-    };
-    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), environment);
+    let environment = weightless(20.0);
+    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, Material::JELLY), environment);
     sim.plasticity = Some(Plasticity {
         yield_strain: 0.02,
         creep: 200.0,
@@ -271,9 +260,7 @@ fn large_plastic_deformation_uses_reference_updates_and_stays_stable() {
         sim.step(dt).expect("stable after the reference updates");
     }
     assert!(sim.reference_updates > 0);
-    let xs: Vec<f64> = sim.body.positions().iter().map(|p| p.x).collect();
-    let length = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-        - xs.iter().cloned().fold(f64::INFINITY, f64::min);
+    let length = extent(&sim, 0);
     assert!(
         length / 0.3 - 1.0 > 0.6,
         "kept only a stretch of {}",
@@ -289,7 +276,7 @@ fn the_drag_spring_pulls_the_picked_phyxel_and_then_the_body() {
         friction: 0.0,
         damping: 2.0,
     };
-    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), environment);
+    let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, Material::JELLY), environment);
     // Pick along a ray down the +z axis through the corner column x = y = 0.3.
     let picked = sim
         .pick(DVec3::new(0.3, 0.3, -1.0), DVec3::Z, 0.01)
@@ -337,7 +324,10 @@ fn obstacles_and_walls_keep_the_body_out_and_in() {
         colliders: vec![walls, sphere],
         ..Environment::default()
     };
-    let mut sim = Simulation::new(cube(DVec3::new(0.0, 0.4, 0.0), 0.3, jelly()), environment);
+    let mut sim = Simulation::new(
+        cube(DVec3::new(0.0, 0.4, 0.0), 0.3, Material::JELLY),
+        environment,
+    );
     sim.body
         .velocity
         .iter_mut()
@@ -356,13 +346,11 @@ fn obstacles_and_walls_keep_the_body_out_and_in() {
 
 #[test]
 fn a_heated_block_melts_and_slumps_to_less_than_half_its_height() {
-    let height = |sim: &Simulation| {
-        let ys: Vec<f64> = sim.body.positions().iter().map(|p| p.y).collect();
-        ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-            - ys.iter().cloned().fold(f64::INFINITY, f64::min)
-    };
     let run = |heater_rate: f64| {
-        let mut sim = Simulation::new(cube(DVec3::ZERO, 0.3, jelly()), Environment::default());
+        let mut sim = Simulation::new(
+            cube(DVec3::ZERO, 0.3, Material::JELLY),
+            Environment::default(),
+        );
         sim.plasticity = Some(Plasticity {
             yield_strain: 0.05,
             creep: 20.0,
@@ -383,7 +371,7 @@ fn a_heated_block_melts_and_slumps_to_less_than_half_its_height() {
         for _ in 0..(4.0 / dt) as usize {
             sim.step(dt).expect("melting stays stable");
         }
-        (height(&sim), sim)
+        (extent(&sim, 1), sim)
     };
     let (cold, _) = run(0.0);
     assert!(
