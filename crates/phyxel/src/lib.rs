@@ -7,6 +7,7 @@
 //! This crate has no web dependencies: it builds and tests natively and as WebAssembly.
 
 pub mod integrators;
+pub mod kernels;
 pub mod lessons;
 pub mod meshless;
 pub mod parallel;
