@@ -11,7 +11,7 @@ test('index lists the lessons by section and reports WebGPU', async () => {
   const sections = await page.locator('.lesson-section h2').allTextContents();
   assert.deepEqual(sections, ['Time integration', 'Kernels & approximation', 'Deformable solids']);
   const links = await page.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-  assert.ok(links.includes('time-integration.html'), links.join(', '));
+  for (const lesson of ['time-integration.html', 'kernels.html']) assert.ok(links.includes(lesson), links.join(', '));
   await expectBackendBadge(page);
   assert.deepEqual(problems, []);
   await context.close();
@@ -24,9 +24,16 @@ test('every lesson linked from the index loads without errors and typesets its t
   for (const link of links) {
     const { page, problems, context: lessonContext } = await openPage(env, link);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
-    // The shared template: title, canvas, Restart / Pause / Step, time readouts, references.
+    // The shared template: title, controls, readouts, references; simulations add a canvas,
+    // Restart / Pause / Step and the time readouts, figures their plots.
     assert.ok((await page.locator('h1').textContent()).length > 0);
-    for (const selector of ['canvas#scene', '#restart', '#pause', '#step', '#readout-sim-time', '#readout-step-time', '.references li']) {
+    const kind = await page.locator('body').getAttribute('data-kind');
+    const parts = {
+      simulation: ['canvas#scene', '#restart', '#pause', '#step', '#readout-sim-time', '#readout-step-time'],
+      figure: ['.plot canvas'],
+    }[kind];
+    assert.ok(parts, `${link}: unknown page kind ${kind}`);
+    for (const selector of [...parts, '#controls', '.readouts', '.references li']) {
       assert.ok(await page.locator(selector).first().isVisible(), `${link}: ${selector} missing`);
     }
     const typeset = await page.locator('.katex').count();

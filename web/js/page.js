@@ -13,31 +13,44 @@ export class LessonPage {
   /**
    * @param {{computesOn: string}} options  what the page's solver runs on, for the backend badge.
    */
-  constructor({ computesOn }) {
+  constructor({ computesOn, simulation = true }) {
     this.panel = document.getElementById('panel');
     this.notices = document.getElementById('notices');
     this.running = true;
     this.accumulated = 0;
     this.stepStats = [];
     this.noticeElements = new Map();
+    document.body.dataset.kind = simulation ? 'simulation' : 'figure';
 
     this.panel.insertAdjacentHTML(
       'afterbegin',
-      `<div class="buttons">
+      `${simulation
+        ? `<div class="buttons">
          <button type="button" id="restart">Restart</button>
          <button type="button" id="pause" aria-pressed="false">Pause</button>
          <button type="button" id="step">Step</button>
-       </div>
+       </div>`
+        : ''}
        <form id="controls" class="controls" autocomplete="off"></form>
        <table class="readouts"><tbody id="readouts"></tbody></table>`,
     );
     this.controls = new ControlPanel(this.panel.querySelector('#controls'));
     this.controls.container.addEventListener('submit', (e) => e.preventDefault());
     this.readoutBody = this.panel.querySelector('#readouts');
+    window.addEventListener('error', (e) => this.notice('page-error', `Error: ${e.message}`, 'error'));
+    window.addEventListener('unhandledrejection', (e) =>
+      this.notice('page-error', `Error: ${e.reason?.message ?? e.reason}`, 'error'),
+    );
+    typesetMath(document.querySelector('main'));
+    showBackendBadge(computesOn);
+    if (simulation) this.addSimulationControls();
+  }
+
+  /** Restart / Pause–Run / Step, and the simulated-time and time-per-step readouts. */
+  addSimulationControls() {
     this.pauseButton = this.panel.querySelector('#pause');
     this.timeReadout = this.readout('sim-time', 'Simulated time');
     this.stepReadout = this.readout('step-time', 'Time per step');
-
     this.pauseButton.addEventListener('click', () => this.setRunning(!this.running));
     this.panel.querySelector('#step').addEventListener('click', () => {
       this.setRunning(false);
@@ -51,13 +64,6 @@ export class LessonPage {
         this.setRunning(!this.running);
       }
     });
-    window.addEventListener('error', (e) => this.notice('page-error', `Error: ${e.message}`, 'error'));
-    window.addEventListener('unhandledrejection', (e) =>
-      this.notice('page-error', `Error: ${e.reason?.message ?? e.reason}`, 'error'),
-    );
-
-    typesetMath(document.querySelector('main'));
-    showBackendBadge(computesOn);
   }
 
   /** Add a readout row; returns a function that sets its text. */

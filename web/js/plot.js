@@ -1,5 +1,6 @@
-// Live time-series plots on uPlot (shipped in vendor/, no CDN). Points are appended as the simulation
-// runs; the oldest are dropped past `maxPoints`; redrawing is throttled by the caller via `flush()`.
+// Plots on uPlot (shipped in vendor/, no CDN). Live time series: points are appended as the simulation
+// runs, the oldest dropped past `maxPoints`, redrawing throttled by the caller via `flush()`. Static
+// curves: `replace()` sets all data at once.
 import uPlot from '../vendor/uplot/uPlot.esm.js';
 
 export class LivePlot {
@@ -22,7 +23,7 @@ export class LivePlot {
         cursor: { drag: { x: false, y: false } },
         axes: [{ label: xLabel }, { label: yLabel, size: 60 }],
         series: [
-          { label: 't' },
+          { label: xLabel },
           ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 1.5, dash: s.dash, spanGaps: false })),
         ],
       },
@@ -34,6 +35,13 @@ export class LivePlot {
       this.plot.setSize({ width: w, height: Math.round(Math.min(260, Math.max(160, w * 0.45))) });
     });
     this.resizeObserver.observe(container);
+  }
+
+  /** Replace all data: abscissae `xs` and one column per series (null for a gap). */
+  replace(xs, columns) {
+    this.data = [xs, ...columns.map((c) => c.map((v) => (Number.isFinite(v) ? v : null)))];
+    this.dirty = true;
+    this.flush();
   }
 
   /** Append one sample: time `t` and one value per series (null for a gap). */

@@ -160,3 +160,23 @@ fn the_phyxel_solver_runs_in_the_browser() {
     assert!(PhyxelDemo::new("teapot", 0.1, 1e5, 0.3, 1000.0).is_err());
     assert!(PhyxelDemo::new("cube", 0.1, 1e5, 0.5, 1000.0).is_err());
 }
+
+#[wasm_bindgen_test]
+fn kernel_bindings_check_the_normalization_and_refuse_bad_input() {
+    use phyxel_web::lessons::kernels::{kernel_curves, kernel_lattice_integral};
+    for id in ["cubic", "wendland", "quintic", "poly6", "spiky"] {
+        for d in 1..=3 {
+            let integral = kernel_lattice_integral(id, d, 0.7).unwrap();
+            assert!((integral - 1.0).abs() < 1e-3, "{id} {d}D: {integral}");
+        }
+    }
+    let curves = kernel_curves("spiky", 3, 1.0, 5).unwrap();
+    let laplacian = js_sys::Array::from(&get(&curves, "laplacian"));
+    assert!(
+        laplacian.get(0).is_null(),
+        "the spiky Laplacian diverges at r = 0: a gap, not −∞"
+    );
+    assert!(kernel_lattice_integral("gauss", 3, 1.0).is_err());
+    assert!(kernel_lattice_integral("cubic", 4, 1.0).is_err());
+    assert!(kernel_curves("cubic", 3, f64::NAN, 10).is_err());
+}

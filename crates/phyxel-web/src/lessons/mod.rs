@@ -1,4 +1,5 @@
 //! One module per lesson page.
 
+pub mod kernels;
 pub mod phyxels;
 pub mod time_integration;
