@@ -220,6 +220,22 @@ impl Method {
     }
 }
 
+/// An implicit method was asked of a system that provides no linearization (stiffness matrix).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NeedsLinearization(pub Method);
+
+impl std::fmt::Display for NeedsLinearization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} needs the system's stiffness matrix, which this system does not provide",
+            self.0.name()
+        )
+    }
+}
+
+impl std::error::Error for NeedsLinearization {}
+
 /// What a multistep method remembers between steps, valid for one Δt.
 #[derive(Clone, Debug)]
 enum History<V> {
@@ -265,6 +281,26 @@ impl<V: VectorSpace> Integrator<V> {
     where
         S: LinearizedDynamics<Vector = V>,
     {
+        if self.method == Method::ImplicitEuler {
+            implicit_euler(system, state, dt);
+            state.t += dt;
+        } else {
+            self.step_explicit(system, state, dt)
+                .expect("every other method is explicit");
+        }
+    }
+
+    /// Advance by one step of a method that needs only the accelerations (every method but implicit
+    /// Euler, which is refused for a system without a linearization).
+    pub fn step_explicit<S>(
+        &mut self,
+        system: &S,
+        state: &mut State<V>,
+        dt: f64,
+    ) -> Result<(), NeedsLinearization>
+    where
+        S: Dynamics<Vector = V>,
+    {
         match self.method {
             Method::ExplicitEuler => explicit_euler(system, state, dt),
             Method::SymplecticEuler => symplectic_euler(system, state, dt),
@@ -273,9 +309,10 @@ impl<V: VectorSpace> Integrator<V> {
             Method::VelocityVerlet => velocity_verlet(system, state, dt),
             Method::Rk2 => rk2(system, state, dt),
             Method::Rk4 => rk4(system, state, dt),
-            Method::ImplicitEuler => implicit_euler(system, state, dt),
+            Method::ImplicitEuler => return Err(NeedsLinearization(self.method)),
         }
         state.t += dt;
+        Ok(())
     }
 
     /// Leap-frog (kick–drift with staggered velocities):

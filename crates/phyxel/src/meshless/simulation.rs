@@ -5,7 +5,7 @@ use super::body::Body;
 use super::collision::{resolve_contact, Collider};
 use super::melting::Melting;
 use super::plasticity::{norm, Plasticity};
-use crate::integrators::{symplectic_euler, velocity_verlet, Dynamics, State};
+use crate::integrators::{Dynamics, Integrator, Method, NeedsLinearization, State};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -19,8 +19,9 @@ pub struct Environment {
     pub colliders: Vec<Collider>,
     /// Coulomb friction coefficient at every collider.
     pub friction: f64,
-    /// Velocity damping rate c (1/s): v ← v (1 − c Δt) each step. The thesis' damped Verlet
-    /// (eq. 3.45, u(t+Δt) = 1.99 u(t) − 0.99 u(t−Δt) + …) is c Δt = 0.01.
+    /// Mass-proportional damping c (1/s): a force −c·m·v on every phyxel. With position Verlet
+    /// (velocity (u(t) − u(t − Δt))/Δt), c·Δt = 0.01 is the thesis' damped Verlet, eq. 3.45:
+    /// u(t + Δt) = 1.99 u(t) − 0.99 u(t − Δt) + Δt² f/m.
     pub damping: f64,
 }
 
@@ -35,15 +36,6 @@ impl Default for Environment {
     }
 }
 
-/// The explicit integrators the phyxel solver offers (implicit Euler arrives with the corotated
-/// stiffness matrix).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PhyxelIntegrator {
-    SymplecticEuler,
-    VelocityVerlet,
-}
-
 /// A phyxel pulled towards a target point by a spring (the pointer drag).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Drag {
@@ -53,16 +45,17 @@ pub struct Drag {
     pub stiffness: f64,
 }
 
-/// The body's equations of motion: ü = (f_elastic(u) + f_drag)/m + g.
+/// The body's equations of motion: ü = (f_elastic(u) + f_drag)/m + g − c·u̇.
 struct BodyDynamics<'a> {
     body: &'a Body,
     gravity: DVec3,
+    damping: f64,
     drag: Option<Drag>,
 }
 
 impl Dynamics for BodyDynamics<'_> {
     type Vector = Vec<DVec3>;
-    fn acceleration(&self, _t: f64, u: &Vec<DVec3>, _v: &Vec<DVec3>) -> Vec<DVec3> {
+    fn acceleration(&self, _t: f64, u: &Vec<DVec3>, v: &Vec<DVec3>) -> Vec<DVec3> {
         let stresses = self.body.phyxel_stresses_at(u);
         let mut forces = self.body.gather_forces(&stresses);
         if let Some(drag) = self.drag {
@@ -72,7 +65,8 @@ impl Dynamics for BodyDynamics<'_> {
         forces
             .iter()
             .zip(&self.body.mass)
-            .map(|(f, m)| *f / *m + self.gravity)
+            .zip(v)
+            .map(|((f, m), v)| *f / *m + self.gravity - self.damping * *v)
             .collect()
     }
 }
@@ -112,7 +106,8 @@ pub struct Simulation {
     pub body: Body,
     pub environment: Environment,
     pub plasticity: Option<Plasticity>,
-    pub integrator: PhyxelIntegrator,
+    /// The time integrator and its history (explicit methods only: see [`Simulation::set_integrator`]).
+    integrator: Integrator<Vec<DVec3>>,
     pub time: f64,
     /// With plasticity: when some phyxel's total strain ‖ε‖ exceeds this, the rest shape is moved to
     /// the current shape ([`Simulation::update_reference`]).
@@ -144,7 +139,7 @@ impl Simulation {
             body,
             environment,
             plasticity: None,
-            integrator: PhyxelIntegrator::SymplecticEuler,
+            integrator: Integrator::new(Method::SymplecticEuler),
             time: 0.0,
             reference_update_strain: 0.2,
             reference_updates: 0,
@@ -182,6 +177,22 @@ impl Simulation {
             .map(|(i, _)| i)
     }
 
+    /// The time-integration method in use.
+    pub fn integrator(&self) -> Method {
+        self.integrator.method()
+    }
+
+    /// Choose the time integrator: any explicit method of the lesson (symplectic Euler, leap-frog,
+    /// position or velocity Verlet, RK2, RK4, explicit Euler). Implicit Euler needs the stiffness matrix
+    /// of the corotated model and is refused until that exists.
+    pub fn set_integrator(&mut self, method: Method) -> Result<(), NeedsLinearization> {
+        if method == Method::ImplicitEuler {
+            return Err(NeedsLinearization(method));
+        }
+        self.integrator = Integrator::new(method);
+        Ok(())
+    }
+
     /// A step that explicit integration keeps stable: [`RECOMMENDED_CFL_FRACTION`] × the bound.
     pub fn recommended_time_step(&self) -> f64 {
         RECOMMENDED_CFL_FRACTION * self.cfl_time_step()
@@ -195,23 +206,25 @@ impl Simulation {
             x: std::mem::take(&mut body.displacement),
             v: std::mem::take(&mut body.velocity),
         };
-        let before = state.clone();
+        let before = (state.clone(), self.integrator.clone());
         {
             let drag = self.drag.filter(|d| d.phyxel < body.len());
             let dynamics = BodyDynamics {
                 body,
                 gravity: self.environment.gravity,
+                damping: self.environment.damping,
                 drag,
             };
-            match self.integrator {
-                PhyxelIntegrator::SymplecticEuler => symplectic_euler(&dynamics, &mut state, dt),
-                PhyxelIntegrator::VelocityVerlet => velocity_verlet(&dynamics, &mut state, dt),
-            }
+            self.integrator
+                .step_explicit(&dynamics, &mut state, dt)
+                .expect("set_integrator admits explicit methods only");
         }
         let runaway = 100.0 * self.size;
         if !state.is_finite() || state.x.iter().any(|u| u.length() > runaway) {
-            body.displacement = before.x;
-            body.velocity = before.v;
+            let (state, integrator) = before;
+            body.displacement = state.x;
+            body.velocity = state.v;
+            self.integrator = integrator;
             return Err(BlowUp {
                 time: self.time,
                 dt,
@@ -220,18 +233,23 @@ impl Simulation {
         }
         body.displacement = state.x;
         body.velocity = state.v;
-        let damping = (1.0 - self.environment.damping * dt).max(0.0);
-        body.velocity.iter_mut().for_each(|v| *v *= damping);
+        let mut contact = false;
         for collider in &self.environment.colliders {
             for i in 0..body.len() {
                 let x = body.reference[i] + body.displacement[i];
-                body.displacement[i] += resolve_contact(
+                let correction = resolve_contact(
                     collider,
                     x,
                     &mut body.velocity[i],
                     self.environment.friction,
                 );
+                body.displacement[i] += correction;
+                contact |= correction != DVec3::ZERO;
             }
+        }
+        if contact {
+            // A multistep method's remembered x(t − Δt) or v(t − Δt/2) predates the correction.
+            self.integrator.reset();
         }
         if let Some(melting) = self.melting {
             melting.heat(body, dt);
@@ -277,6 +295,7 @@ impl Simulation {
         body.reference = body.positions();
         body.displacement.iter_mut().for_each(|u| *u = DVec3::ZERO);
         body.rebuild_reference();
+        self.integrator.reset();
         self.reference_updates += 1;
     }
 

@@ -294,10 +294,10 @@ fn the_drag_spring_pulls_the_picked_phyxel_and_then_the_body() {
     });
     let dt = sim.recommended_time_step();
     sim.step(dt).unwrap();
-    // At rest the elastic forces vanish: after one symplectic Euler step v = Δt·k(target − x)/m.
+    // At rest the elastic and damping forces vanish: after one symplectic Euler step v = Δt·k(target − x)/m.
     let expected = dt * 50.0 * (target - DVec3::new(0.3, 0.3, 0.0)) / sim.body.mass[picked];
-    let damping = 1.0 - 2.0 * dt;
-    assert!((sim.body.velocity[picked] - damping * expected).length() < 1e-9 * expected.length());
+
+    assert!((sim.body.velocity[picked] - expected).length() < 1e-9 * expected.length());
     let centre = |s: &Simulation| s.body.positions().iter().sum::<DVec3>() / s.body.len() as f64;
     let start = centre(&sim);
     for _ in 0..2000 {
@@ -392,4 +392,53 @@ fn a_heated_block_melts_and_slumps_to_less_than_half_its_height() {
         .positions()
         .iter()
         .all(|p| p.y >= -1e-9 && p.is_finite()));
+}
+
+#[test]
+fn every_explicit_integrator_brings_the_dropped_cube_to_rest_with_the_thesis_damping() {
+    use crate::integrators::Method;
+    for method in [
+        Method::SymplecticEuler,
+        Method::LeapFrog,
+        Method::PositionVerlet,
+        Method::VelocityVerlet,
+        Method::Rk4,
+    ] {
+        let mut sim = Simulation::new(
+            cube(DVec3::new(0.0, 0.1, 0.0), 0.3, Material::JELLY),
+            Environment::default(),
+        );
+        sim.set_integrator(method).unwrap();
+        let dt = sim.recommended_time_step();
+        sim.environment.damping = 0.01 / dt; // thesis eq. 3.45: c·Δt = 0.01
+        let e0 = sim.energy();
+        let mut max_energy = e0;
+        for _ in 0..3000 {
+            sim.step(dt).unwrap_or_else(|e| panic!("{method:?}: {e}"));
+            max_energy = max_energy.max(sim.energy());
+        }
+        let kinetic: f64 = sim
+            .body
+            .velocity
+            .iter()
+            .zip(&sim.body.mass)
+            .map(|(v, m)| 0.5 * m * v.length_squared())
+            .sum();
+        assert!(
+            max_energy <= e0 * 1.001,
+            "{method:?}: energy grew from {e0} to {max_energy}"
+        );
+        assert!(kinetic < 1e-6 * e0, "{method:?}: still moving, {kinetic} J");
+    }
+    let mut sim = Simulation::new(
+        cube(DVec3::ZERO, 0.3, Material::JELLY),
+        Environment::default(),
+    );
+    let refused = sim.set_integrator(Method::ImplicitEuler).unwrap_err();
+    assert!(refused.to_string().contains("stiffness matrix"));
+    assert_eq!(
+        sim.integrator(),
+        Method::SymplecticEuler,
+        "a refused choice keeps the current integrator"
+    );
 }
