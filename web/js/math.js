@@ -1,5 +1,6 @@
 // Typeset the theory's equations with KaTeX (shipped in vendor/, no CDN). Delimiters: $$…$$ and \[…\]
 // for display math, $…$ and \(…\) inline.
+import katex from '../vendor/katex/katex.mjs';
 import renderMathInElement from '../vendor/katex/contrib/auto-render.mjs';
 
 export function typesetMath(root = document.body) {
@@ -12,4 +13,18 @@ export function typesetMath(root = document.body) {
     ],
     throwOnError: false,
   });
+}
+
+/** Typeset one LaTeX string into `element` (replacing its content). */
+export function renderLatex(element, tex, displayMode = true) {
+  katex.render(tex, element, { displayMode, throwOnError: false });
+}
+
+/** A 2×2 matrix [a11, a12, a21, a22] as LaTeX with `digits` decimals (−0.000 shown as 0.000). */
+export function matrixLatex([a, b, c, d], digits = 3) {
+  const f = (x) => {
+    const s = x.toFixed(digits);
+    return Number(s) === 0 ? (0).toFixed(digits) : s;
+  };
+  return `\\begin{pmatrix} ${f(a)} & ${f(b)} \\\\ ${f(c)} & ${f(d)} \\end{pmatrix}`;
 }

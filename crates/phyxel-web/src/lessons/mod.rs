@@ -1,5 +1,6 @@
 //! One module per lesson page.
 
+pub mod deformation;
 pub mod kernels;
 pub mod phyxels;
 pub mod time_integration;

@@ -1,3 +1,4 @@
 //! The small solvers behind the lesson pages. Each module reads like the equations of its page.
 
+pub mod deformation;
 pub mod time_integration;
