@@ -2,5 +2,6 @@
 
 pub mod deformation;
 pub mod kernels;
+pub mod pbd;
 pub mod phyxels;
 pub mod time_integration;

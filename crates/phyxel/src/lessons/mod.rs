@@ -1,4 +1,5 @@
 //! The small solvers behind the lesson pages. Each module reads like the equations of its page.
 
 pub mod deformation;
+pub mod pbd;
 pub mod time_integration;
