@@ -11,3 +11,4 @@ pub mod kernels;
 pub mod lessons;
 pub mod meshless;
 pub mod parallel;
+pub mod params;

@@ -1,6 +1,7 @@
 //! Bindings and drawing for the deformation-gradient lesson. The estimate is
 //! [`phyxel::lessons::deformation`] — the phyxel solver's MLS on one neighbourhood.
 
+use crate::check;
 use crate::view::View;
 use glam::{DMat3, DVec3};
 use phyxel::lessons::deformation::{linear_map, Neighbourhood, SUPPORT_RADIUS};
@@ -33,16 +34,6 @@ pub struct DeformationLesson {
     view: View,
 }
 
-fn check(name: &str, value: f64, (min, max): (f64, f64)) -> Result<f64, JsError> {
-    if value.is_finite() && (min..=max).contains(&value) {
-        Ok(value)
-    } else {
-        Err(JsError::new(&format!(
-            "{name} must be a number between {min} and {max}"
-        )))
-    }
-}
-
 #[wasm_bindgen]
 impl DeformationLesson {
     #[wasm_bindgen(constructor)]
@@ -62,12 +53,12 @@ impl DeformationLesson {
         scale_y: f64,
         shear: f64,
     ) -> Result<(), JsError> {
-        let angle = check("rotation", angle_deg, ANGLE)?.to_radians();
+        let angle = check("rotation", angle_deg, ANGLE.0, ANGLE.1)?.to_radians();
         self.map = linear_map(
             angle,
-            check("scale x", scale_x, SCALE)?,
-            check("scale y", scale_y, SCALE)?,
-            check("shear", shear, SHEAR)?,
+            check("scale x", scale_x, SCALE.0, SCALE.1)?,
+            check("scale y", scale_y, SCALE.0, SCALE.1)?,
+            check("shear", shear, SHEAR.0, SHEAR.1)?,
         );
         Ok(())
     }

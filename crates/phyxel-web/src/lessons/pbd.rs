@@ -1,5 +1,6 @@
 //! Bindings and drawing for the PBD/XPBD lesson. The solver is [`phyxel::lessons::pbd`].
 
+use crate::check;
 use crate::view::View;
 use glam::DVec2;
 use phyxel::lessons::pbd::{cloth, rope, soft_box, PbdSystem, Projection};
@@ -13,16 +14,6 @@ pub struct PbdLesson {
     view: View,
     /// The particle held by the pointer and whether it was fixed before.
     held: Option<(usize, bool)>,
-}
-
-fn check(name: &str, value: f64, min: f64, max: f64) -> Result<f64, JsError> {
-    if value.is_finite() && (min..=max).contains(&value) {
-        Ok(value)
-    } else {
-        Err(JsError::new(&format!(
-            "{name} must be a number between {min} and {max}"
-        )))
-    }
 }
 
 #[wasm_bindgen]

@@ -1,6 +1,7 @@
 //! Bindings for the "Elastic, plastic and melting objects" demo: the phyxel solver driven from the
 //! page. (Its wgpu renderer comes with the demo page; this is the simulation half.)
 
+use crate::check;
 use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
 use phyxel::meshless::material::Material;
@@ -17,16 +18,6 @@ pub struct PhyxelDemo {
     sim: Simulation,
     /// The last blow-up, explained; the simulation then stays at its last good state.
     error: Option<String>,
-}
-
-fn check(name: &str, value: f64, min: f64, max: f64) -> Result<f64, JsError> {
-    if value.is_finite() && (min..=max).contains(&value) {
-        Ok(value)
-    } else {
-        Err(JsError::new(&format!(
-            "{name} must be a number between {min} and {max}"
-        )))
-    }
 }
 
 #[wasm_bindgen]

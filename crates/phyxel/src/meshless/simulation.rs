@@ -299,6 +299,16 @@ impl Simulation {
         self.reference_updates += 1;
     }
 
+    /// Kinetic energy Σ ½ m |v|².
+    pub fn kinetic_energy(&self) -> f64 {
+        self.body
+            .velocity
+            .iter()
+            .zip(&self.body.mass)
+            .map(|(v, m)| 0.5 * m * v.length_squared())
+            .sum()
+    }
+
     /// Kinetic + gravitational (height measured from y = 0) + elastic energy.
     pub fn energy(&self) -> f64 {
         let body = &self.body;

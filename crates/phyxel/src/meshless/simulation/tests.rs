@@ -47,13 +47,7 @@ fn an_elastic_cube_dropped_on_the_ground_comes_to_rest_without_gaining_energy() 
         max_energy <= e0 * 1.001,
         "energy grew from {e0} to {max_energy}"
     );
-    let kinetic: f64 = sim
-        .body
-        .velocity
-        .iter()
-        .zip(&sim.body.mass)
-        .map(|(v, m)| 0.5 * m * v.length_squared())
-        .sum();
+    let kinetic = sim.kinetic_energy();
     assert!(
         kinetic < 1e-6 * e0,
         "still moving: kinetic {kinetic} J of {e0} J"
@@ -417,13 +411,7 @@ fn every_explicit_integrator_brings_the_dropped_cube_to_rest_with_the_thesis_dam
             sim.step(dt).unwrap_or_else(|e| panic!("{method:?}: {e}"));
             max_energy = max_energy.max(sim.energy());
         }
-        let kinetic: f64 = sim
-            .body
-            .velocity
-            .iter()
-            .zip(&sim.body.mass)
-            .map(|(v, m)| 0.5 * m * v.length_squared())
-            .sum();
+        let kinetic = sim.kinetic_energy();
         assert!(
             max_energy <= e0 * 1.001,
             "{method:?}: energy grew from {e0} to {max_energy}"
