@@ -2,6 +2,7 @@
 
 pub mod deformation;
 pub mod kernels;
+pub mod neighbourhood_search;
 pub mod pbd;
 pub mod phyxels;
 pub mod time_integration;

@@ -1,5 +1,6 @@
 //! The small solvers behind the lesson pages. Each module reads like the equations of its page.
 
 pub mod deformation;
+pub mod neighbourhood_search;
 pub mod pbd;
 pub mod time_integration;

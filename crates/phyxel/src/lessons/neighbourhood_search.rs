@@ -1,0 +1,135 @@
+//! The neighbourhood-search lesson: particles moving in a box that straddles the origin, their
+//! neighbours found by the solver's spatial hash ([`crate::meshless::neighbours`], Teschner et al. 2003)
+//! and, for comparison, by brute force (every pair: O(n²)).
+
+use crate::meshless::neighbours::Neighbourhoods;
+use glam::{DVec2, DVec3};
+
+/// Particles bouncing in the box [−1, 1]².
+#[derive(Clone, Debug)]
+pub struct Swarm {
+    pub positions: Vec<DVec2>,
+    velocities: Vec<DVec2>,
+}
+
+impl Swarm {
+    /// `count` particles at deterministic pseudo-random positions and velocities.
+    pub fn new(count: usize, seed: u64) -> Self {
+        let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+        let mut uniform = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            2.0 * ((state >> 11) as f64 / (1u64 << 53) as f64) - 1.0
+        };
+        let positions = (0..count)
+            .map(|_| DVec2::new(uniform(), uniform()))
+            .collect();
+        let velocities = (0..count)
+            .map(|_| 0.3 * DVec2::new(uniform(), uniform()))
+            .collect();
+        Self {
+            positions,
+            velocities,
+        }
+    }
+
+    /// Move for `dt`, reflecting at the walls.
+    pub fn advance(&mut self, dt: f64) {
+        for (p, v) in self.positions.iter_mut().zip(&mut self.velocities) {
+            *p += dt * *v;
+            for axis in 0..2 {
+                if p[axis].abs() > 1.0 {
+                    p[axis] = p[axis].signum() * (2.0 - p[axis].abs());
+                    v[axis] = -v[axis];
+                }
+            }
+        }
+    }
+
+    /// Neighbour lists (|x_j − x_i| < radius) by the spatial hash.
+    pub fn hashed(&self, radius: f64) -> Neighbourhoods {
+        let points: Vec<DVec3> = self.positions.iter().map(|p| p.extend(0.0)).collect();
+        Neighbourhoods::build(&points, &vec![radius; points.len()])
+    }
+
+    /// Neighbour lists by testing every pair, sorted by index.
+    pub fn brute_force(&self, radius: f64) -> Vec<Vec<u32>> {
+        self.positions
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (0..self.positions.len() as u32)
+                    .filter(|&j| {
+                        j as usize != i && self.positions[j as usize].distance(*p) < radius
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// The hash's neighbour list of particle i.
+pub fn neighbours_of(hoods: &Neighbourhoods, i: usize) -> Vec<u32> {
+    hoods.edges(i).map(|k| hoods.neighbour[k]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_grid_returns_exactly_the_brute_force_sets() {
+        for (count, radius, seed) in [(300, 0.1, 1), (1000, 0.05, 2), (50, 0.7, 3)] {
+            let mut swarm = Swarm::new(count, seed);
+            for _ in 0..3 {
+                let hashed = swarm.hashed(radius);
+                let brute = swarm.brute_force(radius);
+                for (i, expected) in brute.iter().enumerate() {
+                    assert_eq!(&neighbours_of(&hashed, i), expected, "particle {i}");
+                }
+                swarm.advance(0.7);
+            }
+        }
+    }
+
+    #[test]
+    fn particles_on_cell_borders_and_at_negative_coordinates_are_found() {
+        // A lattice whose points lie exactly on the hash cells' borders (spacing = cell = radius),
+        // straddling the origin, plus points just inside the radius across a border.
+        let h = 0.25;
+        let mut positions: Vec<DVec2> = (-4..=4)
+            .flat_map(|i| (-4..=4).map(move |j| DVec2::new(i as f64 * h, j as f64 * h)))
+            .collect();
+        positions.extend([
+            DVec2::new(-0.5 - 1e-12, -0.25),
+            DVec2::new(-0.5 + 0.2499, -0.25),
+            DVec2::new(-1.0, -1.0 + 1e-9),
+        ]);
+        let swarm = Swarm {
+            velocities: vec![DVec2::ZERO; positions.len()],
+            positions,
+        };
+        // Radius slightly above the spacing: the 4 lattice neighbours at distance h count.
+        for radius in [h, h * (1.0 + 1e-9), 1.5 * h] {
+            let hashed = swarm.hashed(radius);
+            for (i, expected) in swarm.brute_force(radius).iter().enumerate() {
+                assert_eq!(
+                    &neighbours_of(&hashed, i),
+                    expected,
+                    "particle {i} at {}, r = {radius}",
+                    swarm.positions[i]
+                );
+            }
+        }
+        let centre = swarm
+            .positions
+            .iter()
+            .position(|p| *p == DVec2::ZERO)
+            .unwrap();
+        assert_eq!(
+            neighbours_of(&swarm.hashed(h * (1.0 + 1e-9)), centre).len(),
+            4
+        );
+    }
+}
