@@ -11,7 +11,9 @@ const MAX_STEPS_PER_FRAME = 2000;
 
 export class LessonPage {
   /**
-   * @param {{computesOn: string}} options  what the page's solver runs on, for the backend badge.
+   * @param {{computesOn: string, simulation?: boolean}} options  what the page's solver runs on (for the
+   *   backend badge), and whether it is a simulation (Restart / Pause / Step and time readouts) or an
+   *   interactive figure.
    */
   constructor({ computesOn, simulation = true }) {
     this.panel = document.getElementById('panel');
@@ -99,6 +101,7 @@ export class LessonPage {
 
   setRunning(running) {
     this.running = running;
+    if (running) this.notice('step-error', null);
     this.pauseButton.textContent = running ? 'Pause' : 'Run';
     this.pauseButton.setAttribute('aria-pressed', String(!running));
     this.accumulated = 0;
@@ -147,25 +150,53 @@ export class LessonPage {
     this.updateReadouts();
     let last = performance.now();
     const frame = (now) => {
+      requestAnimationFrame(frame);
       const wall = Math.min((now - last) / 1000, MAX_FRAME_SECONDS);
       last = now;
-      if (this.running) {
-        this.accumulated += wall * sim.speed();
-        const dt = sim.dt();
-        let n = Math.floor(this.accumulated / dt);
-        const slow = n > MAX_STEPS_PER_FRAME;
-        if (slow) n = MAX_STEPS_PER_FRAME;
-        this.accumulated = slow ? 0 : this.accumulated - n * dt;
-        this.notice(
-          'slow',
-          slow ? `Δt is so small that ${MAX_STEPS_PER_FRAME} steps per frame cannot keep up: running slower than real time.` : null,
-          'info',
-        );
-        this.advance(n);
+      try {
+        this.frame(sim, wall);
+      } catch (error) {
+        // A failed step must not freeze the page: pause on the last good state and say why.
+        this.setRunning(false);
+        this.notice('step-error', `The simulation was paused: ${error.message}`, 'error');
       }
-      sim.render();
-      requestAnimationFrame(frame);
     };
     requestAnimationFrame(frame);
   }
+
+  /** One animation frame: advance by `wall` seconds of real time (scaled by the speed), then draw. */
+  frame(sim, wall) {
+    if (this.running) {
+      this.accumulated += wall * sim.speed();
+      const dt = sim.dt();
+      let n = Math.floor(this.accumulated / dt);
+      const slow = n > MAX_STEPS_PER_FRAME;
+      if (slow) n = MAX_STEPS_PER_FRAME;
+      this.accumulated = slow ? 0 : this.accumulated - n * dt;
+      this.notice(
+        'slow',
+        slow ? `Δt is so small that ${MAX_STEPS_PER_FRAME} steps per frame cannot keep up: running slower than real time.` : null,
+        'info',
+      );
+      this.advance(n);
+    }
+    sim.render();
+  }
+}
+
+/** Size a canvas's backing store to its box in device pixels (no-op when it already matches). */
+export function fitCanvas(canvas) {
+  const dpr = window.devicePixelRatio || 1;
+  const width = Math.round(canvas.clientWidth * dpr);
+  const height = Math.round(canvas.clientHeight * dpr);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+}
+
+/** A pointer event's position in the canvas's device pixels: [px, py]. */
+export function canvasPoint(canvas, event) {
+  const rect = canvas.getBoundingClientRect();
+  return [((event.clientX - rect.left) / rect.width) * canvas.width, ((event.clientY - rect.top) / rect.height) * canvas.height];
 }

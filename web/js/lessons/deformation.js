@@ -1,7 +1,7 @@
 // The deformation-gradient lesson: map a phyxel's neighbourhood by T = R·S·U and watch the MLS estimate
 // of F and the Green and Cauchy strains. Estimate: crates/phyxel/src/lessons/deformation.rs.
 import init, { DeformationLesson } from '../../phyxel-web.js';
-import { LessonPage } from '../page.js';
+import { LessonPage, fitCanvas } from '../page.js';
 import { matrixLatex, renderLatex } from '../math.js';
 
 await init();
@@ -59,12 +59,6 @@ const neighbourReadout = page.readout('neighbours', 'Neighbours');
 const exactnessReadout = page.readout('exactness', 'max |F − T|');
 neighbourReadout(String(lesson.neighbour_count()));
 
-function resizeCanvas() {
-  const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(canvas.clientWidth * dpr);
-  canvas.height = Math.round(canvas.clientHeight * dpr);
-}
-
 function update(control) {
   try {
     lesson.set_map(params.angle, params.sx, params.sy, params.shear);
@@ -93,9 +87,9 @@ function draw() {
 }
 
 new ResizeObserver(() => {
-  resizeCanvas();
+  fitCanvas(canvas);
   draw();
 }).observe(canvas);
-resizeCanvas();
+fitCanvas(canvas);
 update();
 document.body.dataset.ready = 'true';

@@ -1,7 +1,7 @@
 // The neighbourhood-search lesson: spatial hashing drawn live, timed against brute force.
 // Hash grid: crates/phyxel/src/meshless/neighbours.rs; lesson: crates/phyxel/src/lessons/neighbourhood_search.rs.
 import init, { NeighbourhoodLesson } from '../../phyxel-web.js';
-import { LessonPage } from '../page.js';
+import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
 
 await init();
 
@@ -71,10 +71,7 @@ function search() {
 }
 
 canvas.addEventListener('pointerdown', (event) => {
-  const rect = canvas.getBoundingClientRect();
-  const px = ((event.clientX - rect.left) / rect.width) * canvas.width;
-  const py = ((event.clientY - rect.top) / rect.height) * canvas.height;
-  query = lesson.nearest(px, py, canvas.width, canvas.height);
+  query = lesson.nearest(...canvasPoint(canvas, event), canvas.width, canvas.height);
   queryReadout(String(lesson.neighbours(query).length));
   event.preventDefault();
 });
@@ -93,9 +90,7 @@ page.start({
     rebuild();
   },
   render: () => {
-    const dpr = window.devicePixelRatio || 1;
-    const [w, h] = [Math.round(canvas.clientWidth * dpr), Math.round(canvas.clientHeight * dpr)];
-    if (canvas.width !== w || canvas.height !== h) [canvas.width, canvas.height] = [w, h];
+    fitCanvas(canvas);
     lesson.draw(ctx, canvas.width, canvas.height, query);
   },
 });

@@ -1,7 +1,7 @@
 // The PBD/XPBD lesson: cloth, rope and soft box of distance constraints, projected by PBD or XPBD.
 // Solver: crates/phyxel/src/lessons/pbd.rs.
 import init, { PbdLesson } from '../../phyxel-web.js';
-import { LessonPage } from '../page.js';
+import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
 
 await init();
 
@@ -65,17 +65,13 @@ function rebuild() {
   page.restart();
 }
 
-function canvasPoint(event) {
-  const rect = canvas.getBoundingClientRect();
-  return [((event.clientX - rect.left) / rect.width) * canvas.width, ((event.clientY - rect.top) / rect.height) * canvas.height];
-}
 canvas.addEventListener('pointerdown', (event) => {
-  held = lesson.grab(...canvasPoint(event), canvas.width, canvas.height);
+  held = lesson.grab(...canvasPoint(canvas, event), canvas.width, canvas.height);
   if (held) canvas.setPointerCapture(event.pointerId);
   event.preventDefault();
 });
 canvas.addEventListener('pointermove', (event) => {
-  if (held) lesson.drag_to(...canvasPoint(event), canvas.width, canvas.height);
+  if (held) lesson.drag_to(...canvasPoint(canvas, event), canvas.width, canvas.height);
 });
 const release = () => {
   if (held) lesson.release();
@@ -107,9 +103,7 @@ page.start({
     lesson = fresh;
   },
   render: () => {
-    const dpr = window.devicePixelRatio || 1;
-    const [w, h] = [Math.round(canvas.clientWidth * dpr), Math.round(canvas.clientHeight * dpr)];
-    if (canvas.width !== w || canvas.height !== h) [canvas.width, canvas.height] = [w, h];
+    fitCanvas(canvas);
     lesson.draw(ctx, canvas.width, canvas.height);
     countReadout(`${lesson.particle_count()} / ${lesson.constraint_count()}`);
     errorReadout(lesson.max_relative_error().toExponential(2));

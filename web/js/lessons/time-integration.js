@@ -1,7 +1,7 @@
 // The time-integration lesson: every integrator of the solver crate on a spring or a projectile, drawn
 // live against the analytic solution. Physics: crates/phyxel/src/lessons/time_integration.rs.
 import init, { TimeIntegrationLesson } from '../../phyxel-web.js';
-import { LessonPage } from '../page.js';
+import { LessonPage, canvasPoint as pointerPixel, fitCanvas } from '../page.js';
 import { LivePlot } from '../plot.js';
 
 await init();
@@ -141,10 +141,7 @@ updateStability();
 
 // Pointer and touch: drag the mass to set x₀ (spring), or drag from the launch point to aim (projectile).
 function canvasPoint(event) {
-  const rect = canvas.getBoundingClientRect();
-  const px = ((event.clientX - rect.left) / rect.width) * canvas.width;
-  const py = ((event.clientY - rect.top) / rect.height) * canvas.height;
-  return lesson.canvas_to_world(px, py, canvas.width, canvas.height);
+  return lesson.canvas_to_world(...pointerPixel(canvas, event), canvas.width, canvas.height);
 }
 canvas.addEventListener('pointerdown', (event) => {
   canvas.setPointerCapture(event.pointerId);
@@ -173,17 +170,6 @@ const endDrag = (event, apply) => {
 canvas.addEventListener('pointerup', (event) => endDrag(event, true));
 canvas.addEventListener('pointercancel', (event) => endDrag(event, false));
 
-// Canvas size follows its box, in device pixels.
-function resizeCanvas() {
-  const dpr = window.devicePixelRatio || 1;
-  const width = Math.round(canvas.clientWidth * dpr);
-  const height = Math.round(canvas.clientHeight * dpr);
-  if (canvas.width !== width || canvas.height !== height) {
-    canvas.width = width;
-    canvas.height = height;
-  }
-}
-
 let lastPlotFlush = 0;
 function sample(snapshot) {
   const yOf = (p) => (params.scene === 'spring' ? p.x : p.y);
@@ -206,7 +192,7 @@ page.start({
     updateStability();
   },
   render: () => {
-    resizeCanvas();
+    fitCanvas(canvas);
     lesson.draw(ctx, canvas.width, canvas.height, COLORS, Uint8Array.from(shown, Number), drag ?? undefined);
     const snapshot = lesson.snapshot();
     snapshot.methods.forEach((m, i) => {
