@@ -112,6 +112,15 @@ impl Body {
         self.mls = MlsWeights::compute(&self.reference, &self.support_radius, &self.neighbours);
     }
 
+    /// The MLS displacement gradient ∇u_i = Σ_j (u_j − u_i) d_ijᵀ of every phyxel (MKN04 eq. 8;
+    /// thesis eq. 3.31), the first part of pass 3 — what the surface animation needs.
+    pub fn displacement_gradients(&self) -> Vec<DMat3> {
+        map_indices(self.len(), |i| {
+            self.mls
+                .displacement_gradient(i, &self.displacement, &self.neighbours)
+        })
+    }
+
     /// Pass 3 at the body's own displacements.
     pub fn phyxel_stresses(&self) -> Vec<PhyxelStress> {
         self.phyxel_stresses_at(&self.displacement)

@@ -21,5 +21,8 @@ pub mod mesh;
 pub mod mls;
 pub mod neighbours;
 pub mod plasticity;
+pub mod primitive_mesh;
 pub mod sampling;
+pub mod scene;
 pub mod simulation;
+pub mod surface;

@@ -5,6 +5,7 @@ use super::body::Body;
 use super::collision::{resolve_contact, Collider};
 use super::melting::Melting;
 use super::plasticity::{norm, Plasticity};
+use super::surface::EmbeddedSurface;
 use crate::integrators::{Dynamics, Integrator, Method, NeedsLinearization, State};
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
@@ -118,6 +119,8 @@ pub struct Simulation {
     pub drag: Option<Drag>,
     /// Heating and softening, if the material melts.
     pub melting: Option<Melting>,
+    /// Surface meshes carried along by the displacement field (rebound at each reference update).
+    pub surfaces: Vec<EmbeddedSurface>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
 }
@@ -145,6 +148,7 @@ impl Simulation {
             reference_updates: 0,
             drag: None,
             melting: None,
+            surfaces: Vec::new(),
             size,
         }
     }
@@ -287,6 +291,7 @@ impl Simulation {
     /// phyxel keeps its elastic strain (and stress) while its total strain, now measured from the new
     /// rest shape, restarts at zero. Neighbours, densities and moment matrices are rebuilt.
     pub fn update_reference(&mut self) {
+        let deformed_surfaces = self.surface_vertices();
         let body = &mut self.body;
         let stresses = body.phyxel_stresses();
         for (plastic, s) in body.plastic_strain.iter_mut().zip(&stresses) {
@@ -295,8 +300,23 @@ impl Simulation {
         body.reference = body.positions();
         body.displacement.iter_mut().for_each(|u| *u = DVec3::ZERO);
         body.rebuild_reference();
+        for (surface, rest) in self.surfaces.iter_mut().zip(deformed_surfaces) {
+            surface.rebind(rest, body);
+        }
         self.integrator.reset();
         self.reference_updates += 1;
+    }
+
+    /// The deformed vertices of each surface (tutorial eq. 68).
+    pub fn surface_vertices(&self) -> Vec<Vec<DVec3>> {
+        if self.surfaces.is_empty() {
+            return Vec::new();
+        }
+        let gradients = self.body.displacement_gradients();
+        self.surfaces
+            .iter()
+            .map(|s| s.deformed_vertices(&self.body, &gradients))
+            .collect()
     }
 
     /// Kinetic energy Σ ½ m |v|².

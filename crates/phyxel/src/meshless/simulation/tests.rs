@@ -209,10 +209,31 @@ fn the_reference_update_keeps_positions_and_elastic_strain() {
         .collect();
     sim.body.plastic_strain =
         vec![glam::DMat3::from_diagonal(DVec3::new(0.05, 0.0, 0.0)); sim.body.len()];
+    let surface = crate::meshless::sampling::Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::splat(0.3),
+    }
+    .surface_mesh(6);
+    sim.surfaces = vec![EmbeddedSurface::bind(&surface, &sim.body)];
     let before = (sim.body.positions(), sim.body.phyxel_stresses());
+    let surface_before = sim.surface_vertices();
     sim.update_reference();
     let after = (sim.body.positions(), sim.body.phyxel_stresses());
     assert_eq!(before.0, after.0, "positions must not move");
+    // The surface is rebound where it was: it does not jump (u = 0 and ∇u = 0 after the update).
+    for (b, a) in surface_before[0].iter().zip(&sim.surface_vertices()[0]) {
+        assert!(
+            b.distance(*a) < 1e-12,
+            "surface vertex moved from {b} to {a}"
+        );
+    }
+    assert!(
+        surface_before[0]
+            .iter()
+            .zip(&surface.vertices)
+            .any(|(b, x)| b.distance(*x) > 0.01),
+        "the surface was deformed before the update"
+    );
     assert!(sim.body.displacement.iter().all(|u| *u == DVec3::ZERO));
     for (b, a) in before.1.iter().zip(&after.1) {
         assert!(

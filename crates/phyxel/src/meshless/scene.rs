@@ -1,0 +1,332 @@
+//! Scene descriptions: which objects, how finely sampled, of what material, in which surroundings.
+//! One description builds the same simulation for every backend and every page.
+
+use super::body::{Body, SupportRadius};
+use super::collision::Collider;
+use super::material::Material;
+use super::mesh::{bunny, sample_mesh, TriangleMesh};
+use super::sampling::{sample, Lattice, Shape};
+use super::simulation::{Environment, Simulation};
+use super::surface::EmbeddedSurface;
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The objects of a scene.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Objects {
+    Cube,
+    Sphere,
+    Torus,
+    /// The shipped bunny mesh (sampled by winding number, drawn as its own surface).
+    Bunny,
+    /// A cube, a sphere and a torus side by side.
+    Several,
+}
+
+impl Objects {
+    pub const ALL: [Objects; 5] = [
+        Objects::Cube,
+        Objects::Sphere,
+        Objects::Torus,
+        Objects::Bunny,
+        Objects::Several,
+    ];
+
+    /// The name used in URLs and scene files.
+    pub fn id(self) -> &'static str {
+        match self {
+            Objects::Cube => "cube",
+            Objects::Sphere => "sphere",
+            Objects::Torus => "torus",
+            Objects::Bunny => "bunny",
+            Objects::Several => "several",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| o.id() == id)
+    }
+}
+
+/// Everything needed to build a simulation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SceneDescription {
+    pub objects: Objects,
+    /// Phyxels across [`OBJECT_SIZE`]: the lattice spacing is OBJECT_SIZE / resolution, and each
+    /// phyxel sits at the centre of its lattice cell (so the cells tile the cube exactly).
+    pub resolution: u32,
+    pub lattice: Lattice,
+    pub material: Material,
+    /// h = factor × spacing (2.2 gives ≈ 30 neighbours on a cubic lattice).
+    pub support_factor: f64,
+    /// Height of the objects' lowest point above the ground (m).
+    pub drop_height: f64,
+    /// A ball lying on the ground that the objects fall onto.
+    pub obstacle: bool,
+}
+
+/// The edge of the cube (m); the other objects are about as large.
+pub const OBJECT_SIZE: f64 = 0.4;
+
+/// The sphere obstacle of [`SceneDescription::obstacle`]: centre and radius.
+pub const OBSTACLE: (DVec3, f64) = (DVec3::new(0.12, 0.0, 0.1), 0.2);
+
+impl Default for SceneDescription {
+    fn default() -> Self {
+        Self {
+            objects: Objects::Cube,
+            resolution: 10,
+            lattice: Lattice::Cubic,
+            material: Material::JELLY,
+            support_factor: 2.2,
+            drop_height: 0.3,
+            obstacle: false,
+        }
+    }
+}
+
+/// A scene that cannot be built, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SceneError(pub String);
+
+impl fmt::Display for SceneError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SceneError {}
+
+/// One solid of a scene: its interior and its surface.
+enum Solid {
+    Shape(Shape),
+    Mesh(TriangleMesh),
+}
+
+impl SceneDescription {
+    /// The lattice spacing (m).
+    pub fn spacing(&self) -> f64 {
+        OBJECT_SIZE / self.resolution.max(1) as f64
+    }
+
+    fn solids(&self) -> Vec<Solid> {
+        let s = OBJECT_SIZE;
+        let cube = |x: f64, edge: f64| {
+            Solid::Shape(Shape::Box {
+                min: DVec3::new(x - 0.5 * edge, 0.0, -0.5 * edge),
+                max: DVec3::new(x + 0.5 * edge, edge, 0.5 * edge),
+            })
+        };
+        let sphere = |x: f64, radius: f64| {
+            Solid::Shape(Shape::Sphere {
+                center: DVec3::new(x, radius, 0.0),
+                radius,
+            })
+        };
+        let torus = |x: f64, ring: f64, tube: f64| {
+            Solid::Shape(Shape::Torus {
+                center: DVec3::new(x, tube, 0.0),
+                ring,
+                tube,
+            })
+        };
+        match self.objects {
+            Objects::Cube => vec![cube(0.0, s)],
+            Objects::Sphere => vec![sphere(0.0, 0.5 * s)],
+            Objects::Torus => vec![torus(0.0, 0.55 * s, 0.2 * s)],
+            Objects::Bunny => {
+                // The shipped mesh is ≈ 0.7 m tall: scale it to the cube's size, feet at y = 0.
+                let mut mesh = bunny();
+                let (lo, hi) = mesh.bounds();
+                let scale = 1.1 * s / (hi - lo).max_element();
+                let centre = 0.5 * (lo + hi);
+                for v in &mut mesh.vertices {
+                    *v = scale * (*v - DVec3::new(centre.x, lo.y, centre.z));
+                }
+                vec![Solid::Mesh(mesh)]
+            }
+            Objects::Several => vec![
+                cube(-1.7 * s, 0.8 * s),
+                sphere(-0.3 * s, 0.45 * s),
+                torus(1.5 * s, 0.5 * s, 0.18 * s),
+            ],
+        }
+    }
+
+    /// Sample the objects, bind their surfaces and set up the environment. Fails with an explanation
+    /// when the scene would have more than `max_phyxels` phyxels or a parameter is out of range.
+    pub fn build(&self, max_phyxels: usize) -> Result<Simulation, SceneError> {
+        if !(2..=200).contains(&self.resolution) {
+            return Err(SceneError(format!(
+                "the resolution must be between 2 and 200 phyxels across (got {})",
+                self.resolution
+            )));
+        }
+        if !(1.2..=4.0).contains(&self.support_factor) {
+            return Err(SceneError(format!(
+                "the support radius must be between 1.2 and 4 spacings (got {})",
+                self.support_factor
+            )));
+        }
+        let spacing = self.spacing();
+        // Cheap estimate first, so that a huge request is refused before it is sampled.
+        let estimate = self.solids().len() as f64
+            * (self.resolution as f64).powi(3)
+            * match self.lattice {
+                Lattice::Cubic => 1.0,
+                Lattice::BodyCentredCubic => 2.0,
+            };
+        if estimate > 8.0 * max_phyxels as f64 {
+            return Err(too_many(estimate as usize, max_phyxels));
+        }
+        let lift = DVec3::new(0.0, self.drop_height, 0.0);
+        let mut points = Vec::new();
+        let mut meshes = Vec::new();
+        for solid in self.solids() {
+            let (interior, mut surface) = match solid {
+                Solid::Shape(shape) => (
+                    sample_cell_centred(&shape, spacing, self.lattice),
+                    shape.surface_mesh(24),
+                ),
+                Solid::Mesh(mesh) => (sample_mesh(&mesh, spacing, self.lattice), mesh),
+            };
+            surface.vertices.iter_mut().for_each(|v| *v += lift);
+            points.extend(interior.into_iter().map(|p| p + lift));
+            meshes.push(surface);
+        }
+        if points.len() > max_phyxels {
+            return Err(too_many(points.len(), max_phyxels));
+        }
+        if points.is_empty() {
+            return Err(SceneError(
+                "no phyxel fits inside the objects at this resolution".into(),
+            ));
+        }
+        let body = Body::new(
+            points,
+            self.lattice.cell_volume(spacing),
+            spacing,
+            self.material,
+            SupportRadius::SpacingMultiple {
+                factor: self.support_factor,
+            },
+        );
+        let surfaces = meshes
+            .iter()
+            .map(|mesh| EmbeddedSurface::bind(mesh, &body))
+            .collect();
+        let mut environment = Environment::default();
+        if self.obstacle {
+            let (center, radius) = OBSTACLE;
+            environment
+                .colliders
+                .push(Collider::Sphere { center, radius });
+        }
+        let mut simulation = Simulation::new(body, environment);
+        simulation.surfaces = surfaces;
+        Ok(simulation)
+    }
+}
+
+/// Lattice points inside `shape` on a lattice that starts half a spacing inside its bounding box: the
+/// phyxels are the centres of the cells that tile it.
+fn sample_cell_centred(shape: &Shape, spacing: f64, lattice: Lattice) -> Vec<DVec3> {
+    let (min, max) = shape.bounds();
+    let inset = Shape::Box {
+        min: min + 0.5 * spacing,
+        max,
+    };
+    sample(&inset, spacing, lattice)
+        .into_iter()
+        .filter(|p| shape.contains(*p))
+        .collect()
+}
+
+fn too_many(count: usize, max: usize) -> SceneError {
+    SceneError(format!(
+        "about {count} phyxels are more than this backend handles ({max}): lower the resolution"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scene_builds_with_the_expected_volume_and_mass() {
+        for objects in Objects::ALL {
+            assert_eq!(Objects::from_id(objects.id()), Some(objects));
+            let description = SceneDescription {
+                objects,
+                resolution: 9,
+                ..SceneDescription::default()
+            };
+            let sim = description.build(100_000).unwrap();
+            let body = &sim.body;
+            assert!(body.len() > 50, "{objects:?}: {} phyxels", body.len());
+            assert!(
+                body.reference
+                    .iter()
+                    .all(|p| p.y >= description.drop_height - 1e-9),
+                "{objects:?} starts above the drop height"
+            );
+            // Mass = ρ × sampled volume, and the sampled volume is close to the surface's volume.
+            let mass: f64 = body.mass.iter().sum();
+            let enclosed: f64 = sim
+                .surfaces
+                .iter()
+                .map(|s| {
+                    let mesh = TriangleMesh {
+                        vertices: s.deformed_vertices(body, &body.displacement_gradients()),
+                        triangles: s.triangles.clone(),
+                    };
+                    mesh.volume()
+                })
+                .sum();
+            let ratio = mass / (body.material.density * enclosed);
+            assert!(
+                (0.93..1.07).contains(&ratio),
+                "{objects:?}: phyxel mass / (ρ × surface volume) = {ratio}"
+            );
+            // The neighbourhoods are those of a cubic lattice with h = 2.2 spacings (32 inside, fewer at
+            // the surface).
+            let mean = body.neighbours.mean_count();
+            assert!(
+                (15.0..40.0).contains(&mean),
+                "{objects:?}: {mean} neighbours"
+            );
+        }
+    }
+
+    #[test]
+    fn oversized_and_invalid_scenes_are_refused_with_a_reason() {
+        let big = SceneDescription {
+            resolution: 120,
+            ..SceneDescription::default()
+        };
+        let error = big.build(10_000).unwrap_err();
+        assert!(
+            error.to_string().contains("lower the resolution"),
+            "{error}"
+        );
+        let coarse = SceneDescription {
+            resolution: 1,
+            ..SceneDescription::default()
+        };
+        assert!(coarse
+            .build(10_000)
+            .unwrap_err()
+            .to_string()
+            .contains("resolution"));
+        let obstacle = SceneDescription {
+            obstacle: true,
+            ..SceneDescription::default()
+        };
+        assert_eq!(
+            obstacle.build(10_000).unwrap().environment.colliders.len(),
+            2
+        );
+    }
+}

@@ -1,0 +1,171 @@
+//! Surface animation: a triangle mesh embedded in the phyxels and moved by their displacement field
+//! (tutorial §7.2, "Alternative 2", after MKN04 §6; tutorial eq. 68):
+//!
+//!   ũ(x) = Σ_j ω̃_j(x) (u_j + ∇u_j (x − x̄_j)),   ω̃_j = ω_j / Σ_k ω_k,   ω_j = W_poly6(|x − x̄_j|, h_j),
+//!
+//! a partition of unity over the first-order Taylor expansions of the phyxels' displacements. Because
+//! MLS reproduces linear fields exactly, a linear displacement field moves every vertex exactly.
+//! The weights depend only on the rest positions: they are computed once per reference shape
+//! ([`EmbeddedSurface::bind`]) and the vertices follow the body with a weighted sum per frame.
+
+use super::body::Body;
+use super::kernel::poly6;
+use super::mesh::TriangleMesh;
+use super::neighbours::HashGrid;
+use glam::{DMat3, DVec3};
+
+/// A surface mesh bound to a body's phyxels.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmbeddedSurface {
+    pub triangles: Vec<[u32; 3]>,
+    /// Vertex positions x in the body's reference configuration.
+    rest: Vec<DVec3>,
+    /// Vertex v's phyxels are `phyxel[start[v]..start[v + 1]]` with weights ω̃ in `weight`.
+    start: Vec<u32>,
+    phyxel: Vec<u32>,
+    weight: Vec<f64>,
+}
+
+impl EmbeddedSurface {
+    /// Bind `mesh` (in the body's reference configuration) to the phyxels whose support contains each
+    /// vertex. A vertex outside every support follows its nearest phyxel.
+    pub fn bind(mesh: &TriangleMesh, body: &Body) -> Self {
+        let mut surface = Self {
+            triangles: mesh.triangles.clone(),
+            ..Self::default()
+        };
+        surface.rebind(mesh.vertices.clone(), body);
+        surface
+    }
+
+    /// Bind the vertices anew at rest positions `rest` — after the body's reference shape changed.
+    pub fn rebind(&mut self, rest: Vec<DVec3>, body: &Body) {
+        self.start = vec![0];
+        self.phyxel.clear();
+        self.weight.clear();
+        let largest_h = body.support_radius.iter().cloned().fold(0.0, f64::max);
+        let grid = (largest_h > 0.0).then(|| HashGrid::build(&body.reference, largest_h));
+        for x in &rest {
+            let first = self.phyxel.len();
+            if let Some(grid) = &grid {
+                for j in grid.candidates(*x) {
+                    let w = poly6(
+                        x.distance(body.reference[j as usize]),
+                        body.support_radius[j as usize],
+                    );
+                    if w > 0.0 {
+                        self.phyxel.push(j);
+                        self.weight.push(w);
+                    }
+                }
+            }
+            if self.phyxel.len() == first {
+                if let Some(nearest) = nearest(&body.reference, *x) {
+                    self.phyxel.push(nearest);
+                    self.weight.push(1.0);
+                }
+            }
+            let total: f64 = self.weight[first..].iter().sum();
+            self.weight[first..].iter_mut().for_each(|w| *w /= total);
+            self.start.push(self.phyxel.len() as u32);
+        }
+        self.rest = rest;
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// Deformed vertex positions x + ũ(x) (tutorial eq. 68), given each phyxel's displacement gradient
+    /// ∇u_j ([`Body::displacement_gradients`]).
+    pub fn deformed_vertices(&self, body: &Body, displacement_gradients: &[DMat3]) -> Vec<DVec3> {
+        self.rest
+            .iter()
+            .enumerate()
+            .map(|(v, x)| {
+                let range = self.start[v] as usize..self.start[v + 1] as usize;
+                let displacement: DVec3 = self.phyxel[range.clone()]
+                    .iter()
+                    .zip(&self.weight[range])
+                    .map(|(&j, &w)| {
+                        let j = j as usize;
+                        w * (body.displacement[j]
+                            + displacement_gradients[j] * (*x - body.reference[j]))
+                    })
+                    .sum();
+                *x + displacement
+            })
+            .collect()
+    }
+}
+
+fn nearest(points: &[DVec3], x: DVec3) -> Option<u32> {
+    points
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.distance_squared(x).total_cmp(&b.1.distance_squared(x)))
+        .map(|(j, _)| j as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::meshless::body::SupportRadius;
+    use crate::meshless::material::Material;
+    use crate::meshless::sampling::{sample, Lattice, Shape};
+
+    #[test]
+    fn a_linear_displacement_field_moves_every_vertex_exactly() {
+        let shape = Shape::Sphere {
+            center: DVec3::new(0.1, 0.5, -0.2),
+            radius: 0.3,
+        };
+        let spacing = 0.07;
+        let mut body = Body::new(
+            sample(&shape, spacing, Lattice::BodyCentredCubic),
+            Lattice::BodyCentredCubic.cell_volume(spacing),
+            spacing,
+            Material::JELLY,
+            SupportRadius::SpacingMultiple { factor: 2.0 },
+        );
+        let mesh = shape.surface_mesh(12);
+        let surface = EmbeddedSurface::bind(&mesh, &body);
+        // u(x) = G x + c: a stretch, shear and rotation-like part and a translation.
+        let g = DMat3::from_cols_array(&[0.3, -0.2, 0.1, 0.25, -0.1, 0.05, -0.15, 0.2, 0.4]);
+        let c = DVec3::new(0.5, -0.3, 0.2);
+        for (u, x) in body.displacement.iter_mut().zip(&body.reference) {
+            *u = g * *x + c;
+        }
+        let gradients = body.displacement_gradients();
+        let deformed = surface.deformed_vertices(&body, &gradients);
+        let size = 0.6;
+        for (x, y) in mesh.vertices.iter().zip(&deformed) {
+            let exact = *x + g * *x + c;
+            assert!(
+                y.distance(exact) <= 1e-9 * size,
+                "vertex {x}: {y} vs exact {exact}"
+            );
+        }
+    }
+
+    #[test]
+    fn weights_form_a_partition_of_unity_and_a_far_vertex_follows_its_nearest_phyxel() {
+        let points = vec![DVec3::ZERO, DVec3::X * 0.1, DVec3::Y * 0.1];
+        let body = Body::new(
+            points,
+            1e-3,
+            0.1,
+            Material::JELLY,
+            SupportRadius::SpacingMultiple { factor: 2.0 },
+        );
+        let mesh = TriangleMesh {
+            vertices: vec![DVec3::splat(0.05), DVec3::new(5.0, 0.1, 0.0)],
+            triangles: vec![],
+        };
+        let surface = EmbeddedSurface::bind(&mesh, &body);
+        let sum: f64 = surface.weight[..surface.start[1] as usize].iter().sum();
+        assert!((sum - 1.0).abs() < 1e-12);
+        assert_eq!(surface.phyxel[surface.start[1] as usize..], [1]);
+        assert_eq!(surface.weight[surface.start[1] as usize..], [1.0]);
+    }
+}
