@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { inflateSync } from 'node:zlib';
 import { serve } from '../../web/serve.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -93,4 +94,61 @@ export function canvasStats(page, selector) {
     }
     return { ink, hash, pixels: data.length / 4 };
   }, selector);
+}
+
+/**
+ * Count the pixels of an element's screenshot that satisfy `predicate(r, g, b)` (a WebGPU or WebGL
+ * canvas cannot be read back from script, but its screenshot can).
+ */
+export async function screenshotPixels(locator, predicate) {
+  const png = await locator.screenshot();
+  const { width, height, rgba } = decodePng(png);
+  let count = 0;
+  for (let i = 0; i < rgba.length; i += 4) if (predicate(rgba[i], rgba[i + 1], rgba[i + 2])) count++;
+  return { count, total: width * height };
+}
+
+/** Decode an 8-bit RGB or RGBA, non-interlaced PNG (what Chromium's screenshots are). */
+export function decodePng(buffer) {
+  const chunks = [];
+  let width = 0;
+  let height = 0;
+  let channels = 4;
+  for (let offset = 8; offset < buffer.length;) {
+    const length = buffer.readUInt32BE(offset);
+    const type = buffer.toString('latin1', offset + 4, offset + 8);
+    const data = buffer.subarray(offset + 8, offset + 8 + length);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      assert.equal(data[8], 8, '8-bit PNG');
+      channels = { 2: 3, 6: 4 }[data[9]];
+      assert.ok(channels && data[12] === 0, 'RGB(A), non-interlaced PNG');
+    } else if (type === 'IDAT') {
+      chunks.push(data);
+    }
+    offset += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(chunks));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(height * stride);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= channels ? pixels[y * stride + x - channels] : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels] : 0;
+      const p = a + b - c;
+      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      const predictor = [0, a, b, (a + b) >> 1, paeth][filter];
+      pixels[y * stride + x] = (line[x] + predictor) & 0xff;
+    }
+  }
+  const rgba = Buffer.alloc(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    for (let k = 0; k < 3; k++) rgba[i * 4 + k] = pixels[i * channels + k];
+    rgba[i * 4 + 3] = channels === 4 ? pixels[i * channels + 3] : 255;
+  }
+  return { width, height, rgba };
 }

@@ -40,7 +40,8 @@ export class ControlPanel {
   }
 
   /**
-   * A numeric control. `onChange(value)` runs with each new valid value.
+   * A numeric control. `onChange(value)` runs with each new valid value; if it throws, the value is
+   * refused with the error's message.
    * Returns { get value(), set(value), input }.
    */
   number({ id, label, unit = '', min, max, value, help = '', onChange }) {
@@ -72,11 +73,20 @@ export class ControlPanel {
         showError(parsed.message);
         return false;
       }
-      showError('');
       if (parsed.value !== current) {
+        // The solver may still refuse a value in range (too many phyxels, say): onChange throws,
+        // the previous value stays in force, and the reason appears here.
+        const previous = current;
         current = parsed.value;
-        onChange?.(current);
+        try {
+          onChange?.(current);
+        } catch (error) {
+          current = previous;
+          showError(error.message.replace(/\.?$/, '.'));
+          return false;
+        }
       }
+      showError('');
       return true;
     };
     input.addEventListener('input', () => accept(input.value));

@@ -144,6 +144,9 @@ export class LessonPage {
    *  time()    simulated time (s)
    *  restart() back to t = 0
    *  render()  draw the current state
+   *  stepsForFrame(wall)  optional: how many steps this frame takes for `wall` seconds of real time
+   *            (a page with expensive steps budgets them itself); without it, steps of dt() keep
+   *            up with real time × speed()
    */
   start(sim) {
     this.sim = sim;
@@ -166,7 +169,9 @@ export class LessonPage {
 
   /** One animation frame: advance by `wall` seconds of real time (scaled by the speed), then draw. */
   frame(sim, wall) {
-    if (this.running) {
+    if (this.running && sim.stepsForFrame) {
+      this.advance(sim.stepsForFrame(wall));
+    } else if (this.running) {
       this.accumulated += wall * sim.speed();
       const dt = sim.dt();
       let n = Math.floor(this.accumulated / dt);

@@ -4,5 +4,7 @@ pub mod deformation;
 pub mod kernels;
 pub mod neighbourhood_search;
 pub mod pbd;
+#[cfg(target_arch = "wasm32")]
+pub mod phyxel_view;
 pub mod phyxels;
 pub mod time_integration;

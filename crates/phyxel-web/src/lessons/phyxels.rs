@@ -1,88 +1,131 @@
 //! Bindings for the "Elastic, plastic and melting objects" demo: the phyxel solver driven from the
-//! page. (Its wgpu renderer comes with the demo page; this is the simulation half.)
+//! page ([`PhyxelDemo`]) and its wgpu view ([`PhyxelView`]).
 
 use crate::check;
+use crate::frame::{Colouring, FrameData};
 use glam::DVec3;
-use phyxel::meshless::body::{Body, SupportRadius};
+use phyxel::integrators::Method;
+use phyxel::meshless::collision::Collider;
 use phyxel::meshless::material::Material;
-use phyxel::meshless::melting::{HeatSource, Melting};
-use phyxel::meshless::mesh::{bunny, sample_mesh};
-use phyxel::meshless::plasticity::Plasticity;
-use phyxel::meshless::sampling::{sample, Lattice, Shape};
-use phyxel::meshless::simulation::{Drag, Environment, Simulation};
+use phyxel::meshless::melting::{HeatSource, Melting, AMBIENT_TEMPERATURE};
+use phyxel::meshless::plasticity::{norm, Plasticity};
+use phyxel::meshless::primitive_mesh::vertex_normals;
+use phyxel::meshless::sampling::Lattice;
+use phyxel::meshless::scene::{Objects, SceneDescription};
+use phyxel::meshless::simulation::{Drag, Simulation};
 use wasm_bindgen::prelude::*;
+
+/// The most phyxels the single-threaded CPU solver is offered (a step then takes about 0.1 s).
+pub const MAX_CPU_PHYXELS: usize = 60_000;
+
+/// The melting point of the demo's material (°C).
+const MELTING_POINT: f64 = 100.0;
 
 /// The phyxel solver as the page sees it.
 #[wasm_bindgen]
 pub struct PhyxelDemo {
     sim: Simulation,
+    description: SceneDescription,
+    /// The object of each phyxel (for colouring).
+    object_of: Vec<u32>,
+    /// All surfaces' triangles, indices offset into one vertex array.
+    triangles: Vec<u32>,
     /// The last blow-up, explained; the simulation then stays at its last good state.
     error: Option<String>,
+    steps: u64,
 }
 
 #[wasm_bindgen]
 impl PhyxelDemo {
-    /// A scene ("cube", "sphere" or "bunny") with `spacing` between phyxels, Young's modulus E (Pa),
-    /// Poisson's ratio ν and density ρ (kg/m³), dropped from 0.2 m above the ground.
+    /// A scene: `objects` ("cube", "sphere", "torus", "bunny", "several"), `resolution` phyxels across
+    /// 0.4 m, on a cubic or body-centred cubic lattice, Young's modulus E (Pa), Poisson's ratio ν,
+    /// density ρ (kg/m³), volume stiffness k_v (Pa), and whether a ball lies on the ground.
     #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
-        scene: &str,
-        spacing: f64,
+        objects: &str,
+        resolution: u32,
+        bcc: bool,
         young: f64,
         poisson: f64,
         density: f64,
+        volume_stiffness: f64,
+        obstacle: bool,
     ) -> Result<PhyxelDemo, JsError> {
-        let spacing = check("spacing", spacing, 0.01, 0.5)?;
-        let material = Material {
-            young: check("E", young, 1e2, 1e12)?,
-            poisson: check("ν", poisson, 0.0, 0.49)?,
-            density: check("ρ", density, 1.0, 1e5)?,
-            volume_stiffness: 0.5 * young,
+        let objects = Objects::from_id(objects).ok_or_else(|| {
+            let known: Vec<&str> = Objects::ALL.iter().map(|o| o.id()).collect();
+            JsError::new(&format!(
+                "unknown scene “{objects}” (known: {})",
+                known.join(", ")
+            ))
+        })?;
+        let description = SceneDescription {
+            objects,
+            resolution,
+            lattice: if bcc {
+                Lattice::BodyCentredCubic
+            } else {
+                Lattice::Cubic
+            },
+            material: material(young, poisson, density, volume_stiffness)?,
+            obstacle,
+            ..SceneDescription::default()
         };
-        let lift = DVec3::new(0.0, 0.2, 0.0);
-        let points = match scene {
-            "cube" => sample(
-                &Shape::Box {
-                    min: lift,
-                    max: lift + DVec3::splat(0.4),
-                },
-                spacing,
-                Lattice::Cubic,
-            ),
-            "sphere" => sample(
-                &Shape::Sphere {
-                    center: lift + DVec3::splat(0.25),
-                    radius: 0.25,
-                },
-                spacing,
-                Lattice::Cubic,
-            ),
-            "bunny" => sample_mesh(&bunny(), spacing, Lattice::Cubic)
-                .into_iter()
-                .map(|p| p + lift)
-                .collect(),
-            other => {
-                return Err(JsError::new(&format!(
-                    "unknown scene “{other}” (known: cube, sphere, bunny)"
-                )))
-            }
-        };
-        if points.len() > 200_000 {
-            return Err(JsError::new(&format!(
-                "{} phyxels are too many for the CPU: use a larger spacing",
-                points.len()
-            )));
+        let scene = description
+            .build(MAX_CPU_PHYXELS)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        let object_of = scene.object_of_phyxels();
+        let mut triangles = Vec::new();
+        let mut offset = 0;
+        for surface in &scene.simulation.surfaces {
+            triangles.extend(surface.triangles.iter().flatten().map(|k| k + offset));
+            offset += surface.vertex_count() as u32;
         }
-        let body = Body::new(
-            points,
-            spacing.powi(3),
-            spacing,
-            material,
-            SupportRadius::SpacingMultiple { factor: 2.2 },
-        );
         Ok(PhyxelDemo {
-            sim: Simulation::new(body, Environment::default()),
+            sim: scene.simulation,
+            description,
+            object_of,
+            triangles,
             error: None,
+            steps: 0,
+        })
+    }
+
+    /// Change the material in place: E, ν, k_v take effect at the next step; a new density scales
+    /// every mass and density (volumes stay).
+    pub fn set_material(
+        &mut self,
+        young: f64,
+        poisson: f64,
+        density: f64,
+        volume_stiffness: f64,
+    ) -> Result<(), JsError> {
+        let new = material(young, poisson, density, volume_stiffness)?;
+        let body = &mut self.sim.body;
+        let ratio = new.density / body.material.density;
+        body.mass.iter_mut().for_each(|m| *m *= ratio);
+        body.density.iter_mut().for_each(|rho| *rho *= ratio);
+        body.material = new;
+        self.description.material = new;
+        Ok(())
+    }
+
+    /// Mass-proportional damping c (1/s) and the Coulomb friction coefficient at the obstacles.
+    pub fn set_damping_and_friction(&mut self, damping: f64, friction: f64) -> Result<(), JsError> {
+        self.sim.environment.damping = check("damping", damping, 0.0, 100.0)?;
+        self.sim.environment.friction = check("friction", friction, 0.0, 2.0)?;
+        Ok(())
+    }
+
+    /// Choose the time integrator by id (see the time-integration lesson).
+    pub fn set_integrator(&mut self, id: &str) -> Result<(), JsError> {
+        let method = Method::from_id(id)
+            .ok_or_else(|| JsError::new(&format!("unknown integrator “{id}”")))?;
+        self.sim.set_integrator(method).map_err(|_| {
+            JsError::new(
+                "implicit Euler needs the stiffness matrix of the corotated model, which this solver \
+                 does not have yet: choose an explicit method",
+            )
         })
     }
 
@@ -92,6 +135,20 @@ impl PhyxelDemo {
 
     pub fn mean_neighbours(&self) -> f64 {
         self.sim.body.neighbours.mean_count()
+    }
+
+    /// Moment matrices that needed the safe (pseudo-)inverse.
+    pub fn regularized_count(&self) -> usize {
+        self.sim.body.mls.regularized
+    }
+
+    pub fn reference_updates(&self) -> usize {
+        self.sim.reference_updates
+    }
+
+    /// Lattice spacing (m).
+    pub fn spacing(&self) -> f64 {
+        self.description.spacing()
     }
 
     /// The explicit stability bound h√(ρ/E) (s).
@@ -106,6 +163,47 @@ impl PhyxelDemo {
 
     pub fn time(&self) -> f64 {
         self.sim.time
+    }
+
+    /// Steps taken since the scene was built.
+    pub fn steps(&self) -> f64 {
+        self.steps as f64
+    }
+
+    /// Kinetic + gravitational + elastic energy (J).
+    pub fn energy(&self) -> f64 {
+        self.sim.energy()
+    }
+
+    pub fn max_temperature(&self) -> f64 {
+        self.sim
+            .body
+            .temperature
+            .iter()
+            .cloned()
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// The tallest point of the body (m): how far a melting block has slumped.
+    pub fn height(&self) -> f64 {
+        self.sim
+            .body
+            .positions()
+            .iter()
+            .map(|p| p.y)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Centre and radius of the body's bounding sphere: [x, y, z, r].
+    pub fn bounds(&self) -> Vec<f64> {
+        let positions = self.sim.body.positions();
+        let (lo, hi) = positions
+            .iter()
+            .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(*p), hi.max(*p))
+            });
+        let centre = 0.5 * (lo + hi);
+        vec![centre.x, centre.y, centre.z, 0.5 * (hi - lo).length()]
     }
 
     /// Enable MKN04 plasticity (c_yield, c_creep in 1/s, c_max), or disable it with `enabled = false`.
@@ -128,7 +226,8 @@ impl PhyxelDemo {
         Ok(())
     }
 
-    /// Heat with a source at (x, y, z) of the given radius and rate (K/s); rate 0 switches it off.
+    /// Heat with a source at (x, y, z) of the given radius (m) and rate (K/s); rate 0 switches the
+    /// source off (the heat already there keeps diffusing).
     pub fn set_heat_source(
         &mut self,
         x: f64,
@@ -141,13 +240,18 @@ impl PhyxelDemo {
         if !position.is_finite() {
             return Err(JsError::new("the heat source position must be finite"));
         }
-        let heat_source = Some(HeatSource {
-            position,
-            radius: check("heat radius", radius, 1e-3, 10.0)?,
-            rate: check("heat rate", rate, 0.0, 1e4)?,
-        });
+        let rate = check("heat rate", rate, 0.0, 1e4)?;
+        let heat_source = (rate > 0.0)
+            .then(|| {
+                Ok::<_, JsError>(HeatSource {
+                    position,
+                    radius: check("heat radius", radius, 1e-3, 10.0)?,
+                    rate,
+                })
+            })
+            .transpose()?;
         self.sim.melting = Some(Melting {
-            melting_point: 100.0,
+            melting_point: MELTING_POINT,
             molten_stiffness: 0.005,
             diffusivity: 5.0,
             heat_source,
@@ -164,6 +268,7 @@ impl PhyxelDemo {
                 self.error = Some(blow_up.to_string());
                 return Ok(false);
             }
+            self.steps += 1;
         }
         self.error = None;
         Ok(true)
@@ -196,12 +301,6 @@ impl PhyxelDemo {
     /// Pick the phyxel nearest along the ray `origin` + s·`direction` (each [x, y, z]) within `radius`
     /// of it; −1 if none.
     pub fn pick(&self, origin: Vec<f64>, direction: Vec<f64>, radius: f64) -> Result<i32, JsError> {
-        let vector = |v: &[f64], name: &str| match v {
-            [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(DVec3::new(*x, *y, *z)),
-            _ => Err(JsError::new(&format!(
-                "{name} must be three finite numbers"
-            ))),
-        };
         let (origin, direction) = (
             vector(&origin, "ray origin")?,
             vector(&direction, "ray direction")?,
@@ -212,17 +311,131 @@ impl PhyxelDemo {
             .map_or(-1, |i| i as i32))
     }
 
-    /// Drag phyxel `phyxel` towards (x, y, z) with a spring of stiffness k; a negative index releases it.
-    pub fn drag(&mut self, phyxel: i32, x: f64, y: f64, z: f64, stiffness: f64) {
+    /// Position of phyxel `phyxel`: [x, y, z] (empty for an invalid index).
+    pub fn position(&self, phyxel: i32) -> Vec<f64> {
+        let body = &self.sim.body;
+        usize::try_from(phyxel)
+            .ok()
+            .filter(|&i| i < body.len())
+            .map(|i| {
+                (body.reference[i] + body.displacement[i])
+                    .to_array()
+                    .to_vec()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Drag phyxel `phyxel` towards (x, y, z) with a spring that a step of `dt` integrates stably
+    /// (k = 0.2 m/Δt², so √(k/m)·Δt ≈ 0.45 < 2), stretched at most one lattice spacing so that a far
+    /// target pulls firmly without flinging the phyxel; a negative index releases it.
+    pub fn drag(&mut self, phyxel: i32, x: f64, y: f64, z: f64, dt: f64) {
         let target = DVec3::new(x, y, z);
-        self.sim.drag = (phyxel >= 0
-            && (phyxel as usize) < self.sim.body.len()
-            && target.is_finite()
-            && stiffness.is_finite())
-        .then_some(Drag {
-            phyxel: phyxel as usize,
+        let valid = usize::try_from(phyxel)
+            .ok()
+            .filter(|&i| i < self.sim.body.len() && target.is_finite() && dt > 0.0);
+        self.sim.drag = valid.map(|i| Drag {
+            phyxel: i,
             target,
-            stiffness: stiffness.max(0.0),
+            stiffness: 0.2 * self.sim.body.mass[i] / (dt * dt),
+            max_stretch: self.description.spacing(),
         });
+    }
+}
+
+impl PhyxelDemo {
+    /// What the renderer draws, coloured by `colour_by` ("object", "temperature", "plastic",
+    /// "speed").
+    pub fn frame_data(&self, colour_by: &str) -> Result<FrameData, String> {
+        let body = &self.sim.body;
+        let values: Vec<f64> = match colour_by {
+            "object" => self.object_of.iter().map(|&k| k as f64).collect(),
+            "temperature" => body
+                .temperature
+                .iter()
+                .map(|t| (t - AMBIENT_TEMPERATURE) / (MELTING_POINT - AMBIENT_TEMPERATURE))
+                .collect(),
+            "plastic" => {
+                let full = self.sim.plasticity.map_or(0.3, |p| p.max_strain.max(1e-3));
+                body.plastic_strain
+                    .iter()
+                    .map(|e| norm(*e) / full)
+                    .collect()
+            }
+            "speed" => body.velocity.iter().map(|v| v.length() / 2.0).collect(),
+            other => {
+                return Err(format!(
+                    "unknown colouring “{other}” (known: object, temperature, plastic, speed)"
+                ))
+            }
+        };
+        let colouring = if colour_by == "object" {
+            Colouring::ByObject
+        } else {
+            Colouring::ByValue
+        };
+        let phyxels = body
+            .positions()
+            .iter()
+            .zip(&values)
+            .map(|(p, v)| [p.x as f32, p.y as f32, p.z as f32, *v as f32])
+            .collect();
+        let mut surface_vertices = Vec::new();
+        for (k, (surface, vertices)) in self
+            .sim
+            .surfaces
+            .iter()
+            .zip(self.sim.surface_vertices())
+            .enumerate()
+        {
+            let normals = vertex_normals(&vertices, &surface.triangles);
+            let vertex_values = match colouring {
+                Colouring::ByObject => vec![k as f64; vertices.len()],
+                Colouring::ByValue => surface.interpolate(&values),
+            };
+            for ((p, n), v) in vertices.iter().zip(&normals).zip(&vertex_values) {
+                surface_vertices.extend([p.x, p.y, p.z, n.x, n.y, n.z, *v].map(|c| c as f32));
+            }
+        }
+        let obstacles = self
+            .sim
+            .environment
+            .colliders
+            .iter()
+            .filter_map(|c| match *c {
+                Collider::Sphere { center, radius } => Some((center.as_vec3(), radius as f32)),
+                _ => None,
+            })
+            .collect();
+        Ok(FrameData {
+            phyxels,
+            phyxel_radius: 0.5 * self.spacing() as f32,
+            surface_vertices,
+            surface_indices: self.triangles.clone(),
+            colouring,
+            obstacles,
+        })
+    }
+}
+
+fn material(
+    young: f64,
+    poisson: f64,
+    density: f64,
+    volume_stiffness: f64,
+) -> Result<Material, JsError> {
+    Ok(Material {
+        young: check("E", young, 1e2, 1e12)?,
+        poisson: check("ν", poisson, 0.0, 0.49)?,
+        density: check("ρ", density, 1.0, 1e5)?,
+        volume_stiffness: check("k_v", volume_stiffness, 0.0, 1e12)?,
+    })
+}
+
+fn vector(v: &[f64], name: &str) -> Result<DVec3, JsError> {
+    match v {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(DVec3::new(*x, *y, *z)),
+        _ => Err(JsError::new(&format!(
+            "{name} must be three finite numbers"
+        ))),
     }
 }

@@ -99,6 +99,25 @@ impl fmt::Display for SceneError {
 
 impl std::error::Error for SceneError {}
 
+/// A built scene: the simulation, and which phyxels belong to which object.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    pub simulation: Simulation,
+    /// Object k owns phyxels `object_start[k]..object_start[k + 1]` (and surface k).
+    pub object_start: Vec<usize>,
+}
+
+impl Scene {
+    /// The object each phyxel belongs to.
+    pub fn object_of_phyxels(&self) -> Vec<u32> {
+        self.object_start
+            .windows(2)
+            .enumerate()
+            .flat_map(|(k, w)| std::iter::repeat_n(k as u32, w[1] - w[0]))
+            .collect()
+    }
+}
+
 /// One solid of a scene: its interior and its surface.
 enum Solid {
     Shape(Shape),
@@ -157,7 +176,7 @@ impl SceneDescription {
 
     /// Sample the objects, bind their surfaces and set up the environment. Fails with an explanation
     /// when the scene would have more than `max_phyxels` phyxels or a parameter is out of range.
-    pub fn build(&self, max_phyxels: usize) -> Result<Simulation, SceneError> {
+    pub fn build(&self, max_phyxels: usize) -> Result<Scene, SceneError> {
         if !(2..=200).contains(&self.resolution) {
             return Err(SceneError(format!(
                 "the resolution must be between 2 and 200 phyxels across (got {})",
@@ -184,6 +203,7 @@ impl SceneDescription {
         let lift = DVec3::new(0.0, self.drop_height, 0.0);
         let mut points = Vec::new();
         let mut meshes = Vec::new();
+        let mut object_start = vec![0];
         for solid in self.solids() {
             let (interior, mut surface) = match solid {
                 Solid::Shape(shape) => (
@@ -195,6 +215,7 @@ impl SceneDescription {
             surface.vertices.iter_mut().for_each(|v| *v += lift);
             points.extend(interior.into_iter().map(|p| p + lift));
             meshes.push(surface);
+            object_start.push(points.len());
         }
         if points.len() > max_phyxels {
             return Err(too_many(points.len(), max_phyxels));
@@ -226,7 +247,10 @@ impl SceneDescription {
         }
         let mut simulation = Simulation::new(body, environment);
         simulation.surfaces = surfaces;
-        Ok(simulation)
+        Ok(Scene {
+            simulation,
+            object_start,
+        })
     }
 }
 
@@ -263,8 +287,12 @@ mod tests {
                 resolution: 9,
                 ..SceneDescription::default()
             };
-            let sim = description.build(100_000).unwrap();
+            let scene = description.build(100_000).unwrap();
+            let sim = &scene.simulation;
             let body = &sim.body;
+            let objects_of = scene.object_of_phyxels();
+            assert_eq!(objects_of.len(), body.len());
+            assert_eq!(sim.surfaces.len(), *objects_of.last().unwrap() as usize + 1);
             assert!(body.len() > 50, "{objects:?}: {} phyxels", body.len());
             assert!(
                 body.reference
@@ -325,7 +353,13 @@ mod tests {
             ..SceneDescription::default()
         };
         assert_eq!(
-            obstacle.build(10_000).unwrap().environment.colliders.len(),
+            obstacle
+                .build(10_000)
+                .unwrap()
+                .simulation
+                .environment
+                .colliders
+                .len(),
             2
         );
     }

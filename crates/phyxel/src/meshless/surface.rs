@@ -97,6 +97,20 @@ impl EmbeddedSurface {
             })
             .collect()
     }
+
+    /// A per-phyxel quantity carried to the vertices with the same weights: Σ_j ω̃_j q_j.
+    pub fn interpolate(&self, values: &[f64]) -> Vec<f64> {
+        (0..self.vertex_count())
+            .map(|v| {
+                let range = self.start[v] as usize..self.start[v + 1] as usize;
+                self.phyxel[range.clone()]
+                    .iter()
+                    .zip(&self.weight[range])
+                    .map(|(&j, &w)| w * values[j as usize])
+                    .sum()
+            })
+            .collect()
+    }
 }
 
 fn nearest(points: &[DVec3], x: DVec3) -> Option<u32> {
@@ -167,5 +181,9 @@ mod tests {
         assert!((sum - 1.0).abs() < 1e-12);
         assert_eq!(surface.phyxel[surface.start[1] as usize..], [1]);
         assert_eq!(surface.weight[surface.start[1] as usize..], [1.0]);
+        // Interpolation reproduces constants (partition of unity) and picks the far vertex's phyxel.
+        let constant = surface.interpolate(&[2.5; 3]);
+        assert!((constant[0] - 2.5).abs() < 1e-12);
+        assert_eq!(surface.interpolate(&[0.0, 7.0, 0.0])[1], 7.0);
     }
 }

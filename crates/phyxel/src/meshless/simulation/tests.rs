@@ -154,6 +154,36 @@ fn a_step_beyond_the_stability_bound_is_stopped_and_explained() {
     assert!((error.cfl_time_step - 0.22 * (7800.0f64 / 2e11).sqrt()).abs() < 1e-12);
 }
 
+#[test]
+fn an_instability_is_caught_while_the_body_still_looks_whole() {
+    // Jelly at half the bound h√(ρ/E) (stable only up to ≈ 0.2 of it): the instability grows
+    // exponentially; the travel criterion stops it while every phyxel is still within a few
+    // spacings of where it was, so the state the page keeps showing is not an explosion.
+    let mut sim = Simulation::new(
+        cube(DVec3::new(0.0, 0.0, 0.0), 0.3, Material::JELLY),
+        weightless(0.0),
+    );
+    sim.body.velocity = sim
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.01 * (37.0 * x.y).sin(), 0.0, 0.0))
+        .collect();
+    let dt = 0.5 * sim.cfl_time_step();
+    let steps = (0..10_000).position(|_| sim.step(dt).is_err());
+    assert!(steps.is_some(), "half the bound must blow up");
+    let worst = sim
+        .body
+        .displacement
+        .iter()
+        .map(|u| u.length())
+        .fold(0.0, f64::max);
+    assert!(
+        worst < 3.0 * SPACING,
+        "the kept state moved a phyxel {worst} m"
+    );
+}
+
 #[cfg(feature = "parallel")]
 #[test]
 fn parallel_and_serial_solvers_agree() {
@@ -306,6 +336,7 @@ fn the_drag_spring_pulls_the_picked_phyxel_and_then_the_body() {
         phyxel: picked,
         target,
         stiffness: 50.0,
+        max_stretch: f64::INFINITY,
     });
     let dt = sim.recommended_time_step();
     sim.step(dt).unwrap();

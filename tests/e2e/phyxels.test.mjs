@@ -1,0 +1,132 @@
+// The 3D phyxel demo: it simulates and draws, the pointer pulls and heats the object, a step beyond
+// the stability bound is stopped and explained, and refused input leaves the simulation running.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, readNumber, screenshotPixels, WEBGPU } from './harness.mjs';
+
+const env = useBrowser();
+
+async function openDemo() {
+  const opened = await openPage(env, 'phyxels.html');
+  await opened.page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  return opened;
+}
+
+/** Wait until the readout `id` satisfies `accept(value)`; returns the value. */
+async function waitForReadout(page, id, accept, timeout = 15_000) {
+  const end = Date.now() + timeout;
+  let value;
+  while (Date.now() < end) {
+    value = await readNumber(page, `#readout-${id}`);
+    if (accept(value)) return value;
+    await page.waitForTimeout(200);
+  }
+  assert.fail(`readout ${id} stayed at ${value}`);
+}
+
+test('the cube falls, comes to rest on the ground and is drawn', async () => {
+  const { page, context, problems } = await openDemo();
+  assert.equal(await readNumber(page, '#readout-phyxels'), 1000, '10 × 10 × 10 phyxels');
+  const neighbours = await readNumber(page, '#readout-mean-neighbours');
+  // h = 2.2 spacings: 32 neighbours inside, fewer at faces, edges and corners.
+  assert.ok(neighbours > 20 && neighbours < 32, `mean neighbours ${neighbours}`);
+  // h√(ρ/E) with h = 2.2 × 0.04 m, ρ = 1000 kg/m³, E = 100 kPa: 8.80 ms; auto Δt is a tenth of it.
+  assert.equal(await page.locator('#readout-cfl').textContent(), '8.80 ms');
+  assert.equal(await page.locator('#readout-dt').textContent(), '0.880 ms');
+  // Dropped from 0.3 m, the 0.4 m cube's top (0.7 m at the start) settles near 0.4 m.
+  const top = await waitForReadout(page, 'height', (h) => h < 0.42 && h > 0.3);
+  assert.ok(await readNumber(page, '#readout-steps-per-second') > 0);
+  const renderer = await page.getAttribute('body', 'data-renderer');
+  if (WEBGPU) {
+    // WebGPU draws, or (headless SwiftShader loses the device at its first frame) the page says so
+    // and WebGL2 takes over.
+    assert.ok(
+      renderer === 'WebGPU' || (renderer === 'WebGL2' && /WebGPU stopped drawing/.test(await page.locator('#notices').textContent())),
+      `renderer ${renderer}`,
+    );
+  } else {
+    assert.equal(renderer, 'WebGL2');
+  }
+  assert.match(await page.locator('#readout-renderer').textContent(), new RegExp(`^${renderer} \\(`));
+  // The phyxels are drawn: blue sphere sprites cover a good part of the view.
+  const blue = await screenshotPixels(page.locator('#scene'), (r, g, b) => b > r + 60 && b > g + 20);
+  assert.ok(blue.count > 0.02 * blue.total, `${blue.count} of ${blue.total} pixels show the cube`);
+  assert.ok(top > 0.3);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('dragging the cube pulls it up, heating it melts it, dragging the sky orbits', async () => {
+  const { page, context, problems } = await openDemo();
+  await waitForReadout(page, 'height', (h) => h < 0.42);
+  const box = await page.locator('#scene').boundingBox();
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  // The camera looks at the cube's centre: pressing there picks a phyxel; moving up pulls it.
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'pull');
+  for (let k = 1; k <= 10; k++) await page.mouse.move(x, y - 25 * k);
+  await waitForReadout(page, 'height', (h) => h > 0.5);
+  await page.mouse.up();
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'none');
+
+  // Heat: the same press now heats; the hottest phyxel passes the melting range's middle.
+  await page.selectOption('#param-tool', 'heat');
+  await page.selectOption('#param-colourBy', 'temperature');
+  await page.fill('#param-heatRate', '2000');
+  await waitForReadout(page, 'height', (h) => h < 0.45);
+  // Press where the cube now is (the drop may have moved it).
+  const [u, v] = await page.evaluate(() => {
+    const [cx, cy, cz] = window.phyxelDemo.demo.bounds();
+    return window.phyxelDemo.camera.project(cx, cy, cz);
+  });
+  await page.mouse.move(box.x + ((u + 1) / 2) * box.width, box.y + ((1 - v) / 2) * box.height);
+  await page.mouse.down();
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'heat');
+  await waitForReadout(page, 'max-temperature', (t) => t > 60);
+  await page.mouse.up();
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'none');
+  // Orbit: dragging empty sky turns the camera (the top-left corner shows no object).
+  const before = await page.evaluate(() => window.phyxelDemo.camera.ray(0, 0));
+  await page.mouse.move(box.x + 20, box.y + 20);
+  await page.mouse.down();
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'orbit');
+  await page.mouse.move(box.x + 120, box.y + 40);
+  await page.mouse.up();
+  const after = await page.evaluate(() => window.phyxelDemo.camera.ray(0, 0));
+  assert.ok(Math.hypot(after[0] - before[0], after[2] - before[2]) > 0.5, 'the eye moved around the target');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a step beyond the stability bound is stopped and explained; refused input changes nothing', async () => {
+  const { page, context, problems } = await openDemo();
+  // The resolution control refuses what the CPU solver cannot take, at the control.
+  await page.fill('#param-resolution', '500');
+  assert.match(await page.locator('#param-resolution-error').textContent(), /Must be between 3 and 60/);
+  await page.fill('#param-resolution', '60');
+  assert.match(await page.locator('#param-resolution-error').textContent(), /216000 phyxels .* lower the resolution\. Still using 10\./);
+  await page.fill('#param-young', 'stiff');
+  assert.match(await page.locator('#param-young-error').textContent(), /not a number/);
+  assert.equal(await readNumber(page, '#readout-phyxels'), 1000);
+  // Several objects: a new scene with three bodies.
+  await page.selectOption('#param-scene', 'several');
+  await waitForReadout(page, 'phyxels', (n) => n > 1000);
+  // Δt = 6 ms: below h√(ρ/E) = 8.8 ms, but above what explicit integration of this lattice holds.
+  await page.selectOption('#param-timeStep', 'manual');
+  await page.fill('#param-dt', '0.006');
+  const notice = page.locator('#notices .notice.error');
+  await notice.waitFor({ timeout: 20_000 });
+  assert.match(await notice.textContent(), /unstable .* h·√\(ρ\/E\)/);
+  assert.equal(await page.locator('#pause').textContent(), 'Run', 'paused on the last good state');
+  const height = await readNumber(page, '#readout-height');
+  assert.ok(height > 0 && height < 2, `the last good state is shown (top at ${height} m)`);
+  // Back to a stable step: Run continues.
+  await page.selectOption('#param-timeStep', 'auto');
+  await page.click('#pause');
+  const t = await readNumber(page, '#readout-sim-time');
+  await waitForReadout(page, 'sim-time', (s) => s > t + 0.05);
+  assert.equal(await notice.count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

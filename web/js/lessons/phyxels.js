@@ -1,0 +1,474 @@
+// "Elastic, plastic and melting objects": the phyxel solver (crates/phyxel/src/meshless) in 3D.
+// Glue: crates/phyxel-web/src/lessons/phyxels.rs (the solver) and phyxel_view.rs (the wgpu view).
+import init, { OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-web.js';
+import { LessonPage } from '../page.js';
+
+await init();
+
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, one thread)' });
+/** Milliseconds of stepping one frame may spend; beyond it the demo runs slower than real time. */
+const FRAME_BUDGET_MS = 14;
+/** Readouts refresh this often (ms): they are read, not watched frame by frame. */
+const READOUT_INTERVAL_MS = 250;
+
+const params = {
+  scene: 'cube',
+  resolution: 10,
+  lattice: 'cubic',
+  obstacle: false,
+  young: 1e5,
+  poisson: 0.3,
+  density: 1000,
+  volumeStiffness: 5e4,
+  plastic: false,
+  yieldStrain: 0.05,
+  creep: 5,
+  maxStrain: 0.6,
+  heatRate: 300,
+  heatRadius: 0.12,
+  tool: 'pull',
+  timeStep: 'auto',
+  cflFraction: 0.1,
+  dt: 0.0005,
+  substeps: 'auto',
+  substepCount: 10,
+  integrator: 'symplectic-euler',
+  damping: 0.5,
+  friction: 0.5,
+  colourBy: 'object',
+  showPhyxels: true,
+  showSurface: false,
+};
+
+// ---- The simulation ------------------------------------------------------------------------------
+
+function build() {
+  const fresh = new PhyxelDemo(
+    params.scene,
+    params.resolution,
+    params.lattice === 'bcc',
+    params.young,
+    params.poisson,
+    params.density,
+    params.volumeStiffness,
+    params.obstacle,
+  );
+  try {
+    fresh.set_integrator(params.integrator);
+    fresh.set_damping_and_friction(params.damping, params.friction);
+    fresh.set_plasticity(params.plastic, params.yieldStrain, params.creep, params.maxStrain);
+  } catch (error) {
+    fresh.free();
+    throw error;
+  }
+  return fresh;
+}
+
+let demo = build();
+let accumulated = 0;
+let lastSubsteps = 0;
+let realTime = 1;
+
+/** Build the scene anew (a scene control changed, or Restart). Throws, keeping the old one, if refused. */
+function rebuild() {
+  const fresh = build();
+  endPointerAction();
+  demo.free();
+  demo = fresh;
+  accumulated = 0;
+  page.notice('step-error', null);
+  frameCamera();
+}
+
+/** The step size in use: a fraction of the stability bound h√(ρ/E), or the user's Δt. */
+function currentDt() {
+  return params.timeStep === 'auto' ? params.cflFraction * demo.cfl_time_step() : params.dt;
+}
+
+// ---- Controls -------------------------------------------------------------------------------------
+
+const c = page.controls;
+const number = (panel, key, label, unit, min, max, onChange) =>
+  panel.number({
+    id: `param-${key}`,
+    label,
+    unit,
+    min,
+    max,
+    value: params[key],
+    onChange: (value) => {
+      const previous = params[key];
+      params[key] = value;
+      try {
+        onChange?.(value);
+      } catch (error) {
+        params[key] = previous;
+        throw error;
+      }
+    },
+  });
+const select = (panel, key, label, options, onChange) =>
+  panel.select({
+    id: `param-${key}`,
+    label,
+    value: params[key],
+    options,
+    onChange: (value) => {
+      const previous = params[key];
+      params[key] = value;
+      try {
+        onChange?.(value);
+        page.notice(`param-${key}`, null);
+      } catch (error) {
+        params[key] = previous;
+        page.notice(`param-${key}`, `${label}: ${error.message}`, 'error');
+      }
+    },
+  });
+const checkbox = (panel, key, label, onChange) =>
+  panel.checkbox({
+    id: `param-${key}`,
+    label,
+    checked: params[key],
+    onChange: (checked) => {
+      params[key] = checked;
+      onChange?.(checked);
+    },
+  });
+
+const scene = c.group('Scene');
+select(scene, 'scene', 'Objects', [
+  { value: 'cube', label: 'Cube' },
+  { value: 'sphere', label: 'Sphere' },
+  { value: 'torus', label: 'Torus' },
+  { value: 'bunny', label: 'Bunny (mesh)' },
+  { value: 'several', label: 'Cube, sphere and torus' },
+], rebuild);
+number(scene, 'resolution', 'Phyxels across', '', 3, 60, rebuild);
+select(scene, 'lattice', 'Lattice', [
+  { value: 'cubic', label: 'Cubic' },
+  { value: 'bcc', label: 'Body-centred cubic' },
+], rebuild);
+checkbox(scene, 'obstacle', 'Ball on the ground', () => guard('param-obstacle', rebuild));
+
+const materialGroup = c.group('Material');
+const setMaterial = () => demo.set_material(params.young, params.poisson, params.density, params.volumeStiffness);
+number(materialGroup, 'young', 'Young’s modulus E', 'Pa', 100, 1e10, setMaterial);
+number(materialGroup, 'poisson', 'Poisson’s ratio ν', '', 0, 0.49, setMaterial);
+number(materialGroup, 'density', 'Density ρ', 'kg/m³', 10, 20000, setMaterial);
+number(materialGroup, 'volumeStiffness', 'Volume stiffness k<sub>v</sub>', 'Pa', 0, 1e10, setMaterial);
+
+const plasticGroup = c.group('Plasticity');
+const setPlasticity = () => demo.set_plasticity(params.plastic, params.yieldStrain, params.creep, params.maxStrain);
+checkbox(plasticGroup, 'plastic', 'Plastic', () => {
+  setPlasticity();
+  plasticDetails.setVisible(params.plastic);
+});
+const plasticDetails = plasticGroup.group();
+number(plasticDetails, 'yieldStrain', 'Yield c<sub>yield</sub>', '', 0, 2, setPlasticity);
+number(plasticDetails, 'creep', 'Creep c<sub>creep</sub>', '1/s', 0, 1000, setPlasticity);
+number(plasticDetails, 'maxStrain', 'Max c<sub>max</sub>', '', 0, 5, setPlasticity);
+plasticDetails.setVisible(params.plastic);
+
+const pointerGroup = c.group('Pointer and heat');
+select(pointerGroup, 'tool', 'Dragging the object', [
+  { value: 'pull', label: 'Pulls a phyxel' },
+  { value: 'heat', label: 'Heats it' },
+]);
+number(pointerGroup, 'heatRate', 'Heating rate', 'K/s', 1, 5000);
+number(pointerGroup, 'heatRadius', 'Heat radius', 'm', 0.02, 1);
+
+const timeGroup = c.group('Time stepping');
+const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
+  { value: 'symplectic-euler', label: 'Symplectic Euler' },
+  { value: 'leap-frog', label: 'Leap-frog' },
+  { value: 'velocity-verlet', label: 'Velocity Verlet' },
+  { value: 'position-verlet', label: 'Position Verlet (thesis)' },
+  { value: 'rk2', label: 'Runge–Kutta 2' },
+  { value: 'rk4', label: 'Runge–Kutta 4' },
+  { value: 'explicit-euler', label: 'Explicit Euler (unstable)' },
+  { value: 'implicit-euler', label: 'Implicit Euler (needs the corotated model)' },
+], (id) => demo.set_integrator(id));
+integratorSelect.select.querySelector('option[value="implicit-euler"]').disabled = true;
+select(timeGroup, 'timeStep', 'Δt', [
+  { value: 'auto', label: 'Fraction of the stability bound' },
+  { value: 'manual', label: 'Fixed' },
+], () => showTimeControls());
+const cflControl = number(timeGroup, 'cflFraction', 'Δt / (h√(ρ/E))', '', 0.001, 2);
+const dtControl = number(timeGroup, 'dt', 'Δt', 's', 1e-6, 0.05);
+select(timeGroup, 'substeps', 'Substeps per frame', [
+  { value: 'auto', label: 'Keep up with real time' },
+  { value: 'fixed', label: 'Fixed number' },
+], () => showTimeControls());
+const substepControl = number(timeGroup, 'substepCount', 'Substeps', '', 1, 1000);
+number(timeGroup, 'damping', 'Damping c', '1/s', 0, 50, () => demo.set_damping_and_friction(params.damping, params.friction));
+number(timeGroup, 'friction', 'Friction μ', '', 0, 2, () => demo.set_damping_and_friction(params.damping, params.friction));
+function showTimeControls() {
+  cflControl.input.closest('.control').hidden = params.timeStep !== 'auto';
+  dtControl.input.closest('.control').hidden = params.timeStep === 'auto';
+  substepControl.input.closest('.control').hidden = params.substeps === 'auto';
+}
+showTimeControls();
+
+const displayGroup = c.group('Display');
+select(displayGroup, 'colourBy', 'Colour by', [
+  { value: 'object', label: 'Object' },
+  { value: 'temperature', label: 'Temperature (20–100 °C)' },
+  { value: 'plastic', label: 'Plastic strain (0–c_max)' },
+  { value: 'speed', label: 'Speed (0–2 m/s)' },
+]);
+checkbox(displayGroup, 'showPhyxels', 'Phyxels');
+checkbox(displayGroup, 'showSurface', 'Surface mesh');
+
+/** Run `action`; a refusal becomes a notice named after the control. */
+function guard(key, action) {
+  try {
+    action();
+    page.notice(key, null);
+  } catch (error) {
+    page.notice(key, error.message, 'error');
+  }
+}
+
+// ---- Readouts -------------------------------------------------------------------------------------
+
+const readouts = {
+  renderer: page.readout('renderer', 'Renderer'),
+  phyxels: page.readout('phyxels', 'Phyxels'),
+  neighbours: page.readout('mean-neighbours', 'Mean neighbours'),
+  regularized: page.readout('regularized', 'Singular moment matrices'),
+  cfl: page.readout('cfl', 'Stability bound h√(ρ/E)'),
+  dt: page.readout('dt', 'Δt'),
+  substeps: page.readout('substeps', 'Substeps per frame'),
+  stepsPerSecond: page.readout('steps-per-second', 'Steps per second'),
+  realTime: page.readout('real-time', 'Real-time factor'),
+  updates: page.readout('reference-updates', 'Reference updates'),
+  temperature: page.readout('max-temperature', 'Hottest phyxel'),
+  height: page.readout('height', 'Top of the objects'),
+};
+let lastReadout = 0;
+
+function updateReadouts(now) {
+  if (now - lastReadout < READOUT_INTERVAL_MS) return;
+  lastReadout = now;
+  readouts.phyxels(String(demo.phyxel_count()));
+  readouts.neighbours(demo.mean_neighbours().toFixed(1));
+  readouts.regularized(String(demo.regularized_count()));
+  readouts.cfl(`${(demo.cfl_time_step() * 1e3).toPrecision(3)} ms`);
+  readouts.dt(`${(currentDt() * 1e3).toPrecision(3)} ms`);
+  readouts.substeps(String(lastSubsteps));
+  const steps = page.stepStats.reduce((sum, s) => sum + s.n, 0);
+  readouts.stepsPerSecond(String(steps));
+  readouts.realTime(`${realTime.toFixed(2)}×`);
+  readouts.updates(String(demo.reference_updates()));
+  readouts.temperature(`${demo.max_temperature().toFixed(1)} °C`);
+  readouts.height(`${demo.height().toFixed(3)} m`);
+}
+
+// ---- The view: WebGPU, else WebGL2, else an explanation ------------------------------------------
+
+const container = document.querySelector('.view3d');
+const message = document.getElementById('view-message');
+const camera = new OrbitCamera();
+let canvas = document.getElementById('scene');
+let view = null;
+
+function frameCamera() {
+  const [x, , z, r] = demo.bounds();
+  camera.frame(x, 0.35, z, Math.max(r, 0.45));
+}
+frameCamera();
+
+/** A fresh canvas in place of the old one: a canvas keeps the first kind of context it gave out. */
+function replaceCanvas() {
+  const fresh = canvas.cloneNode(false);
+  canvas.replaceWith(fresh);
+  canvas = fresh;
+}
+
+function sizeCanvas() {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.max(1, Math.round(canvas.clientWidth * dpr));
+  canvas.height = Math.max(1, Math.round(canvas.clientHeight * dpr));
+}
+
+async function openView(allowWebGPU) {
+  sizeCanvas();
+  try {
+    view = await PhyxelView.create(canvas, allowWebGPU);
+  } catch (error) {
+    if (allowWebGPU) {
+      // No adapter is the common case (the footer badge says why); a failure after that is news.
+      if (!/grants no WebGPU adapter/.test(error.message)) {
+        page.notice('renderer', `WebGPU could not draw (${error.message}); drawing with WebGL2.`, 'info');
+      }
+      replaceCanvas();
+      return openView(false);
+    }
+    view = null;
+    message.hidden = false;
+    message.textContent = `This browser can draw neither with WebGPU nor with WebGL2 (${error.message}). The simulation still runs: the readouts follow it.`;
+    readouts.renderer('none');
+    document.body.dataset.renderer = 'none';
+    return;
+  }
+  readouts.renderer(`${view.backend()} (${view.adapter() || 'unnamed adapter'})`);
+  document.body.dataset.renderer = view.backend();
+}
+
+/** The view failed (a GPU error or a lost device): say so and draw with WebGL2 from the next frame. */
+function viewFailed(reason) {
+  const failed = view;
+  view = null;
+  const wasWebGPU = failed?.backend() === 'WebGPU';
+  failed?.free();
+  page.notice('renderer', `${wasWebGPU ? 'WebGPU' : 'WebGL2'} stopped drawing (${reason}); switched to WebGL2.`, 'warning');
+  replaceCanvas();
+  openView(false);
+}
+
+function draw() {
+  if (!view) return;
+  const dpr = window.devicePixelRatio || 1;
+  const width = Math.max(1, Math.round(canvas.clientWidth * dpr));
+  const height = Math.max(1, Math.round(canvas.clientHeight * dpr));
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+  }
+  view.resize(width, height);
+  camera.set_aspect(width / height);
+  try {
+    view.draw(demo, camera, params.colourBy, params.showPhyxels, params.showSurface);
+  } catch (error) {
+    viewFailed(error.message);
+  }
+}
+
+// ---- Pointer: orbit, pull, heat, zoom ------------------------------------------------------------
+
+const pointers = new Map();
+let action = null;
+
+function ndc(event) {
+  const rect = canvas.getBoundingClientRect();
+  return [((event.clientX - rect.left) / rect.width) * 2 - 1, 1 - ((event.clientY - rect.top) / rect.height) * 2];
+}
+
+function applyAction(event) {
+  const target = camera.drag_point(...ndc(event), ...action.anchor);
+  if (action.kind === 'pull') {
+    demo.drag(action.phyxel, ...target, currentDt());
+  } else {
+    demo.set_heat_source(...target, params.heatRadius, params.heatRate);
+  }
+}
+
+function endPointerAction() {
+  if (action?.kind === 'pull') demo.drag(-1, 0, 0, 0, 1);
+  if (action?.kind === 'heat') demo.set_heat_source(0, 0, 0, params.heatRadius, 0);
+  action = null;
+  container.dataset.action = 'none';
+}
+
+container.addEventListener('pointerdown', (event) => {
+  if (event.target !== canvas) return;
+  event.preventDefault();
+  container.setPointerCapture(event.pointerId);
+  pointers.set(event.pointerId, [event.clientX, event.clientY]);
+  endPointerAction();
+  if (pointers.size >= 2) {
+    const [a, b] = [...pointers.values()];
+    action = { kind: 'pinch', spread: Math.hypot(a[0] - b[0], a[1] - b[1]) };
+  } else {
+    const ray = camera.ray(...ndc(event));
+    const hit = demo.pick(ray.slice(0, 3), ray.slice(3), 0.75 * demo.spacing());
+    action = hit >= 0
+      ? { kind: params.tool, phyxel: hit, anchor: demo.position(hit) }
+      : { kind: 'orbit', last: [event.clientX, event.clientY] };
+    if (hit >= 0) applyAction(event);
+  }
+  container.dataset.action = action.kind;
+});
+
+container.addEventListener('pointermove', (event) => {
+  if (!pointers.has(event.pointerId) || !action) return;
+  pointers.set(event.pointerId, [event.clientX, event.clientY]);
+  if (action.kind === 'pinch' && pointers.size >= 2) {
+    const [a, b] = [...pointers.values()];
+    const spread = Math.hypot(a[0] - b[0], a[1] - b[1]);
+    if (spread > 0 && action.spread > 0) camera.zoom(action.spread / spread);
+    action.spread = spread;
+  } else if (action.kind === 'orbit') {
+    const [x, y] = action.last;
+    camera.orbit(-(event.clientX - x) * 0.008, (event.clientY - y) * 0.008);
+    action.last = [event.clientX, event.clientY];
+  } else if (action.kind === 'pull' || action.kind === 'heat') {
+    applyAction(event);
+  }
+});
+
+const release = (event) => {
+  pointers.delete(event.pointerId);
+  if (pointers.size === 0 || action?.kind === 'pinch') endPointerAction();
+};
+container.addEventListener('pointerup', release);
+container.addEventListener('pointercancel', release);
+container.addEventListener(
+  'wheel',
+  (event) => {
+    if (event.target !== canvas) return;
+    event.preventDefault();
+    camera.zoom(Math.exp(Math.max(-1, Math.min(1, event.deltaY * 0.001))));
+  },
+  { passive: false },
+);
+
+// ---- The loop -------------------------------------------------------------------------------------
+
+await openView('gpu' in navigator);
+
+page.start({
+  dt: currentDt,
+  speed: () => 1,
+  time: () => demo.time(),
+  // Auto: as many steps as real time needs, within the frame's compute budget; fixed: the user's count.
+  stepsForFrame: (wall) => {
+    const dt = currentDt();
+    let n;
+    if (params.substeps === 'fixed') {
+      n = params.substepCount;
+    } else {
+      const recent = page.stepStats.reduce((sum, s) => ({ ms: sum.ms + s.elapsed, n: sum.n + s.n }), { ms: 0, n: 0 });
+      const msPerStep = recent.n ? recent.ms / recent.n : 1;
+      const budget = Math.max(1, Math.floor(FRAME_BUDGET_MS / msPerStep));
+      accumulated += wall;
+      const wanted = Math.floor(accumulated / dt);
+      n = Math.min(wanted, budget);
+      accumulated = n < wanted ? 0 : accumulated - n * dt;
+    }
+    lastSubsteps = n;
+    if (wall > 0) realTime = 0.9 * realTime + 0.1 * ((n * dt) / wall);
+    return n;
+  },
+  step: (n) => {
+    if (!demo.step(currentDt(), n)) {
+      // A blow-up: the solver kept the last good state. Pause there and explain.
+      page.setRunning(false);
+      page.notice('step-error', `Paused: ${demo.error()}.`, 'error');
+    }
+  },
+  restart: () => guard('restart', rebuild),
+  render: () => {
+    draw();
+    updateReadouts(performance.now());
+  },
+});
+
+// For tests and the console: the live objects (the solver, the view, the camera).
+window.phyxelDemo = {
+  get demo() { return demo; },
+  get view() { return view; },
+  camera,
+};
+document.body.dataset.ready = 'true';
