@@ -1,6 +1,7 @@
 //! WebAssembly glue for the Phyxel pages: page bindings and canvas rendering.
 //! Physics lives in the `phyxel` crate; nothing here computes any.
 
+pub mod colour;
 pub mod lessons;
 mod view;
 

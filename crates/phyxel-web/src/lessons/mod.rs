@@ -2,7 +2,9 @@
 
 pub mod deformation;
 pub mod kernels;
+pub mod mls_gradient;
 pub mod neighbourhood_search;
 pub mod pbd;
 pub mod phyxels;
+pub mod sph_approximation;
 pub mod time_integration;
