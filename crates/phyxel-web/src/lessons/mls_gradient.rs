@@ -17,11 +17,13 @@ use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
 
 /// The condition numbers the colour scale spans: κ from 1 to 10^CONDITION_DECADES.
-pub const CONDITION_DECADES: f64 = 3.0;
+pub const CONDITION_DECADES: f64 = 1.0;
+/// How far from the square a sample may be moved.
+pub const MAX_COORDINATE: f64 = 10.0;
 /// The colour of samples whose moment matrix is rank-deficient (regularized by the safe inverse).
 pub const RANK_DEFICIENT_COLOUR: &str = "#e11d48";
 
-/// The colour of condition number κ: log₁₀ κ over [0, 3] on the colour scale; rank-deficient (κ = ∞)
+/// The colour of condition number κ: log₁₀ κ over [0, 1] (κ from 1 to 10) on the colour scale; rank-deficient (κ = ∞)
 /// samples get their own colour. The page's legend uses this too.
 #[wasm_bindgen]
 pub fn condition_colour(kappa: f64) -> String {
@@ -73,10 +75,11 @@ struct Report {
 
 #[derive(Serialize)]
 struct ShapeFunctions {
-    /// Offset s from the chosen sample along x, and Φ_i(x_i + s e_x) for MLS and V_i W(|s|) for SPH.
+    /// Offset s from the chosen sample along x, and Φ_i(x_i + s e_x) for MLS and V_i W(|s|) for SPH;
+    /// `None` outside the samples' bounding box, where MLS would extrapolate.
     s: Vec<f64>,
-    mls: Vec<f64>,
-    sph: Vec<f64>,
+    mls: Vec<Option<f64>>,
+    sph: Vec<Option<f64>>,
 }
 
 /// The exact and estimated gradients of the last evaluation, for the arrows.
@@ -187,28 +190,29 @@ impl MlsGradientLesson {
         }
     }
 
-    /// Move the chosen sample to canvas point (px, py) — snapped to a grid of Δx/4 when `snap`, so
-    /// that samples are easily lined up — and recompute the MLS data. Returns its new (x, y).
-    pub fn move_chosen(
-        &mut self,
-        px: f64,
-        py: f64,
-        width: f64,
-        height: f64,
-        snap: bool,
-    ) -> Vec<f64> {
+    /// Where a sample dropped at canvas point (px, py) goes: the world point, kept in view, snapped to a
+    /// grid of Δx/4 when `snap` (so that samples are easily lined up). Returns (x, y).
+    pub fn drop_position(&self, px: f64, py: f64, width: f64, height: f64, snap: bool) -> Vec<f64> {
+        // Kept within the visible part of the plane (wider than the view's rectangle on a wide canvas).
+        let (x0, y0) = self.view.to_world(0.0, height, width, height);
+        let (x1, y1) = self.view.to_world(width, 0.0, width, height);
         let (mut x, mut y) = self.view.to_world(px, py, width, height);
-        let (xr, yr) = (self.view.x_range(), self.view.y_range());
-        x = x.clamp(xr.0, xr.1);
-        y = y.clamp(yr.0, yr.1);
+        x = x.clamp(x0.min(x1), x0.max(x1));
+        y = y.clamp(y0.min(y1), y0.max(y1));
         if snap {
             let grid = 0.25 * self.spacing;
             x = (x / grid).round() * grid;
             y = (y / grid).round() * grid;
         }
+        vec![x, y]
+    }
+
+    /// Move the chosen sample to (x, y) and recompute the neighbourhoods and MLS data.
+    pub fn move_chosen(&mut self, x: f64, y: f64) -> Result<(), JsError> {
+        let x = check("x", x, -MAX_COORDINATE, MAX_COORDINATE)?;
+        let y = check("y", y, -MAX_COORDINATE, MAX_COORDINATE)?;
         self.lesson.move_sample(self.chosen, DVec3::new(x, y, 0.0));
-        let p = self.lesson.positions()[self.chosen];
-        vec![p.x, p.y]
+        Ok(())
     }
 
     /// The SPH and MLS gradients of the function with `values` f_j at the samples against the exact
@@ -271,14 +275,25 @@ impl MlsGradientLesson {
             .map(|k| 1.25 * h * (2.0 * k as f64 / (n - 1) as f64 - 1.0))
             .collect();
         let sph = &self.lesson.sph;
+        let (lo, hi) = sph.positions.iter().fold(
+            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+        );
+        let inside = |x: DVec3| x.x >= lo.x && x.x <= hi.x && x.y >= lo.y && x.y <= hi.y;
         let curves = ShapeFunctions {
             mls: s
                 .iter()
-                .map(|&s| self.lesson.shape_function(i, x_i + DVec3::X * s))
+                .map(|&s| {
+                    let x = x_i + DVec3::X * s;
+                    inside(x).then(|| self.lesson.shape_function(i, x))
+                })
                 .collect(),
             sph: s
                 .iter()
-                .map(|&s| sph.volume * sph.kernel_value(DVec3::X * s))
+                .map(|&s| {
+                    let x = x_i + DVec3::X * s;
+                    inside(x).then(|| sph.volume * sph.kernel_value(DVec3::X * s))
+                })
                 .collect(),
             s,
         };

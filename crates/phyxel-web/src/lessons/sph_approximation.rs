@@ -50,6 +50,9 @@ struct Report {
     gradient_line: Errors,
     value_samples: Errors,
     gradient_samples: Errors,
+    /// |⟨f⟩_j − f_j| and |⟨∇f⟩_j − ∇f_j| at each sample (for the colours).
+    value_error: Vec<f64>,
+    gradient_error: Vec<f64>,
 }
 
 /// Checks that `values` has `n` entries (one per point) and that they are finite.
@@ -262,6 +265,16 @@ impl SphApproximationLesson {
             .collect();
         let sample_gradients = p.gradients(values, corrected);
 
+        let value_error: Vec<f64> = sample_values
+            .iter()
+            .zip(values)
+            .map(|(a, f)| (a - f).abs())
+            .collect();
+        let gradient_error: Vec<f64> = sample_gradients
+            .iter()
+            .enumerate()
+            .map(|(k, g)| (*g - exact(gradients, k)).length())
+            .collect();
         let report = Report {
             s: line.iter().map(|&(s, _)| s).collect(),
             value_line: ErrorStats::of(value.iter().zip(line_values).map(|(a, f)| a - f)).into(),
@@ -272,15 +285,10 @@ impl SphApproximationLesson {
                     .map(|(k, g)| (*g - exact(line_gradients, k)).length()),
             )
             .into(),
-            value_samples: ErrorStats::of(sample_values.iter().zip(values).map(|(a, f)| a - f))
-                .into(),
-            gradient_samples: ErrorStats::of(
-                sample_gradients
-                    .iter()
-                    .enumerate()
-                    .map(|(k, g)| (*g - exact(gradients, k)).length()),
-            )
-            .into(),
+            value_samples: ErrorStats::of(value_error.iter().copied()).into(),
+            gradient_samples: ErrorStats::of(gradient_error.iter().copied()).into(),
+            value_error,
+            gradient_error,
             value,
             gradient_x: gradient.iter().map(|g| g.x).collect(),
             gradient_y: gradient.iter().map(|g| g.y).collect(),
