@@ -74,7 +74,7 @@ fn interleave(points: impl Iterator<Item = DVec3>) -> Vec<f64> {
     points.flat_map(|p| [p.x, p.y]).collect()
 }
 
-/// Per-sample colours: the scalar `values` mapped from [lo, hi] onto the colour scale.
+/// Dots of `radius` at canvas `points`, each in its colour.
 pub(crate) fn draw_samples(
     ctx: &CanvasRenderingContext2d,
     points: impl Iterator<Item = (f64, f64)>,
