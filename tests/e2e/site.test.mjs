@@ -11,7 +11,7 @@ test('index lists the lessons by section and reports WebGPU', async () => {
   const sections = await page.locator('.lesson-section h2').allTextContents();
   assert.deepEqual(sections, ['Time integration', 'Kernels & approximation', 'Deformable solids']);
   const links = await page.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'phyxels.html']) assert.ok(links.includes(lesson), links.join(', '));
+  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'sph-approximation.html', 'mls-gradient.html', 'phyxels.html']) assert.ok(links.includes(lesson), links.join(', '));
   await expectBackendBadge(page);
   assert.deepEqual(problems, []);
   await context.close();

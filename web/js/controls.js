@@ -109,6 +109,63 @@ export class ControlPanel {
     };
   }
 
+  /**
+   * A text control (e.g. a formula). `parse(text)` returns {ok: true, value} or {ok: false, message};
+   * `onChange(value, text)` runs with each new valid value. A refused text is explained at the control
+   * and the last valid one stays in force. Returns { get text(), set(text), input, reject(message) }.
+   */
+  text({ id, label, value, parse, onChange, wide = true }) {
+    const row = document.createElement('div');
+    row.className = wide ? 'control wide' : 'control';
+    const inputId = id || `control-${nextId++}`;
+    const errorId = `${inputId}-error`;
+    row.innerHTML = `
+      <label for="${inputId}"></label>
+      <span class="control-input"><input id="${inputId}" name="${inputId}" type="text" autocomplete="off"
+        spellcheck="false" autocapitalize="off" aria-describedby="${errorId}"></span>
+      <span class="control-error" id="${errorId}" role="alert" aria-live="polite"></span>`;
+    row.querySelector('label').innerHTML = label;
+    const input = row.querySelector('input');
+    const error = row.querySelector('.control-error');
+    input.value = value;
+    let current = value;
+
+    const showError = (message) => {
+      error.textContent = message ? `${message} Still using ${current}.` : '';
+      input.setAttribute('aria-invalid', message ? 'true' : 'false');
+      row.classList.toggle('invalid', Boolean(message));
+    };
+    const accept = (text) => {
+      const parsed = parse(text);
+      if (!parsed.ok) {
+        showError(parsed.message);
+        return false;
+      }
+      showError('');
+      if (text !== current) {
+        current = text;
+        onChange?.(parsed.value, text);
+      }
+      return true;
+    };
+    input.addEventListener('input', () => accept(input.value));
+    input.addEventListener('change', () => accept(input.value));
+    this.container.append(row);
+    return {
+      input,
+      get text() {
+        return current;
+      },
+      set(text) {
+        input.value = text;
+        return accept(text);
+      },
+      reject(message) {
+        showError(message);
+      },
+    };
+  }
+
   /** A drop-down. `options` is [{ value, label }]. */
   select({ id, label, options, value, onChange }) {
     const row = document.createElement('div');

@@ -2,6 +2,7 @@
 //! Physics lives in the `phyxel` crate; nothing here computes any.
 
 mod camera;
+pub mod colour;
 pub mod frame;
 pub mod lessons;
 #[cfg(target_arch = "wasm32")]

@@ -181,3 +181,107 @@ fn kernel_bindings_check_the_normalization_and_refuse_bad_input() {
     assert!(kernel_lattice_integral("cubic", 4, 1.0).is_err());
     assert!(kernel_curves("cubic", 3, f64::NAN, 10).is_err());
 }
+
+#[wasm_bindgen_test]
+fn sph_approximation_bindings_reproduce_what_theory_says_and_refuse_bad_input() {
+    use phyxel_web::lessons::sph_approximation::SphApproximationLesson;
+    let mut lesson = SphApproximationLesson::new(0.1, 3.0, 0.7, 4.0, "cubic").unwrap();
+    assert_eq!(lesson.count(), 400);
+    // A linear field f = 2 − x + 3y sampled at the particles and along the line.
+    let sample = |points: Vec<f64>| {
+        let values: Vec<f64> = points
+            .chunks_exact(2)
+            .map(|p| 2.0 - p[0] + 3.0 * p[1])
+            .collect();
+        let gradients: Vec<f64> = values.iter().flat_map(|_| [-1.0, 3.0]).collect();
+        (values, gradients)
+    };
+    let (values, gradients) = sample(lesson.positions());
+    let (line_values, line_gradients) = sample(lesson.line_points());
+    let max = |report: &JsValue, key: &str| get(&get(report, key), "max").as_f64().unwrap();
+    let corrected = lesson
+        .evaluate(
+            &values,
+            &gradients,
+            &line_values,
+            &line_gradients,
+            true,
+            true,
+        )
+        .unwrap();
+    assert!(max(&corrected, "gradient_samples") < 1e-9);
+    assert!(max(&corrected, "gradient_line") < 1e-9);
+    let plain = lesson
+        .evaluate(
+            &values,
+            &gradients,
+            &line_values,
+            &line_gradients,
+            false,
+            false,
+        )
+        .unwrap();
+    assert!(max(&plain, "gradient_samples") > 0.5);
+    // Wrong lengths, non-finite values and out-of-range parameters are errors, not panics.
+    assert!(lesson
+        .evaluate(
+            &values[1..],
+            &gradients,
+            &line_values,
+            &line_gradients,
+            false,
+            false
+        )
+        .is_err());
+    let mut bad = values.clone();
+    bad[3] = f64::NAN;
+    assert!(lesson
+        .evaluate(
+            &bad,
+            &gradients,
+            &line_values,
+            &line_gradients,
+            false,
+            false
+        )
+        .is_err());
+    assert!(lesson.set_line(2.0, 0.0).is_err());
+    assert!(SphApproximationLesson::new(0.0, 3.0, 0.5, 1.0, "cubic").is_err());
+    assert!(SphApproximationLesson::new(0.1, 3.0, 0.5, 1.0, "gauss").is_err());
+}
+
+#[wasm_bindgen_test]
+fn mls_gradient_bindings_are_exact_for_linear_fields_and_survive_degenerate_drags() {
+    use phyxel_web::lessons::mls_gradient::MlsGradientLesson;
+    let mut lesson = MlsGradientLesson::new(0.1, 2.5, 0.6, 1.0).unwrap();
+    let evaluate = |lesson: &mut MlsGradientLesson| {
+        let values: Vec<f64> = lesson
+            .positions()
+            .chunks_exact(2)
+            .map(|p| 0.5 * (p[0] + p[1]))
+            .collect();
+        let gradients: Vec<f64> = values.iter().flat_map(|_| [0.5, 0.5]).collect();
+        lesson.evaluate(&values, &gradients).unwrap()
+    };
+    let report = evaluate(&mut lesson);
+    assert!(get(&get(&report, "mls"), "max").as_f64().unwrap() < 1e-9);
+    assert!(get(&get(&report, "sph"), "max").as_f64().unwrap() > 0.1);
+    assert_eq!(get(&report, "regularized").as_f64(), Some(0.0));
+    // The chosen particle moved far from the others: no neighbours, rank 0, finite.
+    lesson.move_chosen(5.0, 5.0).unwrap();
+    let report = evaluate(&mut lesson);
+    assert_eq!(get(&report, "regularized").as_f64(), Some(1.0));
+    let chosen = get(&report, "chosen");
+    assert_eq!(get(&chosen, "rank").as_f64(), Some(0.0));
+    assert!(
+        get(&chosen, "condition").as_f64().is_none(),
+        "κ = ∞ is sent as no number"
+    );
+    assert!(get(&get(&report, "mls"), "max")
+        .as_f64()
+        .unwrap()
+        .is_finite());
+    assert!(lesson.move_chosen(f64::NAN, 0.0).is_err());
+    assert!(lesson.evaluate(&[1.0], &[0.0, 0.0]).is_err());
+    assert!(MlsGradientLesson::new(0.1, 0.5, 0.6, 1.0).is_err());
+}

@@ -1,6 +1,8 @@
 //! The small solvers behind the lesson pages. Each module reads like the equations of its page.
 
 pub mod deformation;
+pub mod mls_gradient;
 pub mod neighbourhood_search;
 pub mod pbd;
+pub mod sph_approximation;
 pub mod time_integration;

@@ -97,6 +97,39 @@ pub fn outer(a: DVec3, b: DVec3) -> DMat3 {
     DMat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
 
+/// The moment matrix of phyxel i, A_i = Σ_j x_ij x_ijᵀ w_ij (tutorial eq. 38; MKN04 eq. 8), with
+/// x_ij = x̄_j − x̄_i and w_ij = w(|x_ij|, h_i).
+pub fn moment_matrix(
+    i: usize,
+    reference: &[DVec3],
+    support_radius: &[f64],
+    hoods: &Neighbourhoods,
+) -> DMat3 {
+    hoods.edges(i).fold(DMat3::ZERO, |a, k| {
+        let x_ij = reference[hoods.neighbour[k] as usize] - reference[i];
+        a + outer(x_ij, x_ij) * poly6(x_ij.length(), support_radius[i])
+    })
+}
+
+/// The condition number λ₁ / λ_d of a symmetric positive semi-definite matrix over its `dimensions`
+/// largest eigenvalues λ₁ ≥ … ≥ λ_d (`dimensions` = 3 in space, 2 for a neighbourhood in the plane
+/// z = 0, whose third eigenvalue is always zero). ∞ when λ_d ≤ 0 (a rank-deficient neighbourhood), and
+/// for a matrix that is not finite.
+pub fn condition_number(a: DMat3, dimensions: usize) -> f64 {
+    if !a.is_finite() {
+        return f64::INFINITY;
+    }
+    let (lambda, _) = symmetric_eigen(a);
+    let mut sorted = lambda.to_array();
+    sorted.sort_by(|p, q| q.total_cmp(p));
+    let smallest = sorted[dimensions.clamp(1, 3) - 1];
+    if smallest > 0.0 {
+        sorted[0] / smallest
+    } else {
+        f64::INFINITY
+    }
+}
+
 /// Per-reference MLS data: one d_ij per neighbour edge.
 #[derive(Clone, Debug, Default)]
 pub struct MlsWeights {
@@ -106,6 +139,9 @@ pub struct MlsWeights {
     pub moment_inverse: Vec<DMat3>,
     /// Phyxels whose moment matrix was rank-deficient (regularized by the pseudo-inverse).
     pub regularized: usize,
+    /// The rank [`safe_inverse`] kept for each phyxel's moment matrix (3 = regular; a neighbourhood in
+    /// a plane has rank 2 at most).
+    pub rank: Vec<u8>,
 }
 
 impl MlsWeights {
@@ -116,9 +152,7 @@ impl MlsWeights {
         let w_ij = |k: usize| poly6(x_ij(k).length(), support_radius[hoods.owner[k] as usize]);
         // One task per phyxel: A_i = Σ_j x_ij x_ijᵀ w_ij and its safe inverse.
         let inverses = map_indices(reference.len(), |i| {
-            let a = hoods
-                .edges(i)
-                .fold(DMat3::ZERO, |a, k| a + outer(x_ij(k), x_ij(k)) * w_ij(k));
+            let a = moment_matrix(i, reference, support_radius, hoods);
             safe_inverse(a, DEFAULT_RELATIVE_THRESHOLD)
         });
         // One task per edge: d_ij = A_i⁻¹ x_ij w_ij.
@@ -128,6 +162,7 @@ impl MlsWeights {
         Self {
             d,
             regularized: inverses.iter().filter(|s| s.rank < 3).count(),
+            rank: inverses.iter().map(|s| s.rank).collect(),
             moment_inverse: inverses.into_iter().map(|s| s.inverse).collect(),
         }
     }
@@ -144,11 +179,63 @@ impl MlsWeights {
             g + outer(displacement[hoods.neighbour[k] as usize] - u_i, self.d[k])
         })
     }
+
+    /// The gradient of a scalar field f: ∇f_i = A_i⁻¹ Σ_j w_ij (f_j − f_i) x_ij = Σ_j (f_j − f_i) d_ij
+    /// (tutorial eq. 37).
+    pub fn scalar_gradient(&self, i: usize, values: &[f64], hoods: &Neighbourhoods) -> DVec3 {
+        let f_i = values[i];
+        hoods.edges(i).fold(DVec3::ZERO, |g, k| {
+            g + (values[hoods.neighbour[k] as usize] - f_i) * self.d[k]
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn condition_number_and_rank_of_planar_neighbourhoods() {
+        // Four neighbours on the axes at distances 1 and 2 (h = 3): A = diag(w₁ + 4w₂, w₁ + 4w₂, 0)
+        // is isotropic in the plane, so its in-plane condition number is 1.
+        let mut points = vec![DVec3::ZERO];
+        for r in [1.0, 2.0] {
+            points.extend([DVec3::X * r, DVec3::Y * r]);
+        }
+        let radii = vec![3.0; points.len()];
+        let hoods = Neighbourhoods::build(&points, &radii);
+        let a = moment_matrix(0, &points, &radii, &hoods);
+        let expected = poly6(1.0, 3.0) + 4.0 * poly6(2.0, 3.0);
+        assert!((a.x_axis.x / expected - 1.0).abs() < 1e-12 && a.z_axis.z == 0.0);
+        assert!((condition_number(a, 2) - 1.0).abs() < 1e-12);
+        assert_eq!(condition_number(a, 3), f64::INFINITY);
+        let mls = MlsWeights::compute(&points, &radii, &hoods);
+        assert_eq!(mls.rank[0], 2, "planar: the z direction is dropped");
+        // The scalar gradient of f = 3x − 2y + 1 is exact (tutorial eq. 37).
+        let f: Vec<f64> = points.iter().map(|p| 3.0 * p.x - 2.0 * p.y + 1.0).collect();
+        let g = mls.scalar_gradient(0, &f, &hoods);
+        assert!((g - DVec3::new(3.0, -2.0, 0.0)).length() < 1e-12, "{g}");
+        // Squeezing one axis by 4 makes the matrix anisotropic: κ = λ₁/λ₂ > 1.
+        let stretched: Vec<DVec3> = points
+            .iter()
+            .map(|p| DVec3::new(p.x, 0.25 * p.y, 0.0))
+            .collect();
+        let hoods = Neighbourhoods::build(&stretched, &radii);
+        let kappa = condition_number(moment_matrix(0, &stretched, &radii, &hoods), 2);
+        assert!(kappa > 3.0 && kappa.is_finite(), "κ = {kappa}");
+        // Collinear: rank 1, κ = ∞.
+        let line: Vec<DVec3> = (0..5).map(|k| DVec3::X * k as f64).collect();
+        let hoods = Neighbourhoods::build(&line, &radii);
+        assert_eq!(
+            condition_number(moment_matrix(0, &line, &radii, &hoods), 2),
+            f64::INFINITY
+        );
+        assert_eq!(MlsWeights::compute(&line, &radii, &hoods).rank[0], 1);
+        assert_eq!(
+            condition_number(DMat3::from_diagonal(DVec3::NAN), 2),
+            f64::INFINITY
+        );
+    }
 
     #[test]
     fn safe_inverse_is_the_inverse_for_regular_and_the_pseudo_inverse_for_singular_matrices() {
