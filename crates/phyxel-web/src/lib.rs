@@ -1,15 +1,9 @@
 //! WebAssembly glue for the Phyxel pages: page bindings and canvas rendering.
 //! Physics lives in the `phyxel` crate; nothing here computes any.
 
-mod camera;
 pub mod colour;
-pub mod frame;
 pub mod lessons;
-#[cfg(target_arch = "wasm32")]
-mod render;
 mod view;
-
-pub use camera::OrbitCamera;
 
 use wasm_bindgen::prelude::*;
 

@@ -128,39 +128,6 @@ fn the_test_browser_exposes_webgpu() {
 }
 
 #[wasm_bindgen_test]
-fn the_phyxel_solver_runs_in_the_browser() {
-    use phyxel_web::lessons::phyxels::PhyxelDemo;
-    let mut demo = PhyxelDemo::new("cube", 0.1, 1e5, 0.3, 1000.0).unwrap();
-    assert_eq!(demo.phyxel_count(), 125);
-    let dt = demo.recommended_time_step();
-    assert!((demo.cfl_time_step() - 0.22 * (1000.0f64 / 1e5).sqrt()).abs() < 1e-12);
-    // Falling freely for 0.1 s before it reaches the ground (elastic forces vanish for a rigid
-    // translation). Symplectic Euler with the damping force −c·v (c = 0.5/s), per step:
-    // v ← v + Δt(−g − c·v), y ← y + Δt·v — the exact recurrence, to round-off.
-    let steps = (0.1 / dt).round() as u32;
-    assert!(demo.step(dt, steps).unwrap());
-    let (mut y, mut v) = (0.2f64, 0.0f64);
-    for _ in 0..steps {
-        v += dt * (-9.81 - 0.5 * v);
-        y += dt * v;
-    }
-    let lowest = demo
-        .positions()
-        .chunks(3)
-        .map(|p| p[1])
-        .fold(f32::INFINITY, f32::min) as f64;
-    assert!((lowest - y).abs() < 1e-6, "lowest {lowest}, free fall {y}");
-    // A blow-up is reported, not propagated: steel at 60 Hz.
-    let mut steel = PhyxelDemo::new("cube", 0.1, 2e11, 0.3, 7800.0).unwrap();
-    assert!(!steel.step(1.0 / 60.0, 50).unwrap());
-    assert!(steel.error().unwrap().contains("h·√(ρ/E)"));
-    assert!(steel.positions().iter().all(|x| x.is_finite()));
-    // Bad input is an error with the parameter named.
-    assert!(PhyxelDemo::new("teapot", 0.1, 1e5, 0.3, 1000.0).is_err());
-    assert!(PhyxelDemo::new("cube", 0.1, 1e5, 0.5, 1000.0).is_err());
-}
-
-#[wasm_bindgen_test]
 fn kernel_bindings_check_the_normalization_and_refuse_bad_input() {
     use phyxel_web::lessons::kernels::{kernel_curves, kernel_lattice_integral};
     for id in ["cubic", "wendland", "quintic", "poly6", "spiky"] {

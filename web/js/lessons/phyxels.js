@@ -1,6 +1,6 @@
 // "Elastic, plastic and melting objects": the phyxel solver (crates/phyxel/src/meshless) in 3D.
-// Glue: crates/phyxel-web/src/lessons/phyxels.rs (the solver) and phyxel_view.rs (the wgpu view).
-import init, { OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-web.js';
+// Glue: crates/phyxel-view (demo.rs: the solver as the page drives it; view.rs: the wgpu view).
+import init, { OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-view.js';
 import { LessonPage } from '../page.js';
 
 await init();

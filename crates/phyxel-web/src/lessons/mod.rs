@@ -5,8 +5,5 @@ pub mod kernels;
 pub mod mls_gradient;
 pub mod neighbourhood_search;
 pub mod pbd;
-#[cfg(target_arch = "wasm32")]
-pub mod phyxel_view;
-pub mod phyxels;
 pub mod sph_approximation;
 pub mod time_integration;

@@ -51,7 +51,7 @@ impl GrowingBuffer {
                 mapped_at_creation: false,
             });
         }
-        if bytes.len() as u64 % wgpu::COPY_BUFFER_ALIGNMENT == 0 {
+        if (bytes.len() as u64).is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT) {
             queue.write_buffer(&self.buffer, 0, bytes);
         } else {
             let mut padded = bytes.to_vec();

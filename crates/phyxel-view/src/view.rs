@@ -1,7 +1,7 @@
 //! The 3D view of the phyxel demo: [`PhyxelDemo`] drawn on a canvas with wgpu.
 
-use super::phyxels::PhyxelDemo;
 use crate::camera::OrbitCamera;
+use crate::demo::PhyxelDemo;
 use crate::render::Renderer;
 use wasm_bindgen::prelude::*;
 

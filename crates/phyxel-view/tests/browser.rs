@@ -1,0 +1,101 @@
+//! wasm tests in headless Chromium (`wasm-pack test --headless --chrome`, flags in webdriver.json):
+//! the 3D demo's solver bindings and its WebGL2 view.
+#![cfg(target_arch = "wasm32")]
+
+use phyxel_view::demo::PhyxelDemo;
+use phyxel_view::view::PhyxelView;
+use phyxel_view::OrbitCamera;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A 5 × 5 × 5 jelly cube (spacing 0.08 m) on a cubic lattice.
+fn jelly_cube() -> PhyxelDemo {
+    PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap()
+}
+
+#[wasm_bindgen_test]
+fn the_phyxel_solver_runs_in_the_browser() {
+    let mut demo = jelly_cube();
+    assert_eq!(demo.phyxel_count(), 125);
+    let dt = demo.recommended_time_step();
+    assert!((demo.cfl_time_step() - 2.2 * 0.08 * (1000.0f64 / 1e5).sqrt()).abs() < 1e-12);
+    // Falling freely for 0.1 s before it reaches the ground (elastic forces vanish for a rigid
+    // translation). Symplectic Euler with the damping force −c·v (c = 0.5/s), per step:
+    // v ← v + Δt(−g − c·v), y ← y + Δt·v — the exact recurrence, to round-off. The lowest phyxels
+    // start half a spacing above the drop height of 0.3 m.
+    let steps = (0.1 / dt).round() as u32;
+    assert!(demo.step(dt, steps).unwrap());
+    let (mut y, mut v) = (0.34f64, 0.0f64);
+    for _ in 0..steps {
+        v += dt * (-9.81 - 0.5 * v);
+        y += dt * v;
+    }
+    let lowest = demo
+        .positions()
+        .chunks(3)
+        .map(|p| p[1])
+        .fold(f32::INFINITY, f32::min) as f64;
+    assert!((lowest - y).abs() < 1e-6, "lowest {lowest}, free fall {y}");
+    // A blow-up is reported, not propagated: steel at 60 Hz.
+    let mut steel = PhyxelDemo::new("cube", 5, false, 2e11, 0.3, 7800.0, 0.0, false).unwrap();
+    assert!(!steel.step(1.0 / 60.0, 50).unwrap());
+    assert!(steel.error().unwrap().contains("h·√(ρ/E)"));
+    assert!(steel.positions().iter().all(|x| x.is_finite()));
+    // Bad input is an error with the parameter named, never a panic.
+    assert!(PhyxelDemo::new("teapot", 5, false, 1e5, 0.3, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new("cube", 5, false, 1e5, 0.5, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new("cube", 120, false, 1e5, 0.3, 1000.0, 5e4, false).is_err());
+    assert!(demo.set_material(f64::NAN, 0.3, 1000.0, 5e4).is_err());
+    assert!(demo.set_integrator("implicit-euler").is_err());
+    assert!(demo.frame_data("rainbow").is_err());
+}
+
+#[wasm_bindgen_test]
+fn frames_carry_every_phyxel_and_the_surface() {
+    let demo = jelly_cube();
+    let frame = demo.frame_data("object").unwrap();
+    assert_eq!(frame.phyxels.len(), 125);
+    assert!(frame.phyxels.iter().all(|p| p[3] == 0.0), "one object");
+    // The cube's surface: 6 faces of 24 × 24 quads, 7 floats per vertex, indices within range.
+    let vertices = frame.surface_vertices.len() / 7;
+    assert_eq!(frame.surface_indices.len(), 6 * 24 * 24 * 6);
+    assert!(frame
+        .surface_indices
+        .iter()
+        .all(|&i| (i as usize) < vertices));
+    let temperature = demo.frame_data("temperature").unwrap();
+    assert!(
+        temperature.phyxels.iter().all(|p| p[3] == 0.0),
+        "room temperature maps to 0"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_webgl2_view_draws_without_gpu_errors() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let canvas: web_sys::HtmlCanvasElement = document
+        .create_element("canvas")
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    canvas.set_width(320);
+    canvas.set_height(200);
+    document.body().unwrap().append_child(&canvas).unwrap();
+    let mut view = PhyxelView::create(canvas, false).await.unwrap();
+    assert_eq!(view.backend(), "WebGL2");
+    let demo = jelly_cube();
+    let camera = OrbitCamera::new();
+    for (colour, phyxels, surface) in [
+        ("object", true, false),
+        ("speed", true, true),
+        ("plastic", false, true),
+    ] {
+        view.draw(&demo, &camera, colour, phyxels, surface).unwrap();
+    }
+    view.resize(640, 400);
+    view.draw(&demo, &camera, "temperature", true, true)
+        .unwrap();
+    assert_eq!(view.failure(), None);
+}
