@@ -1,0 +1,95 @@
+//! The bytes the shaders read: `shaders/common.wgsl` and `integrate.wgsl` declare the same structs.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{DMat3, DVec3};
+use phyxel::meshless::collision::Collider;
+
+/// `Params` of common.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct Params {
+    /// x: phyxels, y: colliders.
+    pub counts: [u32; 4],
+    /// xyz: gravity, w: Δt.
+    pub gravity_dt: [f32; 4],
+    /// λ, μ, k_v, damping c.
+    pub material: [f32; 4],
+    /// x: friction, y: speed bound.
+    pub contact: [f32; 4],
+}
+
+/// `Phyxel` of common.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct PhyxelConstants {
+    pub mass: f32,
+    pub volume: f32,
+    pub stiffness_scale: f32,
+    pub unused: f32,
+}
+
+/// `Collider` of integrate.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct GpuCollider {
+    /// x: kind (0 plane, 1 sphere, 2 box walls), y: plane offset or sphere radius.
+    pub shape: [f32; 4],
+    pub a: [f32; 4],
+    pub b: [f32; 4],
+}
+
+impl From<&Collider> for GpuCollider {
+    fn from(collider: &Collider) -> Self {
+        match *collider {
+            Collider::Plane { normal, offset } => Self {
+                shape: [0.0, offset as f32, 0.0, 0.0],
+                a: vec4(normal),
+                b: [0.0; 4],
+            },
+            Collider::Sphere { center, radius } => Self {
+                shape: [1.0, radius as f32, 0.0, 0.0],
+                a: vec4(center),
+                b: [0.0; 4],
+            },
+            Collider::BoxWalls { min, max } => Self {
+                shape: [2.0, 0.0, 0.0, 0.0],
+                a: vec4(min),
+                b: vec4(max),
+            },
+        }
+    }
+}
+
+/// A vector as `vec4<f32>` (w = 0).
+pub fn vec4(v: DVec3) -> [f32; 4] {
+    [v.x as f32, v.y as f32, v.z as f32, 0.0]
+}
+
+/// A matrix as WGSL's `mat3x3<f32>` in a storage buffer: three columns, each padded to 16 bytes.
+pub fn mat3(m: DMat3) -> [f32; 12] {
+    let mut out = [0.0; 12];
+    for (c, column) in [m.x_axis, m.y_axis, m.z_axis].iter().enumerate() {
+        out[4 * c..4 * c + 4].copy_from_slice(&vec4(*column));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_match_the_wgsl_structs() {
+        // WGSL: Params is 4 × vec4 = 64 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
+        assert_eq!(std::mem::size_of::<Params>(), 64);
+        assert_eq!(std::mem::size_of::<PhyxelConstants>(), 16);
+        assert_eq!(std::mem::size_of::<GpuCollider>(), 48);
+        let m = mat3(DMat3::from_cols_array(&[
+            1., 2., 3., 4., 5., 6., 7., 8., 9.,
+        ]));
+        assert_eq!(m, [1., 2., 3., 0., 4., 5., 6., 0., 7., 8., 9., 0.]);
+        let ground = GpuCollider::from(&Collider::ground(0.25));
+        assert_eq!(ground.shape[..2], [0.0, 0.25]);
+        assert_eq!(ground.a, [0.0, 1.0, 0.0, 0.0]);
+    }
+}

@@ -1,0 +1,73 @@
+//! Reading a GPU buffer back, the same way natively and in the browser: copy into a mappable buffer,
+//! map it asynchronously, await the callback.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+/// A one-shot slot the map callback fills and a future awaits.
+#[derive(Default)]
+struct Slot {
+    result: Option<Result<(), wgpu::BufferAsyncError>>,
+    waker: Option<Waker>,
+}
+
+struct MapFuture(Arc<Mutex<Slot>>);
+
+impl Future for MapFuture {
+    type Output = Result<(), wgpu::BufferAsyncError>;
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut slot = self.0.lock().unwrap();
+        match slot.result.take() {
+            Some(result) => Poll::Ready(result),
+            None => {
+                slot.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// The bytes of `source[..size]`.
+pub async fn read_buffer(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    source: &wgpu::Buffer,
+    size: u64,
+) -> Result<Vec<u8>, String> {
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("readback"),
+    });
+    encoder.copy_buffer_to_buffer(source, 0, &staging, 0, size);
+    queue.submit([encoder.finish()]);
+    let slot = Arc::new(Mutex::new(Slot::default()));
+    let filled = slot.clone();
+    staging.map_async(wgpu::MapMode::Read, .., move |result| {
+        let mut slot = filled.lock().unwrap();
+        slot.result = Some(result);
+        if let Some(waker) = slot.waker.take() {
+            waker.wake();
+        }
+    });
+    // Natively the callback runs inside poll; in the browser the event loop runs it.
+    #[cfg(not(target_arch = "wasm32"))]
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| format!("waiting for the GPU failed: {e}"))?;
+    MapFuture(slot)
+        .await
+        .map_err(|e| format!("reading back from the GPU failed: {e}"))?;
+    let bytes = staging
+        .get_mapped_range(..)
+        .map_err(|e| format!("the read-back buffer could not be mapped: {e}"))?
+        .to_vec();
+    staging.unmap();
+    Ok(bytes)
+}
