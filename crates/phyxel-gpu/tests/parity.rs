@@ -1,6 +1,7 @@
 //! The GPU passes against the CPU solver they mirror, on whatever Vulkan adapter the machine has (Mesa
 //! lavapipe here and in CI: `./dev setup` installs mesa-vulkan-drivers). Small sizes: a software GPU
-//! is slow, and correctness is the point.
+//! is slow, and correctness is the point. (The browser's twin of this file is tests/browser.rs.)
+#![cfg(not(target_arch = "wasm32"))]
 
 use glam::DVec3;
 use phyxel::meshless::material::Material;

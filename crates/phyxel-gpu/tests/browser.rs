@@ -1,0 +1,59 @@
+//! The GPU passes on the browser's WebGPU (headless Chromium with `--enable-unsafe-webgpu`:
+//! SwiftShader) against the CPU solver: the same parity as tests/parity.rs, smaller and shorter,
+//! because a software GPU in a browser is slow.
+#![cfg(target_arch = "wasm32")]
+
+use glam::DVec3;
+use phyxel::meshless::scene::{Objects, SceneDescription};
+use phyxel_gpu::{GpuContext, GpuSolver};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+async fn webgpu_and_cpu_agree_on_the_falling_cube() {
+    let gpu = GpuContext::new()
+        .await
+        .expect("a WebGPU adapter (webdriver.json passes --enable-unsafe-webgpu)");
+    let mut cpu = SceneDescription {
+        objects: Objects::Cube,
+        resolution: 4,
+        ..SceneDescription::default()
+    }
+    .build(1_000)
+    .unwrap()
+    .simulation;
+    cpu.body.displacement = cpu
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.05 * (x.y - 0.5), 0.0, 0.02 * x.x))
+        .collect();
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let dt = cpu.recommended_time_step();
+    for _ in 0..100 {
+        cpu.step(dt).unwrap();
+    }
+    solver.step(&gpu, dt, 100);
+    let state = solver.read_state(&gpu).await.unwrap();
+    assert!(!state.blown_up);
+    let worst = cpu
+        .body
+        .displacement
+        .iter()
+        .zip(&state.displacement)
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0, f64::max);
+    let moved = cpu
+        .body
+        .displacement
+        .iter()
+        .map(|u| u.length())
+        .fold(0.0, f64::max);
+    assert!(moved > 0.05, "the cube moved {moved} m");
+    assert!(
+        worst <= 1e-4 * 0.4,
+        "WebGPU and CPU differ by {worst} m ({})",
+        gpu.adapter.name
+    );
+}
