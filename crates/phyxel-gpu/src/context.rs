@@ -1,6 +1,7 @@
 //! The GPU: adapter, device and queue, with the adapter's own limits requested.
 
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 /// Why the GPU backend cannot run (the caller continues on the CPU and says why).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,6 +22,8 @@ pub struct GpuContext {
     pub adapter: wgpu::AdapterInfo,
     /// The limits granted: the adapter's own (the largest storage binding decides how many phyxels fit).
     pub limits: wgpu::Limits,
+    /// The first validation error, out-of-memory or device loss: results after it are not trusted.
+    failure: Arc<Mutex<Option<String>>>,
     // Kept alive with the device (in browsers a device is lost once its adapter is collected).
     _instance: wgpu::Instance,
     _adapter: wgpu::Adapter,
@@ -55,7 +58,23 @@ impl GpuContext {
             })
             .await
             .map_err(|e| GpuError(format!("the GPU device was refused: {e}")))?;
+        let failure = Arc::new(Mutex::new(None));
+        let on_error = failure.clone();
+        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            on_error
+                .lock()
+                .unwrap()
+                .get_or_insert_with(|| format!("GPU error: {error}"));
+        }));
+        let on_loss = failure.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            on_loss
+                .lock()
+                .unwrap()
+                .get_or_insert_with(|| format!("the GPU device was lost ({reason:?}): {message}"));
+        });
         Ok(Self {
+            failure,
             device,
             queue,
             adapter: adapter.get_info(),
@@ -63,5 +82,14 @@ impl GpuContext {
             _instance: instance,
             _adapter: adapter,
         })
+    }
+
+    /// Err with the first GPU failure (a pipeline or shader error, out of memory, a lost device), if
+    /// one happened: the caller then continues on the CPU and says why.
+    pub fn check(&self) -> Result<(), GpuError> {
+        match self.failure.lock().unwrap().clone() {
+            Some(failure) => Err(GpuError(failure)),
+            None => Ok(()),
+        }
     }
 }

@@ -302,6 +302,7 @@ impl GpuSolver {
         let status = read_buffer(&gpu.device, &gpu.queue, &self.status, 16)
             .await
             .map_err(GpuError)?;
+        gpu.check()?;
         Ok(GpuState {
             displacement,
             velocity,

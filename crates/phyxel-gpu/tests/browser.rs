@@ -57,3 +57,26 @@ async fn webgpu_and_cpu_agree_on_the_falling_cube() {
         gpu.adapter.name
     );
 }
+
+#[wasm_bindgen_test]
+async fn the_webgpu_hash_grid_finds_exactly_the_cpu_neighbour_sets() {
+    let gpu = GpuContext::new().await.unwrap();
+    let mut points = Vec::new();
+    for i in -4..4 {
+        for j in -3..3 {
+            for k in -3..3 {
+                let wobble = DVec3::new((i * j) as f64, (j * k) as f64, (k * i) as f64).sin() * 0.3;
+                points.push(0.1 * (DVec3::new(i as f64, j as f64, k as f64) + wobble));
+            }
+        }
+    }
+    let radii: Vec<f64> = (0..points.len())
+        .map(|i| 0.15 + 0.01 * (i % 7) as f64)
+        .collect();
+    let cpu = phyxel::meshless::neighbours::Neighbourhoods::build(&points, &radii);
+    let on_gpu = phyxel_gpu::build_neighbourhoods(&gpu, &points, &radii)
+        .await
+        .unwrap();
+    assert_eq!(on_gpu, cpu);
+    assert!(cpu.mean_count() > 5.0);
+}

@@ -97,3 +97,40 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
         "{refused}"
     );
 }
+
+#[test]
+fn the_gpu_hash_grid_finds_exactly_the_cpu_neighbour_sets() {
+    let gpu = gpu();
+    // Jittered lattice points with per-phyxel radii, across negative coordinates and cell borders;
+    // enough of them that the prefix sums span several blocks (table of 2n + 1 > 256 entries).
+    let mut state = 12345u64;
+    let mut random = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut points = Vec::new();
+    let mut radii = Vec::new();
+    for i in -6..6 {
+        for j in -5..5 {
+            for k in -4..4 {
+                let jitter = DVec3::new(random(), random(), random()) - 0.5;
+                points.push(0.1 * (DVec3::new(i as f64, j as f64, k as f64) + 0.6 * jitter));
+                radii.push(0.1 * (1.5 + random()));
+            }
+        }
+    }
+    let cpu = phyxel::meshless::neighbours::Neighbourhoods::build(&points, &radii);
+    let on_gpu = block_on(phyxel_gpu::build_neighbourhoods(&gpu, &points, &radii)).unwrap();
+    assert_eq!(on_gpu.start, cpu.start, "row starts");
+    assert_eq!(on_gpu.neighbour, cpu.neighbour, "neighbour lists");
+    assert_eq!(on_gpu.owner, cpu.owner);
+    assert_eq!(on_gpu.reverse_start, cpu.reverse_start);
+    assert_eq!(on_gpu.reverse, cpu.reverse, "reverse lists");
+    assert!(
+        cpu.mean_count() > 10.0,
+        "{} neighbours on average",
+        cpu.mean_count()
+    );
+}

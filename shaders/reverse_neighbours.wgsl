@@ -1,0 +1,49 @@
+// Pass 1e, the reverse lists of `Neighbourhoods::build` (crates/phyxel/src/meshless/neighbours.rs):
+// for each phyxel k, every edge (i → j = k) that names it, by a counting sort of the edges on their
+// target (count_reverse, prefix sum, scatter_reverse), each list then sorted by edge index as the
+// CPU's sequential scatter leaves it (sort_reverse) — so the force gather sums in the same order.
+
+struct EdgeParams {
+    // x: phyxels, y: edges.
+    counts: vec4<u32>,
+};
+
+@group(0) @binding(0) var<uniform> edges: EdgeParams;
+@group(0) @binding(1) var<storage, read> neighbour: array<u32>;
+@group(0) @binding(2) var<storage, read_write> reverse_fill: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> reverse: array<u32>;
+@group(0) @binding(4) var<storage, read> reverse_start: array<u32>;
+
+@compute @workgroup_size(64)
+fn count_reverse(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < edges.counts.y) {
+        atomicAdd(&reverse_fill[neighbour[id.x]], 1u);
+    }
+}
+
+@compute @workgroup_size(64)
+fn scatter_reverse(@builtin(global_invocation_id) id: vec3<u32>) {
+    let e = id.x;
+    if (e < edges.counts.y) {
+        reverse[atomicAdd(&reverse_fill[neighbour[e]], 1u)] = e;
+    }
+}
+
+@compute @workgroup_size(64)
+fn sort_reverse(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    if (k >= edges.counts.x) {
+        return;
+    }
+    let first = reverse_start[k];
+    let last = reverse_start[k + 1u];
+    for (var a = first + 1u; a < last; a++) {
+        let value = reverse[a];
+        var b = a;
+        while (b > first && reverse[b - 1u] > value) {
+            reverse[b] = reverse[b - 1u];
+            b--;
+        }
+        reverse[b] = value;
+    }
+}
