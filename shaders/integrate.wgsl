@@ -1,5 +1,5 @@
 // Pass 5, `Simulation::step` (crates/phyxel/src/meshless/simulation.rs) with symplectic Euler
-// (integrators.rs): v ← v + Δt (f/m + g − c v), u ← u + Δt v; a phyxel faster than the travel bound
+// (integrators.rs): v ← v + Δt ((f + f_drag)/m + g − c v), u ← u + Δt v; a phyxel faster than the travel bound
 // (MAX_TRAVEL_PER_STEP · h / Δt) or not finite raises the blow-up flag; then each collider projects the
 // phyxel out and applies Coulomb friction (`collision::resolve_contact`).
 
@@ -65,7 +65,18 @@ fn integrate(@builtin(global_invocation_id) id: vec3<u32>) {
     let dt = params.gravity_dt.w;
     var v = velocity[i].xyz;
     var u = displacement[i].xyz;
-    let acceleration = forces[i].xyz / phyxel[i].mass + params.gravity_dt.xyz - params.material.w * v;
+    var force = forces[i].xyz;
+    if (params.counts.z == i + 1u) {
+        // The drag spring k·(target − x), its stretch capped (`Drag::max_stretch`).
+        let pull = params.drag.xyz - (reference[i].xyz + u);
+        let stretch = length(pull);
+        var capped = pull;
+        if (stretch > params.contact.z) {
+            capped = pull * (params.contact.z / stretch);
+        }
+        force += params.drag.w * capped;
+    }
+    let acceleration = force / phyxel[i].mass + params.gravity_dt.xyz - params.material.w * v;
     v += dt * acceleration;
     u += dt * v;
     if (!finite(u) || !finite(v) || length(v) > params.contact.y) {

@@ -14,8 +14,14 @@ pub struct Params {
     pub gravity_dt: [f32; 4],
     /// λ, μ, k_v, damping c.
     pub material: [f32; 4],
-    /// x: friction, y: speed bound.
+    /// x: friction, y: speed bound, z: the drag spring's longest stretch.
     pub contact: [f32; 4],
+    /// Drag target xyz, stiffness w.
+    pub drag: [f32; 4],
+    /// Heat source position xyz, rate w.
+    pub heat_source: [f32; 4],
+    /// Source radius, diffusivity, melting point, molten stiffness.
+    pub melting: [f32; 4],
 }
 
 /// `Phyxel` of common.wgsl.
@@ -80,8 +86,8 @@ mod tests {
 
     #[test]
     fn layouts_match_the_wgsl_structs() {
-        // WGSL: Params is 4 × vec4 = 64 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
-        assert_eq!(std::mem::size_of::<Params>(), 64);
+        // WGSL: Params is 7 × vec4 = 112 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
+        assert_eq!(std::mem::size_of::<Params>(), 112);
         assert_eq!(std::mem::size_of::<PhyxelConstants>(), 16);
         assert_eq!(std::mem::size_of::<GpuCollider>(), 48);
         let m = mat3(DMat3::from_cols_array(&[

@@ -7,17 +7,19 @@
 //! | `Neighbourhoods::build` (pass 1: rows and reverse lists) | `count_neighbours`, `write_neighbours`, `count_reverse`, `scatter_reverse`, `sort_reverse` |
 //! | `Body::phyxel_stresses_at` (pass 3: ∇u, strain, stress, force matrix) | `phyxel_stresses` |
 //! | `Body::gather_forces` (pass 4: the force gather) | `gather_forces` |
-//! | `Simulation::step` with symplectic Euler, collisions (pass 5) | `integrate` |
+//! | `Simulation::step` with symplectic Euler, the drag spring, collisions (pass 5) | `integrate` |
+//! | `Melting::heat` (pass 6) | `heat`, `commit_temperature` |
 //!
 //! The MLS weights (pass 2) are still built on the CPU and uploaded (the simulation uses the CPU's
-//! neighbour lists too; the GPU's are checked equal to them); plasticity,
-//! melting and the drag spring run on the CPU backend only so far.
+//! neighbour lists too; the GPU's are checked equal to them); plasticity runs on the CPU backend
+//! only so far.
 //!
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
 
 mod context;
 mod layout;
 mod neighbours;
+mod passes;
 mod readback;
 mod solver;
 

@@ -3,6 +3,7 @@
 //! `prefix_sum.wgsl`) — the twin of `phyxel::meshless::neighbours`.
 
 use crate::context::{GpuContext, GpuError};
+use crate::passes::{bind, dispatch, pipeline};
 use crate::readback::read_buffer;
 use glam::DVec3;
 use phyxel::meshless::neighbours::Neighbourhoods;
@@ -10,55 +11,6 @@ use wgpu::util::DeviceExt;
 
 /// Values one `scan_blocks` workgroup scans.
 const SCAN_BLOCK: u32 = 256;
-
-/// A compute pipeline from WGSL sources concatenated in order, with its own (automatic) layout.
-fn pipeline(device: &wgpu::Device, sources: &[&str], entry: &str) -> wgpu::ComputePipeline {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(entry),
-        source: wgpu::ShaderSource::Wgsl(sources.concat().into()),
-    });
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(entry),
-        layout: None,
-        module: &module,
-        entry_point: Some(entry),
-        compilation_options: Default::default(),
-        cache: None,
-    })
-}
-
-/// A bind group for `pipeline` from (binding, buffer) pairs: an automatic layout holds exactly the
-/// bindings its entry point uses.
-fn bind(
-    device: &wgpu::Device,
-    pipeline: &wgpu::ComputePipeline,
-    buffers: &[(u32, &wgpu::Buffer)],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .map(|(binding, buffer)| wgpu::BindGroupEntry {
-            binding: *binding,
-            resource: buffer.as_entire_binding(),
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
-    })
-}
-
-fn dispatch(
-    encoder: &mut wgpu::CommandEncoder,
-    pipeline: &wgpu::ComputePipeline,
-    group: &wgpu::BindGroup,
-    workgroups: u32,
-) {
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, group, &[]);
-    pass.dispatch_workgroups(workgroups.max(1), 1, 1);
-}
 
 /// A buffer of `u32` values, usable as storage, copy source and destination.
 fn u32_buffer(device: &wgpu::Device, label: &str, values: &[u32]) -> wgpu::Buffer {

@@ -3,10 +3,12 @@
 
 use crate::context::{GpuContext, GpuError};
 use crate::layout::{mat3, vec4, GpuCollider, Params, PhyxelConstants};
+use crate::passes::{bind, pipeline};
 use crate::readback::read_buffer;
 use glam::DVec3;
 use phyxel::integrators::Method;
-use phyxel::meshless::simulation::{Simulation, MAX_TRAVEL_PER_STEP};
+use phyxel::meshless::melting::Melting;
+use phyxel::meshless::simulation::{Drag, Simulation, MAX_TRAVEL_PER_STEP};
 use wgpu::util::DeviceExt;
 
 /// Phyxels per workgroup (`WORKGROUP_SIZE` in shaders/common.wgsl).
@@ -17,6 +19,8 @@ const WORKGROUP_SIZE: u32 = 64;
 pub struct GpuState {
     pub displacement: Vec<DVec3>,
     pub velocity: Vec<DVec3>,
+    /// Temperatures T_i (°C).
+    pub temperature: Vec<f64>,
     /// Some step moved a phyxel faster than the travel bound or produced a non-finite value.
     pub blown_up: bool,
 }
@@ -35,8 +39,10 @@ pub struct GpuSolver {
     displacement: wgpu::Buffer,
     velocity: wgpu::Buffer,
     status: wgpu::Buffer,
-    /// phyxel_stresses, gather_forces, integrate: in the order a step runs them.
-    passes: [Pass; 3],
+    temperature: wgpu::Buffer,
+    /// phyxel_stresses, gather_forces, integrate, then (when the material melts) heat and
+    /// commit_temperature: in the order a step runs them.
+    passes: [Pass; 5],
     /// Smallest support radius (m): the travel bound is MAX_TRAVEL_PER_STEP · h / Δt.
     min_support_radius: f64,
 }
@@ -51,9 +57,9 @@ impl GpuSolver {
                 sim.integrator().name()
             )));
         }
-        if sim.plasticity.is_some() || sim.melting.is_some() || sim.drag.is_some() {
+        if sim.plasticity.is_some() {
             return Err(GpuError(
-                "plasticity, melting and dragging run on the CPU backend only so far".into(),
+                "plasticity runs on the CPU backend only so far".into(),
             ));
         }
         let body = &sim.body;
@@ -94,9 +100,16 @@ impl GpuSolver {
             })
         };
         let vectors = |v: &[DVec3]| -> Vec<[f32; 4]> { v.iter().map(|x| vec4(*x)).collect() };
+        // Reference positions with the support radius in w (the heat pass weighs neighbours with it).
+        let reference_and_radius: Vec<[f32; 4]> = body
+            .reference
+            .iter()
+            .zip(&body.support_radius)
+            .map(|(x, h)| [x.x as f32, x.y as f32, x.z as f32, *h as f32])
+            .collect();
         let reference = storage(
             "reference",
-            bytemuck::cast_slice(&vectors(&body.reference)),
+            bytemuck::cast_slice(&reference_and_radius),
             false,
         );
         let displacement = storage(
@@ -144,6 +157,13 @@ impl GpuSolver {
             .collect();
         let collider_buffer = storage("colliders", bytemuck::cast_slice(&colliders), false);
         let status = storage("status", &[0u8; 16], true);
+        let temperatures: Vec<f32> = body.temperature.iter().map(|t| *t as f32).collect();
+        let temperature = storage("temperature", bytemuck::cast_slice(&temperatures), true);
+        let temperature_next = storage(
+            "next temperature",
+            bytemuck::cast_slice(&temperatures),
+            true,
+        );
 
         let (lambda, mu) = body.material.lame();
         let environment = &sim.environment;
@@ -162,84 +182,79 @@ impl GpuSolver {
                 environment.damping as f32,
             ],
             contact: [environment.friction as f32, 0.0, 0.0, 0.0],
+            ..Params::default()
         };
         let params_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("params"),
             contents: bytemuck::bytes_of(&params),
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
-        let pass = |name: &str, source: &str, buffers: &[&wgpu::Buffer]| {
-            let code = format!(
-                "{}\n{}",
-                include_str!("../../../shaders/common.wgsl"),
-                source
-            );
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(name),
-                source: wgpu::ShaderSource::Wgsl(code.into()),
-            });
-            let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(name),
-                layout: None,
-                module: &module,
-                entry_point: Some(name),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-            let entries: Vec<wgpu::BindGroupEntry> = std::iter::once(&params_buffer)
-                .chain(buffers.iter().copied())
-                .enumerate()
-                .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                    binding: binding as u32,
-                    resource: buffer.as_entire_binding(),
-                })
-                .collect();
-            let bindings = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(name),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            });
+        let common = include_str!("../../../shaders/common.wgsl");
+        let pass = |name: &str, source: &str, buffers: &[(u32, &wgpu::Buffer)]| {
+            let pipeline = pipeline(device, &[common, "\n", source], name);
+            let mut entries = vec![(0, &params_buffer)];
+            entries.extend_from_slice(buffers);
+            let bindings = bind(device, &pipeline, &entries);
             Pass { pipeline, bindings }
         };
+        let heat = include_str!("../../../shaders/heat.wgsl");
         let passes = [
             pass(
                 "phyxel_stresses",
                 include_str!("../../../shaders/phyxel_stresses.wgsl"),
                 &[
-                    &displacement,
-                    &start,
-                    &neighbour,
-                    &d,
-                    &phyxel,
-                    &plastic_strain,
-                    &force_matrix,
+                    (1, &displacement),
+                    (2, &start),
+                    (3, &neighbour),
+                    (4, &d),
+                    (5, &phyxel),
+                    (6, &plastic_strain),
+                    (7, &force_matrix),
                 ],
             ),
             pass(
                 "gather_forces",
                 include_str!("../../../shaders/gather_forces.wgsl"),
                 &[
-                    &force_matrix,
-                    &start,
-                    &d,
-                    &reverse_start,
-                    &reverse,
-                    &owner,
-                    &forces,
+                    (1, &force_matrix),
+                    (2, &start),
+                    (3, &d),
+                    (4, &reverse_start),
+                    (5, &reverse),
+                    (6, &owner),
+                    (7, &forces),
                 ],
             ),
             pass(
                 "integrate",
                 include_str!("../../../shaders/integrate.wgsl"),
                 &[
-                    &reference,
-                    &displacement,
-                    &velocity,
-                    &forces,
-                    &phyxel,
-                    &collider_buffer,
-                    &status,
+                    (1, &reference),
+                    (2, &displacement),
+                    (3, &velocity),
+                    (4, &forces),
+                    (5, &phyxel),
+                    (6, &collider_buffer),
+                    (7, &status),
                 ],
+            ),
+            pass(
+                "heat",
+                heat,
+                &[
+                    (1, &reference),
+                    (2, &displacement),
+                    (3, &start),
+                    (4, &neighbour),
+                    (5, &temperature),
+                    (6, &temperature_next),
+                    (7, &phyxel),
+                ],
+            ),
+            pass(
+                "commit_temperature",
+                heat,
+                &[(5, &temperature), (6, &temperature_next)],
             ),
         ];
         let min_support_radius = body
@@ -247,16 +262,57 @@ impl GpuSolver {
             .iter()
             .cloned()
             .fold(f64::INFINITY, f64::min);
-        Ok(Self {
+        let mut solver = Self {
             phyxels: body.len() as u32,
             params,
             params_buffer,
             displacement,
             velocity,
             status,
+            temperature,
             passes,
             min_support_radius,
-        })
+        };
+        solver.set_drag(sim.drag);
+        solver.set_melting(sim.melting);
+        Ok(solver)
+    }
+
+    /// Pull a phyxel with the drag spring, or (None) let go.
+    pub fn set_drag(&mut self, drag: Option<Drag>) {
+        let drag = drag.filter(|d| d.phyxel < self.phyxels as usize);
+        self.params.counts[2] = drag.map_or(0, |d| d.phyxel as u32 + 1);
+        if let Some(d) = drag {
+            self.params.drag = [
+                d.target.x as f32,
+                d.target.y as f32,
+                d.target.z as f32,
+                d.stiffness as f32,
+            ];
+            self.params.contact[2] = d.max_stretch.min(f32::MAX as f64) as f32;
+        }
+    }
+
+    /// Heat and soften (`Melting`), or (None) keep temperatures and stiffness as they are.
+    pub fn set_melting(&mut self, melting: Option<Melting>) {
+        self.params.counts[3] = u32::from(melting.is_some());
+        if let Some(m) = melting {
+            let source = m.heat_source;
+            self.params.heat_source = source.map_or([0.0; 4], |s| {
+                [
+                    s.position.x as f32,
+                    s.position.y as f32,
+                    s.position.z as f32,
+                    s.rate as f32,
+                ]
+            });
+            self.params.melting = [
+                source.map_or(1.0, |s| s.radius as f32),
+                m.diffusivity as f32,
+                m.melting_point as f32,
+                m.molten_stiffness as f32,
+            ];
+        }
     }
 
     /// Queue `steps` steps of `dt`: three dispatches each, one submission in all.
@@ -276,8 +332,9 @@ impl GpuSolver {
                 timestamp_writes: None,
             });
             let groups = self.phyxels.div_ceil(WORKGROUP_SIZE);
+            let passes = if self.params.counts[3] == 1 { 5 } else { 3 };
             for _ in 0..steps {
-                for pass in &self.passes {
+                for pass in &self.passes[..passes] {
                     compute.set_pipeline(&pass.pipeline);
                     compute.set_bind_group(0, &pass.bindings, &[]);
                     compute.dispatch_workgroups(groups, 1, 1);
@@ -299,6 +356,9 @@ impl GpuSolver {
         };
         let displacement = vectors(read(&self.displacement).await.map_err(GpuError)?);
         let velocity = vectors(read(&self.velocity).await.map_err(GpuError)?);
+        let temperature = read_buffer(&gpu.device, &gpu.queue, &self.temperature, bytes / 4)
+            .await
+            .map_err(GpuError)?;
         let status = read_buffer(&gpu.device, &gpu.queue, &self.status, 16)
             .await
             .map_err(GpuError)?;
@@ -306,6 +366,10 @@ impl GpuSolver {
         Ok(GpuState {
             displacement,
             velocity,
+            temperature: bytemuck::cast_slice::<u8, f32>(&temperature)
+                .iter()
+                .map(|t| *t as f64)
+                .collect(),
             blown_up: status[0] != 0,
         })
     }

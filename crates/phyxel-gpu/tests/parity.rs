@@ -72,6 +72,72 @@ fn gpu_and_cpu_agree_after_200_steps_of_the_elastic_cube() {
     );
 }
 
+/// Largest distance between two lists of vectors.
+fn worst_gap(a: &[DVec3], b: &[DVec3]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.distance(*y))
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn gpu_and_cpu_agree_on_a_melting_cube_pulled_by_the_drag_spring() {
+    use phyxel::meshless::melting::{HeatSource, Melting};
+    use phyxel::meshless::simulation::Drag;
+    let gpu = gpu();
+    let mut cpu = sheared_cube();
+    // A fierce heater at the top corner, and the opposite corner pulled sideways.
+    let top = cpu
+        .body
+        .reference
+        .iter()
+        .cloned()
+        .fold(DVec3::NEG_INFINITY, DVec3::max);
+    cpu.melting = Some(Melting {
+        melting_point: 100.0,
+        molten_stiffness: 0.005,
+        diffusivity: 5.0,
+        heat_source: Some(HeatSource {
+            position: top,
+            radius: 0.2,
+            rate: 3000.0,
+        }),
+    });
+    let dt = cpu.recommended_time_step();
+    cpu.drag = Some(Drag {
+        phyxel: 0,
+        target: cpu.body.reference[0] + DVec3::new(-0.3, 0.1, 0.0),
+        stiffness: 0.2 * cpu.body.mass[0] / (dt * dt),
+        max_stretch: 0.0667,
+    });
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    for _ in 0..200 {
+        cpu.step(dt).unwrap();
+    }
+    solver.step(&gpu, dt, 200);
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    assert!(!state.blown_up);
+    let hottest = cpu.body.temperature.iter().cloned().fold(0.0, f64::max);
+    assert!(hottest > 150.0, "the corner melted ({hottest} °C)");
+    let softest = cpu.body.stiffness_scale.iter().cloned().fold(1.0, f64::min);
+    assert!(softest < 0.01, "stiffness fell to {softest}");
+    let temperature_gap = cpu
+        .body
+        .temperature
+        .iter()
+        .zip(&state.temperature)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    let gpu_hottest = state.temperature.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        temperature_gap < 1e-2,
+        "temperatures differ by {temperature_gap} K (hottest: CPU {hottest}, GPU {gpu_hottest})"
+    );
+    let gap = worst_gap(&cpu.body.displacement, &state.displacement);
+    eprintln!("melting: positions {gap:.2e} m, temperatures {temperature_gap:.2e} K apart");
+    assert!(gap <= 1e-4 * 0.4, "GPU and CPU positions differ by {gap} m");
+}
+
 #[test]
 fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
     let gpu = gpu();
