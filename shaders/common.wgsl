@@ -17,6 +17,8 @@ struct Params {
     heat_source: vec4<f32>,
     // Source radius (m), diffusivity D (1/s), melting point (°C), molten stiffness factor.
     melting: vec4<f32>,
+    // Plasticity: c_yield, c_creep (1/s), c_max, 1 when the material is plastic.
+    plasticity: vec4<f32>,
 };
 
 // Mass m_i (kg), volume V_i (m³), stiffness factor s_i (melting), unused.

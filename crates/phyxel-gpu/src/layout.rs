@@ -22,6 +22,8 @@ pub struct Params {
     pub heat_source: [f32; 4],
     /// Source radius, diffusivity, melting point, molten stiffness.
     pub melting: [f32; 4],
+    /// c_yield, c_creep, c_max, 1 when plastic.
+    pub plasticity: [f32; 4],
 }
 
 /// `Phyxel` of common.wgsl.
@@ -86,8 +88,8 @@ mod tests {
 
     #[test]
     fn layouts_match_the_wgsl_structs() {
-        // WGSL: Params is 7 × vec4 = 112 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
-        assert_eq!(std::mem::size_of::<Params>(), 112);
+        // WGSL: Params is 8 × vec4 = 128 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
+        assert_eq!(std::mem::size_of::<Params>(), 128);
         assert_eq!(std::mem::size_of::<PhyxelConstants>(), 16);
         assert_eq!(std::mem::size_of::<GpuCollider>(), 48);
         let m = mat3(DMat3::from_cols_array(&[

@@ -9,10 +9,12 @@
 //! | `Body::gather_forces` (pass 4: the force gather) | `gather_forces` |
 //! | `Simulation::step` with symplectic Euler, the drag spring, collisions (pass 5) | `integrate` |
 //! | `Melting::heat` (pass 6) | `heat`, `commit_temperature` |
+//! | plastic flow in `Simulation::step` (pass 7) | `plastic_flow` |
 //!
-//! The MLS weights (pass 2) are still built on the CPU and uploaded (the simulation uses the CPU's
-//! neighbour lists too; the GPU's are checked equal to them); plasticity runs on the CPU backend
-//! only so far.
+//! Still on the CPU: the MLS weights (pass 2: densities, moment matrices and their safe inverses,
+//! uploaded with the CPU's neighbour lists — the GPU's own lists are checked equal to them), and the
+//! reference-shape update that large plastic strains trigger ([`GpuState::largest_total_strain`]
+//! reports when one is due).
 //!
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
 

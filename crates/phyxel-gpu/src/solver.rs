@@ -5,9 +5,10 @@ use crate::context::{GpuContext, GpuError};
 use crate::layout::{mat3, vec4, GpuCollider, Params, PhyxelConstants};
 use crate::passes::{bind, pipeline};
 use crate::readback::read_buffer;
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 use phyxel::integrators::Method;
 use phyxel::meshless::melting::Melting;
+use phyxel::meshless::plasticity::Plasticity;
 use phyxel::meshless::simulation::{Drag, Simulation, MAX_TRAVEL_PER_STEP};
 use wgpu::util::DeviceExt;
 
@@ -21,12 +22,28 @@ pub struct GpuState {
     pub velocity: Vec<DVec3>,
     /// Temperatures T_i (°C).
     pub temperature: Vec<f64>,
+    /// Plastic strains ε_plastic,i.
+    pub plastic_strain: Vec<DMat3>,
+    /// The largest total strain ‖ε‖ seen by the plastic flow since the last read: above the
+    /// simulation's `reference_update_strain` the rest shape is due for an update.
+    pub largest_total_strain: f64,
     /// Some step moved a phyxel faster than the travel bound or produced a non-finite value.
     pub blown_up: bool,
 }
 
+/// When a pass runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Always,
+    /// When the material melts.
+    Melting,
+    /// When the material is plastic.
+    Plastic,
+}
+
 /// One compute pass: its pipeline and its bindings.
 struct Pass {
+    stage: Stage,
     pipeline: wgpu::ComputePipeline,
     bindings: wgpu::BindGroup,
 }
@@ -40,9 +57,10 @@ pub struct GpuSolver {
     velocity: wgpu::Buffer,
     status: wgpu::Buffer,
     temperature: wgpu::Buffer,
+    plastic_strain: wgpu::Buffer,
     /// phyxel_stresses, gather_forces, integrate, then (when the material melts) heat and
-    /// commit_temperature: in the order a step runs them.
-    passes: [Pass; 5],
+    /// commit_temperature, then (when it is plastic) plastic_flow: in the order a step runs them.
+    passes: Vec<Pass>,
     /// Smallest support radius (m): the travel bound is MAX_TRAVEL_PER_STEP · h / Δt.
     min_support_radius: f64,
 }
@@ -56,11 +74,6 @@ impl GpuSolver {
                 "the GPU backend integrates with symplectic Euler only (not {})",
                 sim.integrator().name()
             )));
-        }
-        if sim.plasticity.is_some() {
-            return Err(GpuError(
-                "plasticity runs on the CPU backend only so far".into(),
-            ));
         }
         let body = &sim.body;
         let hoods = &body.neighbours;
@@ -147,7 +160,7 @@ impl GpuSolver {
             .collect();
         let phyxel = storage("phyxel constants", bytemuck::cast_slice(&constants), false);
         let plastic: Vec<[f32; 12]> = body.plastic_strain.iter().map(|m| mat3(*m)).collect();
-        let plastic_strain = storage("plastic strain", bytemuck::cast_slice(&plastic), false);
+        let plastic_strain = storage("plastic strain", bytemuck::cast_slice(&plastic), true);
         let force_matrix = storage("force matrix", &vec![0u8; body.len() * 48], true);
         let colliders: Vec<GpuCollider> = sim
             .environment
@@ -190,16 +203,21 @@ impl GpuSolver {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let common = include_str!("../../../shaders/common.wgsl");
-        let pass = |name: &str, source: &str, buffers: &[(u32, &wgpu::Buffer)]| {
+        let pass = |stage: Stage, name: &str, source: &str, buffers: &[(u32, &wgpu::Buffer)]| {
             let pipeline = pipeline(device, &[common, "\n", source], name);
             let mut entries = vec![(0, &params_buffer)];
             entries.extend_from_slice(buffers);
             let bindings = bind(device, &pipeline, &entries);
-            Pass { pipeline, bindings }
+            Pass {
+                stage,
+                pipeline,
+                bindings,
+            }
         };
         let heat = include_str!("../../../shaders/heat.wgsl");
-        let passes = [
+        let passes = vec![
             pass(
+                Stage::Always,
                 "phyxel_stresses",
                 include_str!("../../../shaders/phyxel_stresses.wgsl"),
                 &[
@@ -213,6 +231,7 @@ impl GpuSolver {
                 ],
             ),
             pass(
+                Stage::Always,
                 "gather_forces",
                 include_str!("../../../shaders/gather_forces.wgsl"),
                 &[
@@ -226,6 +245,7 @@ impl GpuSolver {
                 ],
             ),
             pass(
+                Stage::Always,
                 "integrate",
                 include_str!("../../../shaders/integrate.wgsl"),
                 &[
@@ -239,6 +259,7 @@ impl GpuSolver {
                 ],
             ),
             pass(
+                Stage::Melting,
                 "heat",
                 heat,
                 &[
@@ -252,9 +273,24 @@ impl GpuSolver {
                 ],
             ),
             pass(
+                Stage::Melting,
                 "commit_temperature",
                 heat,
                 &[(5, &temperature), (6, &temperature_next)],
+            ),
+            pass(
+                Stage::Plastic,
+                "plastic_flow",
+                include_str!("../../../shaders/plastic_flow.wgsl"),
+                &[
+                    (1, &displacement),
+                    (2, &start),
+                    (3, &neighbour),
+                    (4, &d),
+                    (5, &phyxel),
+                    (6, &plastic_strain),
+                    (7, &status),
+                ],
             ),
         ];
         let min_support_radius = body
@@ -270,11 +306,13 @@ impl GpuSolver {
             velocity,
             status,
             temperature,
+            plastic_strain,
             passes,
             min_support_radius,
         };
         solver.set_drag(sim.drag);
         solver.set_melting(sim.melting);
+        solver.set_plasticity(sim.plasticity);
         Ok(solver)
     }
 
@@ -291,6 +329,18 @@ impl GpuSolver {
             ];
             self.params.contact[2] = d.max_stretch.min(f32::MAX as f64) as f32;
         }
+    }
+
+    /// Plastic flow with these parameters, or (None) a purely elastic material.
+    pub fn set_plasticity(&mut self, plasticity: Option<Plasticity>) {
+        self.params.plasticity = plasticity.map_or([0.0; 4], |p| {
+            [
+                p.yield_strain as f32,
+                p.creep as f32,
+                p.max_strain as f32,
+                1.0,
+            ]
+        });
     }
 
     /// Heat and soften (`Melting`), or (None) keep temperatures and stiffness as they are.
@@ -332,9 +382,13 @@ impl GpuSolver {
                 timestamp_writes: None,
             });
             let groups = self.phyxels.div_ceil(WORKGROUP_SIZE);
-            let passes = if self.params.counts[3] == 1 { 5 } else { 3 };
+            let runs = |stage: Stage| match stage {
+                Stage::Always => true,
+                Stage::Melting => self.params.counts[3] == 1,
+                Stage::Plastic => self.params.plasticity[3] == 1.0,
+            };
             for _ in 0..steps {
-                for pass in &self.passes[..passes] {
+                for pass in self.passes.iter().filter(|p| runs(p.stage)) {
                     compute.set_pipeline(&pass.pipeline);
                     compute.set_bind_group(0, &pass.bindings, &[]);
                     compute.dispatch_workgroups(groups, 1, 1);
@@ -359,6 +413,9 @@ impl GpuSolver {
         let temperature = read_buffer(&gpu.device, &gpu.queue, &self.temperature, bytes / 4)
             .await
             .map_err(GpuError)?;
+        let plastic = read_buffer(&gpu.device, &gpu.queue, &self.plastic_strain, bytes * 3)
+            .await
+            .map_err(GpuError)?;
         let status = read_buffer(&gpu.device, &gpu.queue, &self.status, 16)
             .await
             .map_err(GpuError)?;
@@ -370,6 +427,18 @@ impl GpuSolver {
                 .iter()
                 .map(|t| *t as f64)
                 .collect(),
+            plastic_strain: bytemuck::cast_slice::<u8, [f32; 12]>(&plastic)
+                .iter()
+                .map(|m| {
+                    let column = |c: usize| {
+                        DVec3::new(m[4 * c] as f64, m[4 * c + 1] as f64, m[4 * c + 2] as f64)
+                    };
+                    DMat3::from_cols(column(0), column(1), column(2))
+                })
+                .collect(),
+            largest_total_strain: f32::from_bits(u32::from_le_bytes([
+                status[4], status[5], status[6], status[7],
+            ])) as f64,
             blown_up: status[0] != 0,
         })
     }

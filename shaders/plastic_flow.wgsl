@@ -1,0 +1,49 @@
+// Pass 7, the plasticity of `Simulation::step` (crates/phyxel/src/meshless/simulation.rs and
+// plasticity.rs; MKN04 §5.1, tutorial §7.3): at the new displacements each phyxel's total Green
+// strain ε = ½(∇u + ∇uᵀ + ∇uᵀ∇u) feeds its plastic strain:
+//   ε_elastic = ε − ε_plastic;  if ‖ε_elastic‖ > c_yield·s_i: ε_plastic += min(c_creep Δt, 1) ε_elastic;
+//   if ‖ε_plastic‖ > c_max: ε_plastic ← ε_plastic · c_max / ‖ε_plastic‖,
+// (s_i: the melting stiffness factor — a warm phyxel yields earlier), and the largest ‖ε‖ is kept
+// (status[1], as f32 bits: non-negative floats order like their bits) for the reference update.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> start: array<u32>;
+@group(0) @binding(3) var<storage, read> neighbour: array<u32>;
+@group(0) @binding(4) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> phyxel: array<Phyxel>;
+@group(0) @binding(6) var<storage, read_write> plastic_strain: array<mat3x3<f32>>;
+@group(0) @binding(7) var<storage, read_write> status: array<atomic<u32>>;
+
+// The Frobenius norm ‖A‖ = √(A:A).
+fn norm(a: mat3x3<f32>) -> f32 {
+    return sqrt(dot(a[0], a[0]) + dot(a[1], a[1]) + dot(a[2], a[2]));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    let u_i = displacement[i].xyz;
+    var grad_u = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var e = start[i]; e < start[i + 1u]; e++) {
+        let b = d[e].xyz;
+        let a = displacement[neighbour[e]].xyz - u_i;
+        grad_u += mat3x3<f32>(a * b.x, a * b.y, a * b.z);
+    }
+    let g_t = transpose(grad_u);
+    let total = 0.5 * (grad_u + g_t + g_t * grad_u);
+    atomicMax(&status[1], bitcast<u32>(norm(total)));
+    var plastic = plastic_strain[i];
+    let elastic = total - plastic;
+    if (norm(elastic) > params.plasticity.x * phyxel[i].stiffness_scale) {
+        plastic += min(params.plasticity.y * params.gravity_dt.w, 1.0) * elastic;
+    }
+    let size = norm(plastic);
+    if (size > params.plasticity.z) {
+        plastic *= params.plasticity.z / size;
+    }
+    plastic_strain[i] = plastic;
+}
