@@ -129,6 +129,14 @@ test('a bad expression is explained at its input and the figure keeps the last v
   await page.fill('#param-ratio', '9');
   assert.match(await page.locator('#param-ratio-error').textContent(), /Must be between 1 and 6/);
   assert.equal(await readout(page, 'particles'), 1600);
+  // A value in range that the lesson still refuses (the line through the cone's tip, where ∇f is not
+  // finite) is explained at its control, and the line stays where it was.
+  await page.fill('#param-expression', 'sqrt(x^2 + y^2)');
+  await page.fill('#param-offset', '-0.4');
+  assert.equal(await page.locator('#param-offset-error').textContent(), '');
+  await page.fill('#param-offset', '0');
+  assert.match(await page.locator('#param-offset-error').textContent(), /Still using -0\.4\./);
+  assert.equal(await page.getAttribute('#param-offset', 'aria-invalid'), 'true');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -48,7 +48,14 @@ const reset = document.createElement('button');
 reset.type = 'button';
 reset.id = 'reset-particles';
 reset.textContent = 'Put the particles back';
-reset.addEventListener('click', () => resample('seed', params.seed, true));
+reset.addEventListener('click', () => {
+  try {
+    resample('seed', params.seed, true);
+    page.notice('reset', null);
+  } catch (error) {
+    page.notice('reset', error.message, 'error');
+  }
+});
 samplingGroup.container.append(reset);
 c.checkbox({
   id: 'snap', label: 'Snap dragged particles to a Δx/4 grid', checked: params.snap,
@@ -92,7 +99,7 @@ colourLegend(document.getElementById('legend'), {
 const exp = (x) => x.toExponential(2);
 const vector = ([x, y]) => `(${x.toFixed(3)}, ${y.toFixed(3)})`;
 
-/** New particles (a control changed, or "put back"); a refused parameter is explained at its control. */
+/** New particles (a control changed, or "put back"); throws (the control explains it) if refused. */
 function resample(key, value, force = false) {
   if (!force && params[key] === value) return;
   let fresh;
@@ -100,14 +107,12 @@ function resample(key, value, force = false) {
     const next = { ...params, [key]: value };
     fresh = new MlsGradientLesson(next.spacing, next.ratio, next.jitter, next.seed);
   } catch (error) {
-    resampleControls[key]?.reject(error.message);
-    return;
+    throw error;
   }
   const result = sample(functions.fn, fresh.positions());
   if (!result.ok) {
     fresh.free();
-    resampleControls[key]?.reject(result.message);
-    return;
+    throw new Error(result.message);
   }
   lesson.free();
   lesson = fresh;

@@ -50,7 +50,14 @@ samplingGroup.select({
   label: 'Kernel',
   value: params.kernel,
   options: kernel_list().map((k) => ({ value: k.id, label: k.name })),
-  onChange: (id) => resample('kernel', id),
+  onChange: (id) => {
+    try {
+      resample('kernel', id);
+      page.notice('kernel', null);
+    } catch (error) {
+      page.notice('kernel', `Kernel: ${error.message}`, 'error');
+    }
+  },
 });
 
 const methodGroup = c.group('Approximation');
@@ -72,8 +79,9 @@ const lineControl = (key, label, unit, min, max) =>
       params[key] = value;
       const refused = moveLine();
       if (refused) {
+        // Thrown back to the control: it shows the reason and keeps the previous value.
         params[key] = previous;
-        controls[key].reject(refused);
+        throw new Error(refused);
       }
     },
   });
@@ -121,7 +129,7 @@ const legend = document.getElementById('legend');
 
 const exp = (x) => x.toExponential(2);
 
-/** Build a new sampling; a refused parameter is explained at its control and the old one stays. */
+/** Build a new sampling; throws (the control explains it) if refused, and the old one stays. */
 function resample(key, value) {
   const next = { ...params, [key]: value };
   let fresh;
@@ -129,14 +137,12 @@ function resample(key, value) {
     fresh = new SphApproximationLesson(next.spacing, next.ratio, next.jitter, next.seed, next.kernel);
     fresh.set_line(next.offset, next.angle);
   } catch (error) {
-    resampleControls[key]?.reject(error.message);
-    return;
+    throw error;
   }
   const sampled = sampleAll(functions.fn, fresh);
   if (sampled.message) {
     fresh.free();
-    resampleControls[key]?.reject(sampled.message);
-    return;
+    throw new Error(sampled.message);
   }
   lesson.free();
   lesson = fresh;

@@ -113,8 +113,10 @@ pub fn moment_matrix(
 
 /// The condition number λ₁ / λ_d of a symmetric positive semi-definite matrix over its `dimensions`
 /// largest eigenvalues λ₁ ≥ … ≥ λ_d (`dimensions` = 3 in space, 2 for a neighbourhood in the plane
-/// z = 0, whose third eigenvalue is always zero). ∞ when λ_d ≤ 0 (a rank-deficient neighbourhood), and
-/// for a matrix that is not finite.
+/// z = 0, whose third eigenvalue is always zero). ∞ when λ_d is below the safe inverse's threshold
+/// [`DEFAULT_RELATIVE_THRESHOLD`] · λ₁ — exactly when [`safe_inverse`] drops it, so a neighbourhood the
+/// solver regularizes never shows a finite (round-off) condition number — and for a matrix that is
+/// not finite.
 pub fn condition_number(a: DMat3, dimensions: usize) -> f64 {
     if !a.is_finite() {
         return f64::INFINITY;
@@ -123,7 +125,7 @@ pub fn condition_number(a: DMat3, dimensions: usize) -> f64 {
     let mut sorted = lambda.to_array();
     sorted.sort_by(|p, q| q.total_cmp(p));
     let smallest = sorted[dimensions.clamp(1, 3) - 1];
-    if smallest > 0.0 {
+    if smallest > DEFAULT_RELATIVE_THRESHOLD * sorted[0] && smallest > 0.0 {
         sorted[0] / smallest
     } else {
         f64::INFINITY
@@ -231,6 +233,15 @@ mod tests {
             f64::INFINITY
         );
         assert_eq!(MlsWeights::compute(&line, &radii, &hoods).rank[0], 1);
+        // A slanted line: round-off leaves a tiny second eigenvalue (≈ 1e-17 λ₁). The safe inverse
+        // drops it, and the condition number agrees: ∞, not 1e16.
+        let slanted: Vec<DVec3> = (0..5)
+            .map(|k| DVec3::new(1.3, -0.5, 0.0) + DVec3::new(0.125, -0.075, 0.0) * k as f64)
+            .collect();
+        let hoods = Neighbourhoods::build(&slanted, &radii);
+        let a = moment_matrix(0, &slanted, &radii, &hoods);
+        assert_eq!(condition_number(a, 2), f64::INFINITY);
+        assert_eq!(MlsWeights::compute(&slanted, &radii, &hoods).rank[0], 1);
         assert_eq!(
             condition_number(DMat3::from_diagonal(DVec3::NAN), 2),
             f64::INFINITY
