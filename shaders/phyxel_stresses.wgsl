@@ -12,11 +12,6 @@
 @group(0) @binding(6) var<storage, read> plastic_strain: array<mat3x3<f32>>;
 @group(0) @binding(7) var<storage, read_write> force_matrix: array<mat3x3<f32>>;
 
-// a bᵀ
-fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
-    return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
-}
-
 fn cofactor(j: mat3x3<f32>) -> mat3x3<f32> {
     return mat3x3<f32>(cross(j[1], j[2]), cross(j[2], j[0]), cross(j[0], j[1]));
 }
@@ -27,15 +22,10 @@ fn phyxel_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     if (i >= params.counts.x) {
         return;
     }
-    let u_i = displacement[i].xyz;
-    var grad_u = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var e = start[i]; e < start[i + 1u]; e++) {
-        grad_u += outer(displacement[neighbour[e]].xyz - u_i, d[e].xyz);
-    }
+    let grad_u = displacement_gradient(i);
     let identity = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
     let j = identity + grad_u;
-    let g_t = transpose(grad_u);
-    let strain = 0.5 * (grad_u + g_t + g_t * grad_u) - plastic_strain[i];
+    let strain = green_strain(grad_u) - plastic_strain[i];
     let scale = phyxel[i].stiffness_scale;
     let lambda = scale * params.material.x;
     let mu = scale * params.material.y;

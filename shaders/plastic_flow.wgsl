@@ -26,15 +26,7 @@ fn plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     if (i >= params.counts.x) {
         return;
     }
-    let u_i = displacement[i].xyz;
-    var grad_u = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var e = start[i]; e < start[i + 1u]; e++) {
-        let b = d[e].xyz;
-        let a = displacement[neighbour[e]].xyz - u_i;
-        grad_u += mat3x3<f32>(a * b.x, a * b.y, a * b.z);
-    }
-    let g_t = transpose(grad_u);
-    let total = 0.5 * (grad_u + g_t + g_t * grad_u);
+    let total = green_strain(displacement_gradient(i));
     atomicMax(&status[1], bitcast<u32>(norm(total)));
     var plastic = plastic_strain[i];
     let elastic = total - plastic;

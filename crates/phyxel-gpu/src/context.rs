@@ -58,21 +58,7 @@ impl GpuContext {
             })
             .await
             .map_err(|e| GpuError(format!("the GPU device was refused: {e}")))?;
-        let failure = Arc::new(Mutex::new(None));
-        let on_error = failure.clone();
-        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
-            on_error
-                .lock()
-                .unwrap()
-                .get_or_insert_with(|| format!("GPU error: {error}"));
-        }));
-        let on_loss = failure.clone();
-        device.set_device_lost_callback(move |reason, message| {
-            on_loss
-                .lock()
-                .unwrap()
-                .get_or_insert_with(|| format!("the GPU device was lost ({reason:?}): {message}"));
-        });
+        let failure = watch_failures(&device);
         Ok(Self {
             failure,
             device,
@@ -92,4 +78,25 @@ impl GpuContext {
             None => Ok(()),
         }
     }
+}
+
+/// A slot that the device fills with its first uncaptured error (validation, out of memory) or with
+/// the reason it was lost; shared by the solver and the renderer.
+pub fn watch_failures(device: &wgpu::Device) -> Arc<Mutex<Option<String>>> {
+    let failure = Arc::new(Mutex::new(None));
+    let on_error = failure.clone();
+    device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+        on_error
+            .lock()
+            .unwrap()
+            .get_or_insert_with(|| format!("GPU error: {error}"));
+    }));
+    let on_loss = failure.clone();
+    device.set_device_lost_callback(move |reason, message| {
+        on_loss
+            .lock()
+            .unwrap()
+            .get_or_insert_with(|| format!("the GPU device was lost ({reason:?}): {message}"));
+    });
+    failure
 }

@@ -25,6 +25,6 @@ mod passes;
 mod readback;
 mod solver;
 
-pub use context::{GpuContext, GpuError};
+pub use context::{watch_failures, GpuContext, GpuError};
 pub use neighbours::build_neighbourhoods;
 pub use solver::{GpuSolver, GpuState};

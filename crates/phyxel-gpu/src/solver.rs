@@ -203,8 +203,15 @@ impl GpuSolver {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let common = include_str!("../../../shaders/common.wgsl");
+        // phyxel_stresses and plastic_flow also share the MLS gradient and the Green strain.
+        let mls = include_str!("../../../shaders/mls.wgsl");
         let pass = |stage: Stage, name: &str, source: &str, buffers: &[(u32, &wgpu::Buffer)]| {
-            let pipeline = pipeline(device, &[common, "\n", source], name);
+            let with_mls = matches!(name, "phyxel_stresses" | "plastic_flow");
+            let pipeline = if with_mls {
+                pipeline(device, &[common, "\n", mls, "\n", source], name)
+            } else {
+                pipeline(device, &[common, "\n", source], name)
+            };
             let mut entries = vec![(0, &params_buffer)];
             entries.extend_from_slice(buffers);
             let bindings = bind(device, &pipeline, &entries);

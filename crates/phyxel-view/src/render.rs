@@ -133,21 +133,7 @@ impl Renderer {
             })
             .await
             .map_err(|e| format!("the graphics device was refused: {e}"))?;
-        let failure = Arc::new(Mutex::new(None));
-        let on_error = failure.clone();
-        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
-            on_error
-                .lock()
-                .unwrap()
-                .get_or_insert_with(|| format!("GPU error: {error}"));
-        }));
-        let on_loss = failure.clone();
-        device.set_device_lost_callback(move |reason, message| {
-            on_loss
-                .lock()
-                .unwrap()
-                .get_or_insert_with(|| format!("the GPU device was lost ({reason:?}): {message}"));
-        });
+        let failure = phyxel_gpu::watch_failures(&device);
         let mut config = surface
             .get_default_config(&adapter, width, height)
             .ok_or("the canvas and the adapter share no surface format")?;

@@ -34,21 +34,6 @@ pub fn condition_colour(kappa: f64) -> String {
     }
 }
 
-#[derive(Serialize)]
-struct Errors {
-    max: f64,
-    rms: f64,
-}
-
-impl From<ErrorStats> for Errors {
-    fn from(e: ErrorStats) -> Self {
-        Errors {
-            max: e.max,
-            rms: e.rms,
-        }
-    }
-}
-
 /// The chosen sample.
 #[derive(Serialize)]
 struct Chosen {
@@ -67,8 +52,8 @@ struct Chosen {
 #[derive(Serialize)]
 struct Report {
     /// |∇f_SPH − ∇f| and |∇f_MLS − ∇f| over all samples.
-    sph: Errors,
-    mls: Errors,
+    sph: ErrorStats,
+    mls: ErrorStats,
     regularized: usize,
     chosen: Chosen,
 }
@@ -246,8 +231,8 @@ impl MlsGradientLesson {
         let p = self.lesson.positions()[i];
         let kappa = self.lesson.condition_number(i);
         let report = Report {
-            sph: error(&sph).into(),
-            mls: error(&mls).into(),
+            sph: error(&sph),
+            mls: error(&mls),
             regularized: self.lesson.regularized(),
             chosen: Chosen {
                 index: i,

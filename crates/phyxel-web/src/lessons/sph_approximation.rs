@@ -22,21 +22,6 @@ pub const ANGLE: (f64, f64) = (-90.0, 90.0);
 /// Points sampled along the line.
 const LINE_POINTS: usize = 241;
 
-#[derive(Serialize)]
-struct Errors {
-    max: f64,
-    rms: f64,
-}
-
-impl From<ErrorStats> for Errors {
-    fn from(e: ErrorStats) -> Self {
-        Errors {
-            max: e.max,
-            rms: e.rms,
-        }
-    }
-}
-
 /// What the page plots and reads out.
 #[derive(Serialize)]
 struct Report {
@@ -46,10 +31,10 @@ struct Report {
     gradient_x: Vec<f64>,
     gradient_y: Vec<f64>,
     /// |⟨f⟩ − f| and |⟨∇f⟩ − ∇f| along the line and over all samples.
-    value_line: Errors,
-    gradient_line: Errors,
-    value_samples: Errors,
-    gradient_samples: Errors,
+    value_line: ErrorStats,
+    gradient_line: ErrorStats,
+    value_samples: ErrorStats,
+    gradient_samples: ErrorStats,
     /// |⟨f⟩_j − f_j| and |⟨∇f⟩_j − ∇f_j| at each sample (for the colours).
     value_error: Vec<f64>,
     gradient_error: Vec<f64>,
@@ -277,16 +262,15 @@ impl SphApproximationLesson {
             .collect();
         let report = Report {
             s: line.iter().map(|&(s, _)| s).collect(),
-            value_line: ErrorStats::of(value.iter().zip(line_values).map(|(a, f)| a - f)).into(),
+            value_line: ErrorStats::of(value.iter().zip(line_values).map(|(a, f)| a - f)),
             gradient_line: ErrorStats::of(
                 gradient
                     .iter()
                     .enumerate()
                     .map(|(k, g)| (*g - exact(line_gradients, k)).length()),
-            )
-            .into(),
-            value_samples: ErrorStats::of(value_error.iter().copied()).into(),
-            gradient_samples: ErrorStats::of(gradient_error.iter().copied()).into(),
+            ),
+            value_samples: ErrorStats::of(value_error.iter().copied()),
+            gradient_samples: ErrorStats::of(gradient_error.iter().copied()),
             value_error,
             gradient_error,
             value,

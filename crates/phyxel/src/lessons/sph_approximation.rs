@@ -76,7 +76,7 @@ pub struct Particles {
 }
 
 /// Summary of the errors |estimate − exact| over a set of points.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ErrorStats {
     pub max: f64,
     /// √(mean of the squared errors).
