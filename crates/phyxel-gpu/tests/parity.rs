@@ -246,3 +246,81 @@ fn the_gpu_hash_grid_finds_exactly_the_cpu_neighbour_sets() {
         cpu.mean_count()
     );
 }
+
+#[test]
+fn the_gpu_moment_matrices_and_mls_weights_equal_the_cpu_ones() {
+    let gpu = gpu();
+    // The bunny (irregular boundary) plus a collinear and a lone phyxel far away: regular, rank-1
+    // and rank-0 moment matrices in one run.
+    let mut sim = SceneDescription {
+        objects: Objects::Bunny,
+        resolution: 10,
+        ..SceneDescription::default()
+    }
+    .build(10_000)
+    .unwrap()
+    .simulation;
+    let body = &mut sim.body;
+    let spacing = body.support_radius[0] / 2.2;
+    let far = DVec3::new(5.0, 5.0, 5.0);
+    for k in 0..3 {
+        body.reference.push(far + DVec3::X * spacing * k as f64);
+    }
+    body.reference.push(-far);
+    let extra = body.reference.len() - body.support_radius.len();
+    body.support_radius
+        .extend(vec![body.support_radius[0]; extra]);
+    body.mass.extend(vec![body.mass[0]; extra]);
+    body.displacement.resize(body.reference.len(), DVec3::ZERO);
+    body.velocity.resize(body.reference.len(), DVec3::ZERO);
+    body.plastic_strain
+        .resize(body.reference.len(), glam::DMat3::ZERO);
+    body.temperature.resize(body.reference.len(), 20.0);
+    body.stiffness_scale.resize(body.reference.len(), 1.0);
+    body.density.resize(body.reference.len(), 0.0);
+    body.volume.resize(body.reference.len(), 0.0);
+    body.rebuild_reference();
+    let on_gpu = block_on(phyxel_gpu::compute_mls_weights(
+        &gpu,
+        &body.reference,
+        &body.support_radius,
+        &body.mass,
+        &body.neighbours,
+    ))
+    .unwrap();
+    assert_eq!(on_gpu.rank, body.mls.rank, "ranks kept by the safe inverse");
+    let n = body.len();
+    assert_eq!(
+        &on_gpu.rank[n - 4..],
+        [1, 1, 1, 0],
+        "collinear and lone phyxels"
+    );
+    assert!(body.mls.regularized >= 4);
+    for i in 0..n {
+        assert!(
+            (on_gpu.density[i] / body.density[i] - 1.0).abs() < 1e-5,
+            "density {i}"
+        );
+        assert!(
+            (on_gpu.volume[i] / body.volume[i] - 1.0).abs() < 1e-5,
+            "volume {i}"
+        );
+    }
+    // d_ij relative to the largest of its phyxel (single precision, eigen-decomposition in f32).
+    let largest = body.mls.d.iter().map(|d| d.length()).fold(0.0, f64::max);
+    let worst = body
+        .mls
+        .d
+        .iter()
+        .zip(&on_gpu.d)
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0, f64::max);
+    eprintln!(
+        "MLS weights: worst |Δd| = {:.2e} of the largest |d|",
+        worst / largest
+    );
+    assert!(
+        worst <= 1e-4 * largest,
+        "d_ij differ by {worst} (largest {largest})"
+    );
+}

@@ -1,0 +1,116 @@
+// Pass 2, `Body::rebuild_reference` and `MlsWeights::compute` (crates/phyxel/src/meshless/body.rs and
+// mls.rs): per phyxel the density ρ_i = Σ_j m_j W(|x_ij|, h_i) (i itself included) and volume
+// V_i = m_i/ρ_i, the moment matrix A_i = Σ_j x_ij x_ijᵀ w_ij (MKN04 eq. 8; tutorial eq. 38) and its
+// safe inverse — Jacobi eigen-decomposition, eigenvalues below 10⁻⁴ of the largest dropped
+// (`symmetric_eigen`, `safe_inverse`) — then per edge the MLS weight d_ij = A_i⁻¹ x_ij w_ij.
+
+// Reference positions x̄ (xyz) and support radii h (w); masses; results.
+@group(0) @binding(0) var<uniform> edges: vec4<u32>;
+@group(0) @binding(1) var<storage, read> reference: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> mass: array<f32>;
+@group(0) @binding(3) var<storage, read> start: array<u32>;
+@group(0) @binding(4) var<storage, read> neighbour: array<u32>;
+@group(0) @binding(5) var<storage, read> owner: array<u32>;
+@group(0) @binding(6) var<storage, read_write> moment_inverse: array<mat3x3<f32>>;
+// x: density, y: volume, z: rank (as f32), w: unused.
+@group(0) @binding(7) var<storage, read_write> density_volume_rank: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read_write> d: array<vec4<f32>>;
+
+const RELATIVE_THRESHOLD: f32 = 1e-4;
+
+// poly6(r, h) = 315 / (64 π h⁹) (h² − r²)³ (MKN04 eq. 7).
+fn poly6(r: f32, h: f32) -> f32 {
+    if (r >= h) {
+        return 0.0;
+    }
+    let q = h * h - r * r;
+    let h3 = h * h * h;
+    return 315.0 / (64.0 * 3.14159265358979 * h3 * h3 * h3) * q * q * q;
+}
+
+// Cyclic Jacobi rotations (Golub & Van Loan, Algorithm 8.4.1) on the symmetric matrix a: returns the
+// eigenvectors as columns; the eigenvalues are left on a's diagonal.
+fn symmetric_eigen(a: ptr<function, mat3x3<f32>>) -> mat3x3<f32> {
+    var q = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
+    for (var sweep = 0; sweep < 20; sweep++) {
+        let m = *a;
+        let off = m[0][1] * m[0][1] + m[0][2] * m[0][2] + m[1][2] * m[1][2];
+        let diagonal = m[0][0] * m[0][0] + m[1][1] * m[1][1] + m[2][2] * m[2][2];
+        if (off <= 1e-14 * diagonal || off == 0.0) {
+            break;
+        }
+        for (var k = 0u; k < 3u; k++) {
+            let p = select(select(1u, 0u, k < 2u), 0u, k == 0u);
+            let r = select(2u, 1u, k == 0u);
+            let apr = (*a)[r][p];
+            if (apr == 0.0) {
+                continue;
+            }
+            let theta = ((*a)[r][r] - (*a)[p][p]) / (2.0 * apr);
+            var t = sign(theta) / (abs(theta) + sqrt(theta * theta + 1.0));
+            if (theta == 0.0) {
+                t = 1.0;
+            }
+            let c = 1.0 / sqrt(t * t + 1.0);
+            let s = t * c;
+            // a ← Jᵀ a J with the rotation J in the (p, r) plane; q ← q J.
+            var rotation = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
+            rotation[p][p] = c;
+            rotation[r][r] = c;
+            rotation[r][p] = s;
+            rotation[p][r] = -s;
+            *a = transpose(rotation) * (*a) * rotation;
+            q = q * rotation;
+        }
+    }
+    return q;
+}
+
+@compute @workgroup_size(64)
+fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= edges.x) {
+        return;
+    }
+    let x_i = reference[i].xyz;
+    let h = reference[i].w;
+    var density = mass[i] * poly6(0.0, h);
+    var a = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var e = start[i]; e < start[i + 1u]; e++) {
+        let j = neighbour[e];
+        let x_ij = reference[j].xyz - x_i;
+        let w = poly6(length(x_ij), h);
+        density += mass[j] * w;
+        a += mat3x3<f32>(x_ij * x_ij.x, x_ij * x_ij.y, x_ij * x_ij.z) * w;
+    }
+    var eigen = a;
+    let q = symmetric_eigen(&eigen);
+    let lambda = vec3<f32>(eigen[0][0], eigen[1][1], eigen[2][2]);
+    let largest = max(max(abs(lambda.x), abs(lambda.y)), abs(lambda.z));
+    var inverse_diagonal = vec3<f32>(0.0);
+    var rank = 0.0;
+    for (var k = 0u; k < 3u; k++) {
+        if (largest > 0.0 && lambda[k] > RELATIVE_THRESHOLD * largest) {
+            inverse_diagonal[k] = 1.0 / lambda[k];
+            rank += 1.0;
+        }
+    }
+    let diagonal = mat3x3<f32>(
+        vec3<f32>(inverse_diagonal.x, 0.0, 0.0),
+        vec3<f32>(0.0, inverse_diagonal.y, 0.0),
+        vec3<f32>(0.0, 0.0, inverse_diagonal.z),
+    );
+    moment_inverse[i] = q * diagonal * transpose(q);
+    density_volume_rank[i] = vec4<f32>(density, mass[i] / density, rank, 0.0);
+}
+
+@compute @workgroup_size(64)
+fn mls_weights(@builtin(global_invocation_id) id: vec3<u32>) {
+    let e = id.x;
+    if (e >= edges.y) {
+        return;
+    }
+    let i = owner[e];
+    let x_ij = reference[neighbour[e]].xyz - reference[i].xyz;
+    d[e] = vec4<f32>(moment_inverse[i] * (x_ij * poly6(length(x_ij), reference[i].w)), 0.0);
+}
