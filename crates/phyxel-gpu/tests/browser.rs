@@ -80,3 +80,34 @@ async fn the_webgpu_hash_grid_finds_exactly_the_cpu_neighbour_sets() {
     assert_eq!(on_gpu, cpu);
     assert!(cpu.mean_count() > 5.0);
 }
+
+#[wasm_bindgen_test]
+async fn webgpu_moment_matrices_and_mls_weights_equal_the_cpu_ones() {
+    let gpu = GpuContext::new().await.unwrap();
+    let body = SceneDescription {
+        objects: Objects::Sphere,
+        resolution: 5,
+        ..SceneDescription::default()
+    }
+    .build(1_000)
+    .unwrap()
+    .simulation
+    .body;
+    let on_gpu = phyxel_gpu::compute_mls_weights(
+        &gpu,
+        &body.reference,
+        &body.support_radius,
+        &body.mass,
+        &body.neighbours,
+    )
+    .await
+    .unwrap();
+    assert_eq!(on_gpu.rank, body.mls.rank);
+    let largest = body.mls.d.iter().map(|d| d.length()).fold(0.0, f64::max);
+    for (a, b) in body.mls.d.iter().zip(&on_gpu.d) {
+        assert!(a.distance(*b) <= 1e-4 * largest, "{a} vs {b}");
+    }
+    for (a, b) in body.volume.iter().zip(&on_gpu.volume) {
+        assert!((a / b - 1.0).abs() < 1e-5);
+    }
+}
