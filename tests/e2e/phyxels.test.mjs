@@ -6,8 +6,8 @@ import { useBrowser, openPage, readNumber, screenshotPixels, WEBGPU } from './ha
 
 const env = useBrowser();
 
-async function openDemo() {
-  const opened = await openPage(env, 'phyxels.html');
+async function openDemo(contextOptions = {}) {
+  const opened = await openPage(env, 'phyxels.html', contextOptions);
   await opened.page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   return opened;
 }
@@ -127,6 +127,33 @@ test('a step beyond the stability bound is stopped and explained; refused input 
   const t = await readNumber(page, '#readout-sim-time');
   await waitForReadout(page, 'sim-time', (s) => s > t + 0.05);
   assert.equal(await notice.count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('on a touch screen one finger pulls the cube and two fingers pinch to zoom', async () => {
+  const { page, context, problems } = await openDemo({ hasTouch: true, isMobile: true, viewport: { width: 412, height: 900 } });
+  await waitForReadout(page, 'height', (h) => h < 0.42);
+  const box = await page.locator('#scene').boundingBox();
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  const cdp = await context.newCDPSession(page);
+  const touch = (type, points) => cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points.map(([px, py], id) => ({ x: px, y: py, id })) });
+  await touch('touchStart', [[x, y]]);
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'pull');
+  for (let k = 1; k <= 8; k++) await touch('touchMove', [[x, y - 12 * k]]);
+  await waitForReadout(page, 'height', (h) => h > 0.5);
+  await touch('touchEnd', []);
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'none');
+  // Pinch: two fingers moving apart bring the camera closer.
+  const before = await page.evaluate(() => window.phyxelDemo.camera.distance());
+  const top = box.y + 20;
+  await touch('touchStart', [[box.x + 20, top]]);
+  await touch('touchStart', [[box.x + 20, top], [box.x + 60, top]]);
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'pinch');
+  for (let k = 1; k <= 5; k++) await touch('touchMove', [[box.x + 20, top], [box.x + 60 + 40 * k, top + 10 * k]]);
+  await touch('touchEnd', []);
+  const after = await page.evaluate(() => window.phyxelDemo.camera.distance());
+  assert.ok(after < 0.8 * before, `pinching out zooms in (${before} → ${after})`);
   assert.deepEqual(problems, []);
   await context.close();
 });
