@@ -70,6 +70,16 @@ impl GpuContext {
         })
     }
 
+    /// The slot the first failure is written to (for futures that outlive a borrow of the context).
+    pub fn failure_slot(&self) -> Arc<Mutex<Option<String>>> {
+        self.failure.clone()
+    }
+
+    /// Destroy the device, as a driver reset would (for testing the fallback to the CPU).
+    pub fn lose_device(&self) {
+        self.device.destroy();
+    }
+
     /// Err with the first GPU failure (a pipeline or shader error, out of memory, a lost device), if
     /// one happened: the caller then continues on the CPU and says why.
     pub fn check(&self) -> Result<(), GpuError> {

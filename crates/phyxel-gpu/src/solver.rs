@@ -405,48 +405,65 @@ impl GpuSolver {
         gpu.queue.submit([encoder.finish()]);
     }
 
-    /// Read the displacements, velocities and the blow-up flag back.
-    pub async fn read_state(&self, gpu: &GpuContext) -> Result<GpuState, GpuError> {
+    /// Read the displacements, velocities, temperatures, plastic strains and the flags back.
+    /// (The future owns what it needs — handles to the device, queue and buffers — so the solver can
+    /// go on stepping while it is pending.)
+    pub fn read_state(
+        &self,
+        gpu: &GpuContext,
+    ) -> impl std::future::Future<Output = Result<GpuState, GpuError>> + 'static {
         let bytes = u64::from(self.phyxels) * 16;
-        let read = |buffer| read_buffer(&gpu.device, &gpu.queue, buffer, bytes);
-        let vectors = |raw: Vec<u8>| -> Vec<DVec3> {
-            bytemuck::cast_slice::<u8, [f32; 4]>(&raw)
-                .iter()
-                .map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64))
-                .collect()
-        };
-        let displacement = vectors(read(&self.displacement).await.map_err(GpuError)?);
-        let velocity = vectors(read(&self.velocity).await.map_err(GpuError)?);
-        let temperature = read_buffer(&gpu.device, &gpu.queue, &self.temperature, bytes / 4)
-            .await
-            .map_err(GpuError)?;
-        let plastic = read_buffer(&gpu.device, &gpu.queue, &self.plastic_strain, bytes * 3)
-            .await
-            .map_err(GpuError)?;
-        let status = read_buffer(&gpu.device, &gpu.queue, &self.status, 16)
-            .await
-            .map_err(GpuError)?;
-        gpu.check()?;
-        Ok(GpuState {
-            displacement,
-            velocity,
-            temperature: bytemuck::cast_slice::<u8, f32>(&temperature)
-                .iter()
-                .map(|t| *t as f64)
-                .collect(),
-            plastic_strain: bytemuck::cast_slice::<u8, [f32; 12]>(&plastic)
-                .iter()
-                .map(|m| {
-                    let column = |c: usize| {
-                        DVec3::new(m[4 * c] as f64, m[4 * c + 1] as f64, m[4 * c + 2] as f64)
-                    };
-                    DMat3::from_cols(column(0), column(1), column(2))
-                })
-                .collect(),
-            largest_total_strain: f32::from_bits(u32::from_le_bytes([
-                status[4], status[5], status[6], status[7],
-            ])) as f64,
-            blown_up: status[0] != 0,
-        })
+        let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
+        let failure = gpu.failure_slot();
+        let buffers = [
+            (self.displacement.clone(), bytes),
+            (self.velocity.clone(), bytes),
+            (self.temperature.clone(), bytes / 4),
+            (self.plastic_strain.clone(), bytes * 3),
+            (self.status.clone(), 16),
+        ];
+        async move {
+            let mut raw = Vec::with_capacity(buffers.len());
+            for (buffer, size) in &buffers {
+                raw.push(
+                    read_buffer(&device, &queue, buffer, *size)
+                        .await
+                        .map_err(GpuError)?,
+                );
+            }
+            if let Some(failure) = failure.lock().unwrap().clone() {
+                return Err(GpuError(failure));
+            }
+            let [displacement, velocity, temperature, plastic, status] =
+                <[Vec<u8>; 5]>::try_from(raw).expect("five buffers read");
+            let vectors = |raw: &[u8]| -> Vec<DVec3> {
+                bytemuck::cast_slice::<u8, [f32; 4]>(raw)
+                    .iter()
+                    .map(|v| DVec3::new(v[0] as f64, v[1] as f64, v[2] as f64))
+                    .collect()
+            };
+            let (displacement, velocity) = (vectors(&displacement), vectors(&velocity));
+            Ok(GpuState {
+                displacement,
+                velocity,
+                temperature: bytemuck::cast_slice::<u8, f32>(&temperature)
+                    .iter()
+                    .map(|t| *t as f64)
+                    .collect(),
+                plastic_strain: bytemuck::cast_slice::<u8, [f32; 12]>(&plastic)
+                    .iter()
+                    .map(|m| {
+                        let column = |c: usize| {
+                            DVec3::new(m[4 * c] as f64, m[4 * c + 1] as f64, m[4 * c + 2] as f64)
+                        };
+                        DMat3::from_cols(column(0), column(1), column(2))
+                    })
+                    .collect(),
+                largest_total_strain: f32::from_bits(u32::from_le_bytes([
+                    status[4], status[5], status[6], status[7],
+                ])) as f64,
+                blown_up: status[0] != 0,
+            })
+        }
     }
 }

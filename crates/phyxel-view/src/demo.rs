@@ -13,6 +13,8 @@ use phyxel::meshless::primitive_mesh::vertex_normals;
 use phyxel::meshless::sampling::Lattice;
 use phyxel::meshless::scene::{Objects, SceneDescription};
 use phyxel::meshless::simulation::{Drag, Simulation};
+use phyxel_gpu::{GpuContext, GpuError, GpuSolver, GpuState};
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// The most phyxels the single-threaded CPU solver is offered (a step then takes about 0.1 s).
@@ -33,6 +35,18 @@ pub struct PhyxelDemo {
     /// The last blow-up, explained; the simulation then stays at its last good state.
     error: Option<String>,
     steps: u64,
+    /// Stepping on the GPU instead, if chosen; `sim` then holds the last state read back.
+    gpu: Option<GpuBackend>,
+}
+
+/// The demo's GPU backend: the solver on a device.
+struct GpuBackend {
+    context: Rc<GpuContext>,
+    solver: GpuSolver,
+    /// The material, damping or integrator changed: upload the simulation again before stepping.
+    stale: bool,
+    /// A read-back is under way (at most one at a time).
+    reading: bool,
 }
 
 #[wasm_bindgen]
@@ -88,6 +102,7 @@ impl PhyxelDemo {
             triangles,
             error: None,
             steps: 0,
+            gpu: None,
         })
     }
 
@@ -107,6 +122,7 @@ impl PhyxelDemo {
         body.density.iter_mut().for_each(|rho| *rho *= ratio);
         body.material = new;
         self.description.material = new;
+        self.mark_gpu_stale();
         Ok(())
     }
 
@@ -114,6 +130,7 @@ impl PhyxelDemo {
     pub fn set_damping_and_friction(&mut self, damping: f64, friction: f64) -> Result<(), JsError> {
         self.sim.environment.damping = check("damping", damping, 0.0, 100.0)?;
         self.sim.environment.friction = check("friction", friction, 0.0, 2.0)?;
+        self.mark_gpu_stale();
         Ok(())
     }
 
@@ -121,6 +138,7 @@ impl PhyxelDemo {
     pub fn set_integrator(&mut self, id: &str) -> Result<(), JsError> {
         let method = Method::from_id(id)
             .ok_or_else(|| JsError::new(&format!("unknown integrator “{id}”")))?;
+        self.mark_gpu_stale();
         self.sim.set_integrator(method).map_err(|_| {
             JsError::new(
                 "implicit Euler needs the stiffness matrix of the corotated model, which this solver \
@@ -263,6 +281,9 @@ impl PhyxelDemo {
     /// [`PhyxelDemo::error`] then explains it.
     pub fn step(&mut self, dt: f64, steps: u32) -> Result<bool, JsError> {
         let dt = check("Δt", dt, 1e-7, 0.1)?;
+        if self.gpu.is_some() {
+            return self.step_on_gpu(dt, steps).map_err(|e| JsError::new(&e));
+        }
         for _ in 0..steps {
             if let Err(blow_up) = self.sim.step(dt) {
                 self.error = Some(blow_up.to_string());
@@ -276,6 +297,16 @@ impl PhyxelDemo {
 
     pub fn error(&self) -> Option<String> {
         self.error.clone()
+    }
+
+    /// "gpu" while the GPU backend steps, else "cpu".
+    pub fn backend(&self) -> String {
+        if self.gpu.is_some() { "gpu" } else { "cpu" }.into()
+    }
+
+    /// Step on the CPU again, from the last state read back from the GPU.
+    pub fn use_cpu(&mut self) {
+        self.gpu = None;
     }
 
     /// Current positions as x, y, z triples.
@@ -437,5 +468,150 @@ fn vector(v: &[f64], name: &str) -> Result<DVec3, JsError> {
         _ => Err(JsError::new(&format!(
             "{name} must be three finite numbers"
         ))),
+    }
+}
+
+/// The GPU backend (crates/phyxel-gpu), driven like the CPU one: steps are queued on the device, the
+/// state comes back asynchronously a few times per second ([`PhyxelDemo::apply_gpu_state`]).
+impl PhyxelDemo {
+    /// Step on `context`'s device from the current state. Refused (with the reason) for what the GPU
+    /// backend does not mirror.
+    pub fn attach_gpu(&mut self, context: Rc<GpuContext>) -> Result<(), String> {
+        let solver = GpuSolver::new(&context, &self.sim).map_err(|e| e.to_string())?;
+        self.gpu = Some(GpuBackend {
+            context,
+            solver,
+            stale: false,
+            reading: false,
+        });
+        Ok(())
+    }
+
+    fn mark_gpu_stale(&mut self) {
+        if let Some(gpu) = &mut self.gpu {
+            gpu.stale = true;
+        }
+    }
+
+    fn step_on_gpu(&mut self, dt: f64, steps: u32) -> Result<bool, String> {
+        let gpu = self.gpu.as_mut().expect("called with the GPU backend");
+        if gpu.stale {
+            match GpuSolver::new(&gpu.context, &self.sim) {
+                Ok(solver) => {
+                    gpu.solver = solver;
+                    gpu.stale = false;
+                }
+                Err(refusal) => {
+                    self.gpu = None;
+                    return Err(format!("{refusal}; continuing on the CPU"));
+                }
+            }
+        }
+        let gpu = self.gpu.as_mut().expect("still on the GPU");
+        gpu.solver.set_drag(self.sim.drag);
+        gpu.solver.set_melting(self.sim.melting);
+        gpu.solver.set_plasticity(self.sim.plasticity);
+        gpu.solver.step(&gpu.context, dt, steps);
+        self.sim.time += dt * f64::from(steps);
+        self.steps += u64::from(steps);
+        self.error = None;
+        Ok(true)
+    }
+
+    /// The state on the GPU, read back — unless a read-back is already under way.
+    pub fn gpu_state(
+        &mut self,
+    ) -> Option<impl std::future::Future<Output = Result<GpuState, GpuError>> + 'static> {
+        let gpu = self.gpu.as_mut()?;
+        if gpu.reading {
+            return None;
+        }
+        gpu.reading = true;
+        Some(gpu.solver.read_state(&gpu.context))
+    }
+
+    /// Take a read-back into the simulation. A blow-up keeps the last state read (finite) and
+    /// returns to the CPU with the explanation; a GPU failure (a lost device, say) returns to the CPU
+    /// from the last state read; a plastic strain past the reference-update threshold moves the rest
+    /// shape on the CPU and uploads it again.
+    pub fn apply_gpu_state(&mut self, state: Result<GpuState, GpuError>) -> Result<(), String> {
+        let Some(gpu) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        gpu.reading = false;
+        let state = match state {
+            Ok(state) => state,
+            Err(failure) => {
+                self.gpu = None;
+                return Err(format!(
+                    "the GPU stopped ({failure}); continuing on the CPU from the last state read back"
+                ));
+            }
+        };
+        if state.blown_up {
+            self.gpu = None;
+            let bound = self.sim.cfl_time_step();
+            self.error = Some(format!(
+                "the simulation became unstable on the GPU and was stopped at its last state read back \
+                 (stability bound Δt ≤ h·√(ρ/E) = {bound:.2e} s); lower Δt, use more substeps, or soften \
+                 the material — continuing on the CPU"
+            ));
+            return Ok(());
+        }
+        let body = &mut self.sim.body;
+        body.displacement = state.displacement;
+        body.velocity = state.velocity;
+        body.temperature = state.temperature;
+        body.plastic_strain = state.plastic_strain;
+        if let Some(melting) = self.sim.melting {
+            body.stiffness_scale = body
+                .temperature
+                .iter()
+                .map(|t| melting.stiffness_scale(*t))
+                .collect();
+        }
+        if self.sim.plasticity.is_some()
+            && state.largest_total_strain > self.sim.reference_update_strain
+        {
+            self.sim.update_reference();
+            gpu.stale = true;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_lost() {
+        let context = Rc::new(pollster::block_on(GpuContext::new()).expect("lavapipe"));
+        let mut demo = PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+        demo.attach_gpu(context.clone()).unwrap();
+        assert_eq!(demo.backend(), "gpu");
+        let dt = demo.recommended_time_step();
+        let top = demo.height();
+        assert!(demo.step(dt, 100).unwrap());
+        let read = pollster::block_on(demo.gpu_state().unwrap());
+        assert!(demo.gpu_state().is_none(), "one read-back at a time");
+        demo.apply_gpu_state(read).unwrap();
+        // 100 steps of free fall with damping c = 0.5/s: the cube's top fell by ≈ ½ g t².
+        let t = 100.0 * dt;
+        let fell = top - demo.height();
+        assert!(
+            (fell / (0.5 * 9.81 * t * t) - 1.0).abs() < 0.05,
+            "fell {fell} m in {t} s"
+        );
+        // A lost device: the next read-back fails and the demo is back on the CPU, where it was.
+        let before = demo.positions();
+        assert!(demo.step(dt, 10).unwrap());
+        context.lose_device();
+        let read = pollster::block_on(demo.gpu_state().unwrap());
+        let message = demo.apply_gpu_state(read).unwrap_err();
+        assert!(message.contains("continuing on the CPU"), "{message}");
+        assert_eq!(demo.backend(), "cpu");
+        assert_eq!(demo.positions(), before);
+        assert!(demo.step(dt, 10).unwrap(), "the CPU carries on");
     }
 }

@@ -6,6 +6,8 @@ pub mod camera;
 pub mod demo;
 pub mod frame;
 #[cfg(target_arch = "wasm32")]
+pub mod gpu;
+#[cfg(target_arch = "wasm32")]
 mod render;
 #[cfg(target_arch = "wasm32")]
 pub mod view;

@@ -1,6 +1,6 @@
 // "Elastic, plastic and melting objects": the phyxel solver (crates/phyxel/src/meshless) in 3D.
 // Glue: crates/phyxel-view (demo.rs: the solver as the page drives it; view.rs: the wgpu view).
-import init, { OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-view.js';
+import init, { GpuDevice, OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-view.js';
 import { LessonPage } from '../page.js';
 
 await init();
@@ -12,6 +12,7 @@ const FRAME_BUDGET_MS = 14;
 const READOUT_INTERVAL_MS = 250;
 
 const params = {
+  backend: 'cpu',
   scene: 'cube',
   resolution: 10,
   lattice: 'cubic',
@@ -61,9 +62,18 @@ function build() {
     fresh.free();
     throw error;
   }
+  if (params.backend === 'gpu' && gpuDevice) {
+    try {
+      fresh.use_gpu(gpuDevice);
+    } catch (error) {
+      gpuUnavailable(error.message);
+    }
+  }
   return fresh;
 }
 
+/** The WebGPU device of the GPU backend, once chosen. */
+let gpuDevice = null;
 let demo = build();
 let accumulated = 0;
 let lastSubsteps = 0;
@@ -78,6 +88,7 @@ function rebuild() {
   accumulated = 0;
   page.notice('step-error', null);
   frameCamera();
+  showBackend();
 }
 
 /** The step size in use: a fraction of the stability bound h√(ρ/E), or the user's Δt. */
@@ -135,6 +146,11 @@ const checkbox = (panel, key, label, onChange) =>
       onChange?.(checked);
     },
   });
+
+const backendSelect = select(c, 'backend', 'Solver runs on', [
+  { value: 'cpu', label: 'CPU (WebAssembly, one thread)' },
+  { value: 'gpu', label: 'GPU (WebGPU compute)' },
+], (value) => switchBackend(value));
 
 const scene = c.group('Scene');
 select(scene, 'scene', 'Objects', [
@@ -230,9 +246,65 @@ function guard(key, action) {
   }
 }
 
+// ---- The backend: CPU, or WebGPU compute with the state read back ---------------------------------
+
+/** Switch solver (the state carries over); a refusal says why and stays on the CPU. */
+async function switchBackend(value) {
+  if (value !== 'gpu') {
+    demo.use_cpu();
+    page.notice('backend', null);
+    showBackend();
+    return;
+  }
+  try {
+    gpuDevice ??= await GpuDevice.create();
+    demo.use_gpu(gpuDevice);
+    page.notice('backend', null);
+  } catch (error) {
+    gpuUnavailable(error.message);
+  }
+  showBackend();
+}
+
+function gpuUnavailable(reason) {
+  page.notice('backend', `The GPU backend cannot run here (${reason}); the solver stays on the CPU.`, 'warning');
+}
+
+/** The select and the readout follow where the solver really runs. */
+function showBackend() {
+  const backend = demo.backend();
+  params.backend = backend;
+  backendSelect.select.value = backend;
+  readouts.solver(backend === 'gpu' ? `GPU: ${gpuDevice.adapter() || 'WebGPU'}` : 'CPU (WebAssembly, one thread)');
+  document.body.dataset.solver = backend;
+}
+
+/** Ask the GPU for its state (one request at a time) and take it into the demo when it arrives. */
+function readBack() {
+  const owner = demo;
+  const promise = owner.backend() === 'gpu' ? owner.gpu_read_back() : undefined;
+  if (!promise) return;
+  promise.then((readback) => {
+    if (owner === demo) {
+      try {
+        owner.apply_gpu_readback(readback);
+      } catch (error) {
+        page.notice('backend', `${error.message}.`, 'warning');
+      }
+      if (owner.error()) {
+        page.setRunning(false);
+        page.notice('step-error', `Paused: ${owner.error()}.`, 'error');
+      }
+      showBackend();
+    }
+    readback.free();
+  });
+}
+
 // ---- Readouts -------------------------------------------------------------------------------------
 
 const readouts = {
+  solver: page.readout('solver', 'Solver'),
   renderer: page.readout('renderer', 'Renderer'),
   phyxels: page.readout('phyxels', 'Phyxels'),
   neighbours: page.readout('mean-neighbours', 'Mean neighbours'),
@@ -427,6 +499,7 @@ container.addEventListener(
 // ---- The loop -------------------------------------------------------------------------------------
 
 await openView('gpu' in navigator);
+showBackend();
 
 page.start({
   dt: currentDt,
@@ -460,6 +533,7 @@ page.start({
   },
   restart: () => guard('restart', rebuild),
   render: () => {
+    readBack();
     draw();
     updateReadouts(performance.now());
   },
@@ -469,6 +543,7 @@ page.start({
 window.phyxelDemo = {
   get demo() { return demo; },
   get view() { return view; },
+  get gpu() { return gpuDevice; },
   camera,
 };
 document.body.dataset.ready = 'true';
