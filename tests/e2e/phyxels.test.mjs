@@ -165,9 +165,16 @@ test('on a touch screen one finger pulls the cube and two fingers pinch to zoom'
   await context.close();
 });
 
-test('the solver switches to WebGPU compute and back to the CPU when the device is lost', async () => {
+test('the solver runs on WebGPU compute where granted, and back on the CPU when the device is lost', async () => {
   const { page, context, problems } = await openDemo();
-  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+  // Where the browser grants WebGPU the page chooses it by itself; otherwise the CPU, silently.
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  assert.equal(await page.getAttribute('body', 'data-solver'), WEBGPU ? 'gpu' : 'cpu');
+  assert.doesNotMatch(await page.locator('#notices').textContent(), /cannot run here/);
+  if (WEBGPU) {
+    await page.selectOption('#param-backend', 'cpu');
+    assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+  }
   await page.selectOption('#param-backend', 'gpu');
   if (!WEBGPU) {
     // No adapter: refused with the reason, and the CPU keeps running.

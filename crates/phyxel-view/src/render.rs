@@ -138,14 +138,6 @@ impl Renderer {
             .get_default_config(&adapter, width, height)
             .ok_or("the canvas and the adapter share no surface format")?;
         let capabilities = surface.get_capabilities(&adapter);
-        // Chromium's preferred canvas format is BGRA on Linux; with SwiftShader an RGBA swap chain
-        // cannot be shared with the compositor and the device is lost at the first frame.
-        if capabilities
-            .formats
-            .contains(&wgpu::TextureFormat::Bgra8Unorm)
-        {
-            config.format = wgpu::TextureFormat::Bgra8Unorm;
-        }
         if capabilities
             .alpha_modes
             .contains(&wgpu::CompositeAlphaMode::Opaque)

@@ -248,8 +248,11 @@ function guard(key, action) {
 
 // ---- The backend: CPU, or WebGPU compute with the state read back ---------------------------------
 
-/** Switch solver (the state carries over); a refusal says why and stays on the CPU. */
-async function switchBackend(value) {
+/**
+ * Switch solver (the state carries over); a refusal says why and stays on the CPU. `quiet`: the
+ * automatic choice at start-up, which says nothing when the browser simply has no WebGPU.
+ */
+async function switchBackend(value, { quiet = false } = {}) {
   if (value !== 'gpu') {
     demo.use_cpu();
     page.notice('backend', null);
@@ -261,7 +264,7 @@ async function switchBackend(value) {
     demo.use_gpu(gpuDevice);
     page.notice('backend', null);
   } catch (error) {
-    gpuUnavailable(error.message);
+    if (!quiet || !/no GPU adapter/.test(error.message)) gpuUnavailable(error.message);
   }
   showBackend();
 }
@@ -344,6 +347,11 @@ const message = document.getElementById('view-message');
 const camera = new OrbitCamera();
 let canvas = document.getElementById('scene');
 let view = null;
+// The renderer has settled once it drew 10 frames (a WebGPU canvas that cannot present fails before
+// that, and in Chromium it takes the other WebGPU devices of the page down with it).
+let framesDrawn = 0;
+let settleRenderer;
+const rendererSettled = new Promise((resolve) => (settleRenderer = resolve));
 
 function frameCamera() {
   const [x, , z, r] = demo.bounds();
@@ -378,6 +386,7 @@ async function openView(allowWebGPU) {
       return openView(false);
     }
     view = null;
+    settleRenderer();
     message.hidden = false;
     message.textContent = `This browser can draw neither with WebGPU nor with WebGL2 (${error.message}). The simulation still runs: the readouts follow it.`;
     readouts.renderer('none');
@@ -394,6 +403,7 @@ function viewFailed(reason) {
   view = null;
   const wasWebGPU = failed?.backend() === 'WebGPU';
   failed?.free();
+  framesDrawn = 0;
   page.notice('renderer', `${wasWebGPU ? 'WebGPU' : 'WebGL2'} stopped drawing (${reason}); switched to WebGL2.`, 'warning');
   replaceCanvas();
   openView(false);
@@ -412,6 +422,7 @@ function draw() {
   camera.set_aspect(width / height);
   try {
     view.draw(demo, camera, params.colourBy, params.showPhyxels, params.showSurface);
+    if (++framesDrawn === 10) settleRenderer();
   } catch (error) {
     viewFailed(error.message);
   }
@@ -547,3 +558,11 @@ window.phyxelDemo = {
   camera,
 };
 document.body.dataset.ready = 'true';
+
+// The solver runs on WebGPU compute where the browser grants a device, else on the CPU — chosen once
+// the renderer has settled.
+rendererSettled
+  .then(() => ('gpu' in navigator ? switchBackend('gpu', { quiet: true }) : undefined))
+  .finally(() => {
+    document.body.dataset.solverChosen = 'true';
+  });
