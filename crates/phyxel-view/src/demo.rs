@@ -37,6 +37,8 @@ pub struct PhyxelDemo {
     steps: u64,
     /// Stepping on the GPU instead, if chosen; `sim` then holds the last state read back.
     gpu: Option<GpuBackend>,
+    /// Why the demo left the GPU on its own, for the page to say once.
+    notice: Option<String>,
 }
 
 /// The demo's GPU backend: the solver on a device.
@@ -103,6 +105,7 @@ impl PhyxelDemo {
             error: None,
             steps: 0,
             gpu: None,
+            notice: None,
         })
     }
 
@@ -282,7 +285,11 @@ impl PhyxelDemo {
     pub fn step(&mut self, dt: f64, steps: u32) -> Result<bool, JsError> {
         let dt = check("Δt", dt, 1e-7, 0.1)?;
         if self.gpu.is_some() {
-            return self.step_on_gpu(dt, steps).map_err(|e| JsError::new(&e));
+            match self.step_on_gpu(dt, steps) {
+                Ok(()) => return Ok(true),
+                // Refused (an integrator the GPU does not mirror, say): carry on on the CPU.
+                Err(reason) => self.notice = Some(reason),
+            }
         }
         for _ in 0..steps {
             if let Err(blow_up) = self.sim.step(dt) {
@@ -307,6 +314,11 @@ impl PhyxelDemo {
     /// Step on the CPU again, from the last state read back from the GPU.
     pub fn use_cpu(&mut self) {
         self.gpu = None;
+    }
+
+    /// Why the demo went back to the CPU by itself, once (then None).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
     }
 
     /// Current positions as x, y, z triples.
@@ -493,7 +505,7 @@ impl PhyxelDemo {
         }
     }
 
-    fn step_on_gpu(&mut self, dt: f64, steps: u32) -> Result<bool, String> {
+    fn step_on_gpu(&mut self, dt: f64, steps: u32) -> Result<(), String> {
         let gpu = self.gpu.as_mut().expect("called with the GPU backend");
         if gpu.stale {
             match GpuSolver::new(&gpu.context, &self.sim) {
@@ -515,7 +527,7 @@ impl PhyxelDemo {
         self.sim.time += dt * f64::from(steps);
         self.steps += u64::from(steps);
         self.error = None;
-        Ok(true)
+        Ok(())
     }
 
     /// The state on the GPU, read back — unless a read-back is already under way.
@@ -613,5 +625,18 @@ mod tests {
         assert_eq!(demo.backend(), "cpu");
         assert_eq!(demo.positions(), before);
         assert!(demo.step(dt, 10).unwrap(), "the CPU carries on");
+        // An integrator the GPU does not mirror: the next step runs on the CPU, and says why once.
+        demo.attach_gpu(Rc::new(pollster::block_on(GpuContext::new()).unwrap()))
+            .unwrap();
+        demo.set_integrator("leap-frog").unwrap();
+        let time = demo.time();
+        assert!(demo.step(dt, 5).unwrap());
+        assert_eq!(demo.backend(), "cpu");
+        assert!((demo.time() - time - 5.0 * dt).abs() < 1e-12);
+        assert!(demo
+            .take_notice()
+            .unwrap()
+            .contains("symplectic Euler only"));
+        assert_eq!(demo.take_notice(), None);
     }
 }

@@ -544,6 +544,11 @@ page.start({
   },
   restart: () => guard('restart', rebuild),
   render: () => {
+    const notice = demo.take_notice();
+    if (notice) {
+      page.notice('backend', `${notice}.`, 'warning');
+      showBackend();
+    }
     readBack();
     draw();
     updateReadouts(performance.now());
