@@ -3,7 +3,7 @@
 //! neighbour search and of `phyxel::meshless::mls::MlsWeights::compute`.
 
 use crate::context::{GpuContext, GpuError};
-use crate::passes::{bind, dispatch, pipeline};
+use crate::passes::{bind, dispatch, pipeline, storage_buffer};
 use crate::readback::read_buffer;
 use glam::{DMat3, DVec3};
 use phyxel::meshless::neighbours::Neighbourhoods;
@@ -42,20 +42,7 @@ pub async fn compute_mls_weights(
             d: vec![],
         });
     }
-    let storage = |label: &str, bytes: &[u8]| {
-        let padded;
-        let contents = if bytes.is_empty() {
-            padded = [0u8; 16];
-            &padded[..]
-        } else {
-            bytes
-        };
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        })
-    };
+    let storage = |label: &str, bytes: &[u8]| storage_buffer(device, label, bytes);
     let points: Vec<[f32; 4]> = reference
         .iter()
         .zip(support_radius)

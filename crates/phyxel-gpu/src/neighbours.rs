@@ -3,7 +3,7 @@
 //! `prefix_sum.wgsl`) — the twin of `phyxel::meshless::neighbours`.
 
 use crate::context::{GpuContext, GpuError};
-use crate::passes::{bind, dispatch, pipeline};
+use crate::passes::{bind, dispatch, pipeline, storage_buffer};
 use crate::readback::read_buffer;
 use glam::DVec3;
 use phyxel::meshless::neighbours::Neighbourhoods;
@@ -12,22 +12,9 @@ use wgpu::util::DeviceExt;
 /// Values one `scan_blocks` workgroup scans.
 const SCAN_BLOCK: u32 = 256;
 
-/// A buffer of `u32` values, usable as storage, copy source and destination.
+/// A storage buffer of `u32` values.
 fn u32_buffer(device: &wgpu::Device, label: &str, values: &[u32]) -> wgpu::Buffer {
-    let padded;
-    let values = if values.is_empty() {
-        padded = [0u32; 4];
-        &padded[..]
-    } else {
-        values
-    };
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some(label),
-        contents: bytemuck::cast_slice(values),
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-    })
+    storage_buffer(device, label, bytemuck::cast_slice(values))
 }
 
 fn uniform(device: &wgpu::Device, values: [u32; 8]) -> wgpu::Buffer {

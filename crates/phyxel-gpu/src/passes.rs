@@ -49,3 +49,21 @@ pub fn dispatch(
     pass.set_bind_group(0, group, &[]);
     pass.dispatch_workgroups(workgroups.max(1), 1, 1);
 }
+
+/// A storage buffer holding `bytes` (copyable both ways, for uploads and read-backs). Zero-sized
+/// bindings are invalid, so an empty list gets one zeroed element.
+pub fn storage_buffer(device: &wgpu::Device, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    let contents = if bytes.is_empty() {
+        &[0u8; 16][..]
+    } else {
+        bytes
+    };
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+    })
+}

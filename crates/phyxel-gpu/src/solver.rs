@@ -3,7 +3,7 @@
 
 use crate::context::{GpuContext, GpuError};
 use crate::layout::{mat3, vec4, GpuCollider, Params, PhyxelConstants};
-use crate::passes::{bind, pipeline};
+use crate::passes::{bind, pipeline, storage_buffer};
 use crate::readback::read_buffer;
 use glam::{DMat3, DVec3};
 use phyxel::integrators::Method;
@@ -91,27 +91,7 @@ impl GpuSolver {
             )));
         }
         let device = &gpu.device;
-        let storage = |label: &str, bytes: &[u8], writable: bool| {
-            // Zero-sized bindings are invalid: pad empty lists to one element.
-            let padded;
-            let contents = if bytes.is_empty() {
-                padded = [0u8; 16];
-                &padded[..]
-            } else {
-                bytes
-            };
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_DST
-                    | if writable {
-                        wgpu::BufferUsages::COPY_SRC
-                    } else {
-                        wgpu::BufferUsages::empty()
-                    },
-            })
-        };
+        let storage = |label: &str, bytes: &[u8]| storage_buffer(device, label, bytes);
         let vectors = |v: &[DVec3]| -> Vec<[f32; 4]> { v.iter().map(|x| vec4(*x)).collect() };
         // Reference positions with the support radius in w (the heat pass weighs neighbours with it).
         let reference_and_radius: Vec<[f32; 4]> = body
@@ -120,36 +100,19 @@ impl GpuSolver {
             .zip(&body.support_radius)
             .map(|(x, h)| [x.x as f32, x.y as f32, x.z as f32, *h as f32])
             .collect();
-        let reference = storage(
-            "reference",
-            bytemuck::cast_slice(&reference_and_radius),
-            false,
-        );
+        let reference = storage("reference", bytemuck::cast_slice(&reference_and_radius));
         let displacement = storage(
             "displacement",
             bytemuck::cast_slice(&vectors(&body.displacement)),
-            true,
         );
-        let velocity = storage(
-            "velocity",
-            bytemuck::cast_slice(&vectors(&body.velocity)),
-            true,
-        );
-        let forces = storage("forces", &vec![0u8; body.len() * 16], true);
-        let start = storage("start", bytemuck::cast_slice(&hoods.start), false);
-        let neighbour = storage("neighbour", bytemuck::cast_slice(&hoods.neighbour), false);
-        let reverse_start = storage(
-            "reverse start",
-            bytemuck::cast_slice(&hoods.reverse_start),
-            false,
-        );
-        let reverse = storage("reverse", bytemuck::cast_slice(&hoods.reverse), false);
-        let owner = storage("owner", bytemuck::cast_slice(&hoods.owner), false);
-        let d = storage(
-            "MLS weights d",
-            bytemuck::cast_slice(&vectors(&body.mls.d)),
-            false,
-        );
+        let velocity = storage("velocity", bytemuck::cast_slice(&vectors(&body.velocity)));
+        let forces = storage("forces", &vec![0u8; body.len() * 16]);
+        let start = storage("start", bytemuck::cast_slice(&hoods.start));
+        let neighbour = storage("neighbour", bytemuck::cast_slice(&hoods.neighbour));
+        let reverse_start = storage("reverse start", bytemuck::cast_slice(&hoods.reverse_start));
+        let reverse = storage("reverse", bytemuck::cast_slice(&hoods.reverse));
+        let owner = storage("owner", bytemuck::cast_slice(&hoods.owner));
+        let d = storage("MLS weights d", bytemuck::cast_slice(&vectors(&body.mls.d)));
         let constants: Vec<PhyxelConstants> = (0..body.len())
             .map(|i| PhyxelConstants {
                 mass: body.mass[i] as f32,
@@ -158,25 +121,21 @@ impl GpuSolver {
                 unused: 0.0,
             })
             .collect();
-        let phyxel = storage("phyxel constants", bytemuck::cast_slice(&constants), false);
+        let phyxel = storage("phyxel constants", bytemuck::cast_slice(&constants));
         let plastic: Vec<[f32; 12]> = body.plastic_strain.iter().map(|m| mat3(*m)).collect();
-        let plastic_strain = storage("plastic strain", bytemuck::cast_slice(&plastic), true);
-        let force_matrix = storage("force matrix", &vec![0u8; body.len() * 48], true);
+        let plastic_strain = storage("plastic strain", bytemuck::cast_slice(&plastic));
+        let force_matrix = storage("force matrix", &vec![0u8; body.len() * 48]);
         let colliders: Vec<GpuCollider> = sim
             .environment
             .colliders
             .iter()
             .map(GpuCollider::from)
             .collect();
-        let collider_buffer = storage("colliders", bytemuck::cast_slice(&colliders), false);
-        let status = storage("status", &[0u8; 16], true);
+        let collider_buffer = storage("colliders", bytemuck::cast_slice(&colliders));
+        let status = storage("status", &[0u8; 16]);
         let temperatures: Vec<f32> = body.temperature.iter().map(|t| *t as f32).collect();
-        let temperature = storage("temperature", bytemuck::cast_slice(&temperatures), true);
-        let temperature_next = storage(
-            "next temperature",
-            bytemuck::cast_slice(&temperatures),
-            true,
-        );
+        let temperature = storage("temperature", bytemuck::cast_slice(&temperatures));
+        let temperature_next = storage("next temperature", bytemuck::cast_slice(&temperatures));
 
         let (lambda, mu) = body.material.lame();
         let environment = &sim.environment;
