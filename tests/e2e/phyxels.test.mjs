@@ -24,6 +24,19 @@ async function waitForReadout(page, id, accept, timeout = 15_000) {
   assert.fail(`readout ${id} stayed at ${value}`);
 }
 
+/** Wait until the top of the body moves less than 2 mm in 300 ms. */
+async function waitForRest(page, timeout = 15_000) {
+  const end = Date.now() + timeout;
+  let previous = await readNumber(page, '#readout-height');
+  while (Date.now() < end) {
+    await page.waitForTimeout(300);
+    const height = await readNumber(page, '#readout-height');
+    if (Math.abs(height - previous) < 0.002) return;
+    previous = height;
+  }
+  assert.fail('the body did not come to rest');
+}
+
 test('the cube falls, comes to rest on the ground and is drawn', async () => {
   const { page, context, problems } = await openDemo();
   assert.equal(await readNumber(page, '#readout-phyxels'), 1000, '10 × 10 × 10 phyxels');
@@ -75,19 +88,31 @@ test('dragging the cube pulls it up, heating it melts it, dragging the sky orbit
   await page.selectOption('#param-colourBy', 'temperature');
   await page.fill('#param-heatRate', '2000');
   await waitForReadout(page, 'height', (h) => h < 0.45);
-  // Press where the cube now is (the drop may have moved and turned it): its centre on the screen, or
-  // a little beside it should the ray slip between two phyxels.
+  await waitForRest(page);
+  // Press where the cube now is (the drop may have moved and turned it): a point near its centre on
+  // the screen whose ray the page's own pick confirms hits a phyxel.
   let pressed = false;
-  for (const [dx, dy] of [[0, 0], [6, 0], [0, 6], [-6, 0], [0, -6], [6, 6]]) {
-    const [u, v] = await page.evaluate(() => {
-      const [cx, cy, cz] = window.phyxelDemo.demo.bounds();
-      return window.phyxelDemo.camera.project(cx, cy, cz);
+  for (let attempt = 0; attempt < 5 && !pressed; attempt++) {
+    const point = await page.evaluate(() => {
+      const { demo, camera } = window.phyxelDemo;
+      const [cx, cy, cz] = demo.bounds();
+      const [u, v] = camera.project(cx, cy, cz);
+      for (let ring = 0; ring <= 6; ring++) {
+        for (let k = 0; k < Math.max(1, 8 * ring); k++) {
+          const angle = (2 * Math.PI * k) / Math.max(1, 8 * ring);
+          const [x, y] = [u + 0.01 * ring * Math.cos(angle), v + 0.01 * ring * Math.sin(angle)];
+          const ray = camera.ray(x, y);
+          if (demo.pick(ray.slice(0, 3), ray.slice(3), 0.5 * demo.spacing()) >= 0) return [x, y];
+        }
+      }
+      return null;
     });
-    await page.mouse.move(box.x + ((u + 1) / 2) * box.width + dx, box.y + ((1 - v) / 2) * box.height + dy);
+    if (!point) continue;
+    const [u, v] = point;
+    await page.mouse.move(box.x + ((u + 1) / 2) * box.width, box.y + ((1 - v) / 2) * box.height);
     await page.mouse.down();
     pressed = (await page.getAttribute('.view3d', 'data-action')) === 'heat';
-    if (pressed) break;
-    await page.mouse.up();
+    if (!pressed) await page.mouse.up();
   }
   assert.ok(pressed, 'the heat tool took hold of the cube');
   await waitForReadout(page, 'max-temperature', (t) => t > 60);
