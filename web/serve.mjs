@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Static server for the built site (dist/). Sends the cross-origin isolation headers the threaded
-// build needs (COOP/COEP) unless --no-isolation is given, and the right MIME type for .wasm.
+// build needs (COOP/COEP) unless --no-isolation is given, CORS for every file (a course page on
+// another origin imports js/phyxel-demo.js), and the right MIME type for .wasm.
 //
 //   node web/serve.mjs [--dir dist] [--port 8080] [--host 127.0.0.1] [--no-isolation]
 import { createServer } from 'node:http';
@@ -41,7 +42,9 @@ function parseArgs(argv) {
 export function serve({ dir = 'dist', port = 8080, host = '127.0.0.1', isolation = true } = {}) {
   const root = resolve(dir);
   const server = createServer(async (request, response) => {
-    const headers = { 'Cache-Control': 'no-cache', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+    // Any origin may load the site's files (a course page importing js/phyxel-demo.js as a module
+    // needs CORS); the pages themselves hold nothing private.
+    const headers = { 'Cache-Control': 'no-cache', 'Cross-Origin-Resource-Policy': 'cross-origin', 'Access-Control-Allow-Origin': '*' };
     if (isolation) {
       headers['Cross-Origin-Opener-Policy'] = 'same-origin';
       headers['Cross-Origin-Embedder-Policy'] = 'require-corp';

@@ -41,11 +41,11 @@ export function useBrowser({ isolation = true } = {}) {
 }
 
 /**
- * Open `path` in a fresh context. Returns { page, problems, context }: `problems` collects console
- * errors, uncaught page errors, failed requests and requests to any other origin (the site must work
- * offline).
+ * Open `path` (relative to the site, or an absolute URL) in a fresh context. Returns
+ * { page, problems, context }: `problems` collects console errors, uncaught page errors, failed
+ * requests and requests to any origin but the site's and `alsoAllowed` (the site must work offline).
  */
-export async function openPage(env, path, contextOptions = {}) {
+export async function openPage(env, path, contextOptions = {}, { alsoAllowed = [] } = {}) {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
   const page = await context.newPage();
   const problems = [];
@@ -55,14 +55,15 @@ export async function openPage(env, path, contextOptions = {}) {
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
   page.on('request', (request) => {
-    if (!request.url().startsWith(env.baseUrl) && !request.url().startsWith('data:')) {
+    const allowed = [env.baseUrl, 'data:', ...alsoAllowed];
+    if (!allowed.some((prefix) => request.url().startsWith(prefix))) {
       problems.push(`off-site request: ${request.url()}`);
     }
   });
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
-  await page.goto(env.baseUrl + path);
+  await page.goto(/^https?:/.test(path) ? path : env.baseUrl + path);
   return { page, context, problems };
 }
 

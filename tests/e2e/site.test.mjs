@@ -9,17 +9,19 @@ const env = useBrowser();
 test('index lists the lessons by section and reports WebGPU', async () => {
   const { page, context, problems } = await openPage(env, 'index.html');
   const sections = await page.locator('.lesson-section h2').allTextContents();
-  assert.deepEqual(sections, ['Time integration', 'Kernels & approximation', 'Deformable solids']);
+  assert.deepEqual(sections, ['Time integration', 'Kernels & approximation', 'Deformable solids', 'For teachers']);
   const links = await page.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'sph-approximation.html', 'mls-gradient.html', 'phyxels.html']) assert.ok(links.includes(lesson), links.join(', '));
+  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'sph-approximation.html', 'mls-gradient.html', 'phyxels.html', 'embedding.html']) assert.ok(links.includes(lesson), links.join(', '));
   await expectBackendBadge(page);
   assert.deepEqual(problems, []);
   await context.close();
 });
 
-test('every lesson linked from the index loads without errors and typesets its theory', async () => {
+test('every lesson linked from the index loads without errors, typesets its theory, and embeds', async () => {
   const { page: index, context } = await openPage(env, 'index.html');
-  const links = await index.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+  const links = await index
+    .locator('.lesson-section:not([aria-labelledby="sec-teach"]) .lesson-list a')
+    .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
   assert.ok(links.length >= 1);
   for (const link of links) {
     const { page, problems, context: lessonContext } = await openPage(env, link);
@@ -33,7 +35,7 @@ test('every lesson linked from the index loads without errors and typesets its t
       figure: ['.plot canvas, canvas#scene'],
     }[kind];
     assert.ok(parts, `${link}: unknown page kind ${kind}`);
-    for (const selector of [...parts, '#controls', '.readouts', '.references li']) {
+    for (const selector of [...parts, '#controls', '.readouts', '.references li', '#copy-link', '#embed-button']) {
       assert.ok(await page.locator(selector).first().isVisible(), `${link}: ${selector} missing`);
     }
     const typeset = await page.locator('.katex').count();
@@ -43,6 +45,17 @@ test('every lesson linked from the index loads without errors and typesets its t
     await page.waitForTimeout(500);
     assert.deepEqual(problems, [], link);
     await lessonContext.close();
+
+    // The same demo embedded (what embed.html opens): no site chrome, the demo and its panel only.
+    const embedded = await openPage(env, `embed.html?demo=${link.replace(/\.html$/, '')}`, { viewport: { width: 900, height: 500 } });
+    await embedded.page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
+    assert.equal(await embedded.page.locator('.site-header').isVisible(), false, `${link} embedded: header hidden`);
+    assert.equal(await embedded.page.locator('.theory').isVisible(), false, `${link} embedded: theory hidden`);
+    assert.ok(await embedded.page.locator(parts[0]).first().isVisible(), `${link} embedded: ${parts[0]} shown`);
+    assert.ok(await embedded.page.locator('#controls').isVisible(), `${link} embedded: controls shown`);
+    await embedded.page.waitForTimeout(300);
+    assert.deepEqual(embedded.problems, [], `${link} embedded`);
+    await embedded.context.close();
   }
   await context.close();
 });

@@ -16,10 +16,59 @@ export function parseNumber(text, min, max) {
 
 let nextId = 0;
 
+/**
+ * The URL / message name of a control: its element id without the `param-` prefix or `-select`
+ * suffix (`param-dt` → `dt`, `scene-select` → `scene`).
+ */
+export function parameterName(id) {
+  return id.replace(/^param-/, '').replace(/-select$/, '');
+}
+
+/**
+ * Every named control of a page, by parameter name: what URL state, "Copy link", the embed snippet
+ * and the message API read and set. Each entry is { name, kind, label, describe, defaultText, get(),
+ * set(text) }, where `get()` returns the current value as text and `set(text)` returns null when the
+ * text was accepted or the reason it was refused (the control keeps its last valid value).
+ */
+export class ParameterRegistry {
+  constructor() {
+    this.entries = new Map();
+  }
+
+  add(entry) {
+    if (this.entries.has(entry.name)) throw new Error(`two controls are named ${entry.name}`);
+    this.entries.set(entry.name, { ...entry, defaultText: entry.get() });
+  }
+
+  get(name) {
+    return this.entries.get(name);
+  }
+
+  names() {
+    return [...this.entries.keys()];
+  }
+
+  /** Current values as text, by name (only those that differ from their defaults with `changedOnly`). */
+  values({ changedOnly = false } = {}) {
+    const values = {};
+    for (const [name, entry] of this.entries) {
+      const text = entry.get();
+      if (!changedOnly || text !== entry.defaultText) values[name] = text;
+    }
+    return values;
+  }
+}
+
 /** Builds labelled, validated controls inside a container element. */
 export class ControlPanel {
-  constructor(container) {
+  constructor(container, registry = new ParameterRegistry()) {
     this.container = container;
+    this.registry = registry;
+  }
+
+  /** Register a control under the parameter name derived from its element id (unnamed ones are not). */
+  register(id, entry) {
+    if (id) this.registry.add({ name: parameterName(id), ...entry });
   }
 
   /** A titled group of controls that can be shown or hidden together. */
@@ -32,7 +81,7 @@ export class ControlPanel {
       fieldset.append(legend);
     }
     this.container.append(fieldset);
-    const panel = new ControlPanel(fieldset);
+    const panel = new ControlPanel(fieldset, this.registry);
     panel.setVisible = (visible) => {
       fieldset.hidden = !visible;
     };
@@ -67,11 +116,12 @@ export class ControlPanel {
       input.setAttribute('aria-invalid', message ? 'true' : 'false');
       row.classList.toggle('invalid', Boolean(message));
     };
+    // Returns null when `text` is in force, or the reason it was refused.
     const accept = (text) => {
       const parsed = parseNumber(text, min, max);
       if (!parsed.ok) {
         showError(parsed.message);
-        return false;
+        return parsed.message;
       }
       if (parsed.value !== current) {
         // The solver may still refuse a value in range (too many phyxels, say): onChange throws,
@@ -82,16 +132,28 @@ export class ControlPanel {
           onChange?.(current);
         } catch (error) {
           current = previous;
-          showError(error.message.replace(/\.?$/, '.'));
-          return false;
+          const message = error.message.replace(/\.?$/, '.');
+          showError(message);
+          return message;
         }
       }
       showError('');
-      return true;
+      return null;
     };
     input.addEventListener('input', () => accept(input.value));
     input.addEventListener('change', () => accept(input.value));
     this.container.append(row);
+    const setText = (text) => {
+      input.value = text;
+      return accept(text);
+    };
+    this.register(id, {
+      kind: 'number',
+      label: row.querySelector('label').textContent,
+      describe: `a number from ${min} to ${max}${unit ? ` (${unit})` : ''}`,
+      get: () => String(current),
+      set: (text) => setText(String(text)),
+    });
     return {
       input,
       get value() {
@@ -99,8 +161,7 @@ export class ControlPanel {
       },
       /** Set from code (a drag, a preset): validated like typed input. */
       set(v) {
-        input.value = String(v);
-        return accept(input.value);
+        return setText(String(v)) === null;
       },
       /** Show an error for this control that came from elsewhere (e.g. the solver). */
       reject(message) {
@@ -139,26 +200,36 @@ export class ControlPanel {
       const parsed = parse(text);
       if (!parsed.ok) {
         showError(parsed.message);
-        return false;
+        return parsed.message;
       }
       showError('');
       if (text !== current) {
         current = text;
         onChange?.(parsed.value, text);
       }
-      return true;
+      return null;
     };
     input.addEventListener('input', () => accept(input.value));
     input.addEventListener('change', () => accept(input.value));
     this.container.append(row);
+    const setText = (text) => {
+      input.value = text;
+      return accept(text);
+    };
+    this.register(id, {
+      kind: 'text',
+      label: row.querySelector('label').textContent,
+      describe: 'text',
+      get: () => current,
+      set: (text) => setText(String(text)),
+    });
     return {
       input,
       get text() {
         return current;
       },
       set(text) {
-        input.value = text;
-        return accept(text);
+        return setText(text) === null;
       },
       reject(message) {
         showError(message);
@@ -177,6 +248,23 @@ export class ControlPanel {
     for (const option of options) select.add(new Option(option.label, option.value, false, option.value === value));
     select.addEventListener('change', () => onChange?.(select.value));
     this.container.append(row);
+    const values = options.map((option) => option.value);
+    this.register(id, {
+      kind: 'choice',
+      label,
+      describe: `one of ${values.join(', ')}`,
+      choices: values,
+      get: () => select.value,
+      set: (text) => {
+        const value = String(text);
+        if (!values.includes(value)) return `“${value}” is not one of ${values.join(', ')}.`;
+        if (select.value !== value) {
+          select.value = value;
+          select.dispatchEvent(new Event('change'));
+        }
+        return null;
+      },
+    });
     return {
       select,
       get value() {
@@ -199,6 +287,21 @@ export class ControlPanel {
     row.lastElementChild.textContent = label;
     box.addEventListener('change', () => onChange?.(box.checked));
     this.container.append(row);
+    this.register(id, {
+      kind: 'switch',
+      label,
+      describe: 'on or off (1 / 0, true / false)',
+      get: () => (box.checked ? '1' : '0'),
+      set: (text) => {
+        const checked = parseSwitch(text);
+        if (checked === null) return `“${text}” is not on or off: use 1 or 0.`;
+        if (box.checked !== checked) {
+          box.checked = checked;
+          box.dispatchEvent(new Event('change'));
+        }
+        return null;
+      },
+    });
     return {
       input: box,
       get checked() {
@@ -206,4 +309,12 @@ export class ControlPanel {
       },
     };
   }
+}
+
+/** "1", "true", "on", "yes" → true; "0", "false", "off", "no" → false; anything else → null. */
+export function parseSwitch(text) {
+  const word = String(text).trim().toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(word)) return true;
+  if (['0', 'false', 'off', 'no'].includes(word)) return false;
+  return null;
 }

@@ -3,6 +3,8 @@
 import { ControlPanel } from './controls.js';
 import { typesetMath } from './math.js';
 import { showBackendBadge } from './backend.js';
+import { applyUrlState, addShareButtons, addEmbedChrome, demoId, embedOptions } from './share.js';
+import { startMessageApi } from './messages.js';
 
 /** Longest wall-clock interval one frame may simulate (a background tab must not trigger a burst). */
 const MAX_FRAME_SECONDS = 1 / 20;
@@ -22,6 +24,12 @@ export class LessonPage {
     this.accumulated = 0;
     this.stepStats = [];
     this.noticeElements = new Map();
+    this.simulation = simulation;
+    /** Event listeners of the message API: (event, data) => void. */
+    this.listeners = new Set();
+    /** Chrome-less view for iframes (`?embed=1`, see embed.html); set before paint by js/embed-mode.js. */
+    this.embed = embedOptions();
+    this.onScreen = true;
     document.body.dataset.kind = simulation ? 'simulation' : 'figure';
 
     this.panel.insertAdjacentHTML(
@@ -43,9 +51,73 @@ export class LessonPage {
     window.addEventListener('unhandledrejection', (e) =>
       this.notice('page-error', `Error: ${e.reason?.message ?? e.reason}`, 'error'),
     );
-    typesetMath(document.querySelector('main'));
+    // Embedded, the theory is not shown: typeset only what is.
+    typesetMath(document.querySelector(this.embed ? '.sim' : 'main'));
     showBackendBadge(computesOn);
     if (simulation) this.addSimulationControls();
+    this.watchVisibility();
+  }
+
+  /**
+   * Called by the page once its controls and simulation exist: apply the URL's parameters, add the
+   * share buttons (or the embed chrome), open the message API, and mark the page ready.
+   */
+  ready() {
+    applyUrlState(this);
+    if (this.embed) addEmbedChrome(this);
+    else addShareButtons(this);
+    startMessageApi(this);
+    document.body.dataset.ready = 'true';
+    this.emit('ready', { demo: demoId(), kind: document.body.dataset.kind });
+  }
+
+  /** Tell the message API's subscribers (and the embedding page) about `event`. */
+  emit(event, data) {
+    for (const listener of this.listeners) listener(event, data);
+  }
+
+  /** The page's readouts: { id: text } for every readout row. */
+  readoutTexts() {
+    const texts = {};
+    for (const cell of this.panel.querySelectorAll('td[id^="readout-"]')) {
+      texts[cell.id.slice('readout-'.length)] = cell.textContent;
+    }
+    return texts;
+  }
+
+  /**
+   * Pause stepping and drawing while the simulation is off-screen (an embed scrolled away, a lesson
+   * scrolled to its theory) or the tab is hidden; `body[data-visible]` shows which.
+   */
+  watchVisibility() {
+    const update = () => {
+      const visible = this.onScreen && document.visibilityState !== 'hidden';
+      if (document.body.dataset.visible === String(visible)) return;
+      document.body.dataset.visible = String(visible);
+      this.emit('state', this.state());
+    };
+    const section = document.querySelector('.sim');
+    if (section && 'IntersectionObserver' in window) {
+      new IntersectionObserver((entries) => {
+        this.onScreen = entries[entries.length - 1].isIntersecting;
+        update();
+      }).observe(section);
+    }
+    document.addEventListener('visibilitychange', update);
+    update();
+  }
+
+  get visible() {
+    return document.body.dataset.visible !== 'false';
+  }
+
+  /** What the message API reports as the state: running, visible, simulated time. */
+  state() {
+    return {
+      running: this.simulation ? this.running : null,
+      visible: this.visible,
+      time: this.sim ? this.sim.time() : null,
+    };
   }
 
   /** Restart / Pause–Run / Step, and the simulated-time and time-per-step readouts. */
@@ -96,7 +168,10 @@ export class LessonPage {
     }
     element.className = `notice ${level}`;
     element.setAttribute('role', level === 'error' ? 'alert' : 'status');
-    if (element.textContent !== text) element.textContent = text;
+    if (element.textContent !== text) {
+      element.textContent = text;
+      this.emit('notice', { key, text, level });
+    }
   }
 
   setRunning(running) {
@@ -105,6 +180,7 @@ export class LessonPage {
     this.pauseButton.textContent = running ? 'Pause' : 'Run';
     this.pauseButton.setAttribute('aria-pressed', String(!running));
     this.accumulated = 0;
+    this.emit('state', this.state());
   }
 
   restart() {
@@ -156,6 +232,7 @@ export class LessonPage {
       requestAnimationFrame(frame);
       const wall = Math.min((now - last) / 1000, MAX_FRAME_SECONDS);
       last = now;
+      if (!this.visible) return;
       try {
         this.frame(sim, wall);
       } catch (error) {

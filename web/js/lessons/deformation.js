@@ -92,4 +92,4 @@ new ResizeObserver(() => {
 }).observe(canvas);
 fitCanvas(canvas);
 update();
-document.body.dataset.ready = 'true';
+page.ready();

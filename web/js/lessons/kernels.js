@@ -86,4 +86,4 @@ function update() {
   note.textContent = `Lattice sum over the support with spacing h/${dimension === 3 ? 24 : 40}`;
 }
 update();
-document.body.dataset.ready = 'true';
+page.ready();

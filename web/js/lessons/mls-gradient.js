@@ -196,4 +196,4 @@ new ResizeObserver(() => {
 fitCanvas(canvas);
 sampled = sample(functions.fn, lesson.positions());
 update();
-document.body.dataset.ready = 'true';
+page.ready();

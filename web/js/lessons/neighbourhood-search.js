@@ -95,4 +95,4 @@ page.start({
   },
 });
 search();
-document.body.dataset.ready = 'true';
+page.ready();

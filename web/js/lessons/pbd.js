@@ -111,4 +111,4 @@ page.start({
     classicReadout(singleTimes.length ? `${mean.toPrecision(3)} ms` : '—');
   },
 });
-document.body.dataset.ready = 'true';
+page.ready();

@@ -562,7 +562,7 @@ window.phyxelDemo = {
   get gpu() { return gpuDevice; },
   camera,
 };
-document.body.dataset.ready = 'true';
+page.ready();
 
 // The solver runs on WebGPU compute where the browser grants a device, else on the CPU — chosen once
 // the renderer has settled.

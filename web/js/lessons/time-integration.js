@@ -208,4 +208,4 @@ page.start({
     }
   },
 });
-document.body.dataset.ready = 'true';
+page.ready();

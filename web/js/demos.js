@@ -1,0 +1,11 @@
+// Every demo that can be embedded: its id (the lesson page's file name) and title.
+export const DEMOS = [
+  { id: 'time-integration', title: 'Time integrators' },
+  { id: 'kernels', title: 'SPH kernels' },
+  { id: 'neighbourhood-search', title: 'Neighbourhood search' },
+  { id: 'sph-approximation', title: 'SPH approximation and gradient' },
+  { id: 'mls-gradient', title: 'MLS gradient' },
+  { id: 'deformation', title: 'Deformation gradient and strain' },
+  { id: 'pbd', title: 'Position-based dynamics: PBD and XPBD' },
+  { id: 'phyxels', title: 'Elastic, plastic and melting objects (3D)' },
+];

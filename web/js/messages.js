@@ -1,0 +1,212 @@
+// The message API: a page that embeds a demo in an iframe drives it with postMessage.
+//
+// Request   { phyxel: 1, action, id?, …fields }     (id: any string or number, echoed in the reply)
+// Reply     { phyxel: 1, id, ok: true, result }  or  { phyxel: 1, id, ok: false, error }
+// Event     { phyxel: 1, event, demo, data }         (after `subscribe`; `ready` is always sent)
+//
+// Actions (fields):
+//   describe                   the demo, its parameters (name, kind, range / choices, value, default)
+//   get        (parameter?)    one parameter's value, or all of them
+//   set        (parameter, value)  validated like typed input; refused values answer an error
+//   play, pause, restart       (simulations)
+//   step       (steps? 1…1000) pause and advance that many steps
+//   readouts                   every readout: { texts: {id: text}, values: {id: number} }
+//   subscribe  (events)        any of 'readouts' (4 per second while they change), 'state', 'notice'
+//   unsubscribe (events?)
+// With `origin=` in the demo's URL, messages from other origins are ignored (not answered).
+import { allowedOrigins, demoId } from './share.js';
+
+const VERSION = 1;
+const EVENTS = ['readouts', 'state', 'notice'];
+const READOUT_INTERVAL_MS = 250;
+const MAX_STEPS = 1000;
+
+/** Each action: its fields ({ name: required? }) and whether it needs a simulation (not a figure). */
+const ACTIONS = {
+  describe: { fields: {} },
+  get: { fields: { parameter: false } },
+  set: { fields: { parameter: true, value: true } },
+  play: { fields: {}, simulation: true },
+  pause: { fields: {}, simulation: true },
+  restart: { fields: {}, simulation: true },
+  step: { fields: { steps: false }, simulation: true },
+  readouts: { fields: {} },
+  subscribe: { fields: { events: true } },
+  unsubscribe: { fields: { events: false } },
+};
+
+/** A refused request: its message is the reply's `error`. */
+class RequestError extends Error {}
+
+/** Check a request's shape; returns it or throws RequestError saying what is wrong. */
+export function validateRequest(data, page) {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new RequestError('A message must be an object { phyxel: 1, action: … }.');
+  }
+  if (data.phyxel !== VERSION) throw new RequestError(`A message needs phyxel: ${VERSION} (the API version).`);
+  const spec = ACTIONS[data.action];
+  if (!spec) throw new RequestError(`Unknown action ${JSON.stringify(data.action)}: use one of ${Object.keys(ACTIONS).join(', ')}.`);
+  for (const key of Object.keys(data)) {
+    if (!['phyxel', 'action', 'id'].includes(key) && !(key in spec.fields)) {
+      throw new RequestError(`Unknown field “${key}” for ${data.action}.`);
+    }
+  }
+  for (const [field, required] of Object.entries(spec.fields)) {
+    if (required && !(field in data)) throw new RequestError(`${data.action} needs the field “${field}”.`);
+  }
+  if (spec.simulation && !page.simulation) throw new RequestError(`This demo is an interactive figure: it has no ${data.action}.`);
+  if ('parameter' in data && !page.controls.registry.get(data.parameter)) {
+    throw new RequestError(`Unknown parameter ${JSON.stringify(data.parameter)}: this demo's are ${page.controls.registry.names().join(', ')}.`);
+  }
+  if ('value' in data && !['string', 'number', 'boolean'].includes(typeof data.value)) {
+    throw new RequestError('value must be a string, number or boolean.');
+  }
+  if ('steps' in data && !(Number.isInteger(data.steps) && data.steps >= 1 && data.steps <= MAX_STEPS)) {
+    throw new RequestError(`steps must be a whole number from 1 to ${MAX_STEPS}.`);
+  }
+  if ('events' in data) {
+    if (!Array.isArray(data.events) || data.events.some((e) => !EVENTS.includes(e))) {
+      throw new RequestError(`events must be a list of ${EVENTS.join(', ')}.`);
+    }
+  }
+  return data;
+}
+
+/** A readout's number ("1.234 s" → 1.234; "—" → null). */
+function readoutValue(text) {
+  const value = parseFloat(text);
+  return Number.isFinite(value) ? value : null;
+}
+
+function readouts(page) {
+  const texts = page.readoutTexts();
+  const values = Object.fromEntries(Object.entries(texts).map(([id, text]) => [id, readoutValue(text)]));
+  return { texts, values };
+}
+
+function describe(page) {
+  const parameters = [...page.controls.registry.entries.values()].map((entry) => ({
+    name: entry.name,
+    label: entry.label,
+    kind: entry.kind,
+    accepts: entry.describe,
+    ...(entry.choices ? { choices: entry.choices } : {}),
+    value: entry.get(),
+    default: entry.defaultText,
+  }));
+  return {
+    demo: demoId(),
+    title: document.querySelector('h1')?.textContent.trim(),
+    kind: page.simulation ? 'simulation' : 'figure',
+    parameters,
+    readouts: Object.keys(page.readoutTexts()),
+    actions: Object.keys(ACTIONS),
+    events: EVENTS,
+  };
+}
+
+/** Carry out a valid request; returns its result or throws RequestError. */
+function perform(page, request, subscription) {
+  const registry = page.controls.registry;
+  switch (request.action) {
+    case 'describe':
+      return describe(page);
+    case 'get':
+      return request.parameter === undefined ? registry.values() : { [request.parameter]: registry.get(request.parameter).get() };
+    case 'set': {
+      const value = typeof request.value === 'boolean' ? (request.value ? '1' : '0') : String(request.value);
+      const refused = registry.get(request.parameter).set(value);
+      if (refused) throw new RequestError(`${request.parameter}=${value} was refused: ${refused}`);
+      return { [request.parameter]: registry.get(request.parameter).get() };
+    }
+    case 'play':
+      page.setRunning(true);
+      return page.state();
+    case 'pause':
+      page.setRunning(false);
+      return page.state();
+    case 'restart':
+      page.restart();
+      return page.state();
+    case 'step':
+      page.setRunning(false);
+      try {
+        page.advance(request.steps ?? 1);
+      } catch (error) {
+        page.notice('step-error', `The simulation was paused: ${error.message}`, 'error');
+        throw new RequestError(`The step failed: ${error.message}`);
+      }
+      page.sim.render();
+      return page.state();
+    case 'readouts':
+      return readouts(page);
+    case 'subscribe':
+      for (const event of request.events) subscription.events.add(event);
+      return { events: [...subscription.events] };
+    case 'unsubscribe':
+      for (const event of request.events ?? EVENTS) subscription.events.delete(event);
+      return { events: [...subscription.events] };
+    default:
+      throw new RequestError(`Unknown action ${request.action}.`);
+  }
+}
+
+/** Listen for requests; send `ready` to the embedding page and events to subscribers. */
+export function startMessageApi(page) {
+  const allowed = allowedOrigins();
+  const warned = new Set();
+  /** Subscribers: the window that asked → { origin, events }. */
+  const subscriptions = new Map();
+  const send = (target, origin, body) => target.postMessage({ phyxel: VERSION, ...body }, origin === 'null' ? '*' : origin);
+
+  window.addEventListener('message', (event) => {
+    if (event.source === window || !event.source) return;
+    if (allowed && !allowed.includes(event.origin)) {
+      if (!warned.has(event.origin)) {
+        warned.add(event.origin);
+        console.warn(`Phyxel: ignored messages from ${event.origin}; this demo accepts them only from ${allowed.join(', ')} (origin=).`);
+      }
+      return;
+    }
+    const data = event.data;
+    // Our own replies and events (an embed inside an embed) are not requests.
+    if (data && typeof data === 'object' && data.phyxel === VERSION && ('event' in data || 'ok' in data)) return;
+    const id = data && typeof data === 'object' && (typeof data.id === 'string' || typeof data.id === 'number') ? data.id : null;
+    let subscription = subscriptions.get(event.source);
+    if (!subscription) subscription = { origin: event.origin, events: new Set() };
+    try {
+      const request = validateRequest(data, page);
+      const result = perform(page, request, subscription);
+      if (subscription.events.size) subscriptions.set(event.source, subscription);
+      else subscriptions.delete(event.source);
+      send(event.source, event.origin, { id, ok: true, result });
+    } catch (error) {
+      if (!(error instanceof RequestError)) console.error(error);
+      send(event.source, event.origin, { id, ok: false, error: error.message });
+    }
+  });
+
+  const publish = (name, data) => {
+    for (const [target, subscription] of subscriptions) {
+      if (subscription.events.has(name)) send(target, subscription.origin, { event: name, demo: demoId(), data });
+    }
+  };
+  page.listeners.add((name, data) => {
+    if (name === 'ready') {
+      if (window.parent === window) return;
+      // The embedding page learns the demo is ready without asking (to every allowed origin).
+      for (const origin of allowed ?? ['*']) window.parent.postMessage({ phyxel: VERSION, event: 'ready', demo: demoId(), data }, origin);
+    } else {
+      publish(name, data);
+    }
+  });
+  let lastReadouts = '';
+  setInterval(() => {
+    if (![...subscriptions.values()].some((s) => s.events.has('readouts'))) return;
+    const current = readouts(page);
+    const key = JSON.stringify(current.texts);
+    if (key === lastReadouts) return;
+    lastReadouts = key;
+    publish('readouts', current);
+  }, READOUT_INTERVAL_MS);
+}
