@@ -107,6 +107,39 @@ test('embed.html opens a demo chrome-less, filling the frame; narrow frames fold
   await unknown.context.close();
 });
 
+test('an embedded demo works by touch', async () => {
+  const { page, context, problems } = await openPage(env, 'embed.html?demo=pbd', { viewport: { width: 390, height: 600 }, hasTouch: true, isMobile: true });
+  await page.waitForSelector('body[data-ready="true"]');
+  // The pinned top-left corner of the cloth is drawn red; pinned, it moves only when dragged.
+  // Red pixels in page coordinates: the pinned corners.
+  const redPixels = () => page.evaluate(() => {
+    const canvas = document.getElementById('scene');
+    const { data, width } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const rect = canvas.getBoundingClientRect();
+    const red = [];
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i] > 200 && data[i + 1] < 60 && data[i + 2] < 60) {
+        red.push([rect.x + (((i / 4) % width) + 0.5) * (rect.width / width), rect.y + (Math.floor(i / 4 / width) + 0.5) * (rect.height / canvas.height)]);
+      }
+    }
+    return red;
+  });
+  const nearest = (pixels, [px, py]) => Math.min(...pixels.map(([a, b]) => Math.hypot(a - px, b - py)));
+  const first = await waitFor(redPixels, (r) => r.length > 0, 'a pinned particle is drawn');
+  const [x, y] = first[0].map((c) => c + 1);
+  const target = [x + 80, y + 96];
+  const touch = await context.newCDPSession(page);
+  await touch.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+  for (let k = 1; k <= 8; k++) await touch.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: x + 10 * k, y: y + 12 * k }] });
+  // The corner follows the finger: a red particle appears under it, none is left where it started.
+  const after = await waitFor(redPixels, (r) => nearest(r, target) < 8, 'the finger drags the pinned corner');
+  assert.ok(nearest(after, [x, y]) > 30, 'the corner left its place');
+  await touch.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  assert.equal(await page.evaluate(() => window.scrollY), 0, 'the drag did not scroll the page');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 /** The course page: two iframes, one element, a restricted iframe and one far below the fold. */
 function coursePage() {
   const site = env.baseUrl.replace(/\/$/, '');
