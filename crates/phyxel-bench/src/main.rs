@@ -1,12 +1,18 @@
 //! `cargo run --release -p phyxel-bench -- cube --n 20 [--threads N] [--steps S] [--backend cpu|gpu]`
+//! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S]`
 //!
 //! The standard scene: an elastic cube of n × n × n phyxels on a cubic lattice with support radius
 //! 1.9 × spacing (≈ 26–30 neighbours inside), dropped onto the ground. Prints one JSON object with the
 //! throughput and the time of each pass. `--backend gpu` runs the same scene on the WebGPU compute
 //! passes (`phyxel-gpu`, natively on Vulkan) and times whole submissions of `steps` steps.
+//!
+//! `implicit`: the same cube (support 2.2 × spacing, ν = 0.3, ρ = 1000 kg/m³, no volume term) with
+//! corotated implicit Euler at Δt = 1/60 s for E = 10⁵, 10⁷ and 10⁹ Pa, dropped 5 cm onto the ground:
+//! CG iterations per step and steps per second, one JSON object per stiffness.
 
 use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
+use phyxel::meshless::implicit::CorotatedImplicit;
 use phyxel::meshless::material::Material;
 use phyxel::meshless::sampling::{sample, Lattice, Shape};
 use phyxel::meshless::simulation::{Environment, Simulation};
@@ -46,14 +52,44 @@ struct Report {
 }
 
 struct Options {
+    implicit: bool,
     n: usize,
     threads: usize,
     steps: usize,
     gpu: bool,
 }
 
+#[derive(Serialize)]
+struct ImplicitReport {
+    scene: &'static str,
+    integration: &'static str,
+    young: f64,
+    dt: f64,
+    /// The explicit stability bound h√(ρ/E), for comparison with Δt.
+    cfl_time_step: f64,
+    phyxels: usize,
+    mean_neighbours: f64,
+    threads: usize,
+    steps: usize,
+    /// CG tolerance (relative residual) and iteration limit.
+    tolerance: f64,
+    max_iterations: usize,
+    cg_iterations_mean: f64,
+    cg_iterations_max: usize,
+    /// CG iterations of each step, in order.
+    cg_iterations: Vec<usize>,
+    worst_relative_residual: f64,
+    unconverged_steps: usize,
+    steps_per_s: f64,
+    /// The body's top height at the end (m) and its edge: it should rest on the ground, undeformed
+    /// for a stiff material.
+    final_top: f64,
+    edge: f64,
+}
+
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
+        implicit: false,
         n: 20,
         threads: rayon::current_num_threads(),
         steps: 100,
@@ -62,7 +98,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let mut it = args.iter();
     match it.next().map(String::as_str) {
         Some("cube") | None => {}
-        Some(other) => return Err(format!("unknown scene {other:?} (known: cube)")),
+        Some("implicit") => {
+            options.implicit = true;
+            options.n = 10;
+        }
+        Some(other) => return Err(format!("unknown scene {other:?} (known: cube, implicit)")),
     }
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -103,7 +143,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100]");
             std::process::exit(2);
         }
     };
@@ -111,6 +151,16 @@ fn main() {
         .num_threads(options.threads)
         .build()
         .expect("thread pool");
+    if options.implicit {
+        let reports: Vec<ImplicitReport> = pool.install(|| {
+            [1e5, 1e7, 1e9]
+                .into_iter()
+                .map(|young| run_implicit(&options, young))
+                .collect()
+        });
+        println!("{}", serde_json::to_string_pretty(&reports).expect("JSON"));
+        return;
+    }
     let report = if options.gpu {
         run_gpu(&options).unwrap_or_else(|e| {
             eprintln!("phyxel-bench: {e}");
@@ -225,5 +275,74 @@ fn run(options: &Options) -> Report {
             gather_forces_ms,
             step_ms,
         }),
+    }
+}
+
+/// The cube with corotated implicit Euler at 60 Hz for Young's modulus `young`.
+fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
+    let spacing = 0.05;
+    let n = options.n.max(2);
+    let edge = spacing * (n - 1) as f64;
+    let shape = Shape::Box {
+        min: DVec3::new(0.0, 0.05, 0.0),
+        max: DVec3::new(edge, 0.05 + edge, edge),
+    };
+    let material = Material {
+        young,
+        poisson: 0.3,
+        density: 1000.0,
+        volume_stiffness: 0.0,
+    };
+    let body = Body::new(
+        sample(&shape, spacing, Lattice::Cubic),
+        spacing.powi(3),
+        spacing,
+        material,
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    );
+    let mut sim = Simulation::new(body, Environment::default());
+    let settings = CorotatedImplicit::default();
+    sim.set_corotated_implicit(Some(settings));
+    let dt = 1.0 / 60.0;
+    let mut cg_iterations = Vec::with_capacity(options.steps);
+    let mut worst_relative_residual: f64 = 0.0;
+    let mut unconverged_steps = 0;
+    let start = Instant::now();
+    for _ in 0..options.steps {
+        sim.step(dt).expect("implicit steps stay bounded");
+        let solve = sim
+            .last_solve()
+            .expect("an implicit step reports its solve");
+        cg_iterations.push(solve.iterations);
+        worst_relative_residual = worst_relative_residual.max(solve.relative_residual);
+        unconverged_steps += usize::from(!solve.converged);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let final_top = sim
+        .body
+        .positions()
+        .iter()
+        .map(|p| p.y)
+        .fold(f64::NEG_INFINITY, f64::max);
+    ImplicitReport {
+        scene: "cube",
+        integration: "corotated-implicit-euler",
+        young,
+        dt,
+        cfl_time_step: sim.cfl_time_step(),
+        phyxels: sim.body.len(),
+        mean_neighbours: sim.body.neighbours.mean_count(),
+        threads: phyxel::parallel::thread_count(),
+        steps: options.steps,
+        tolerance: settings.tolerance,
+        max_iterations: settings.max_iterations,
+        cg_iterations_mean: cg_iterations.iter().sum::<usize>() as f64 / options.steps as f64,
+        cg_iterations_max: cg_iterations.iter().copied().max().unwrap_or(0),
+        cg_iterations,
+        worst_relative_residual,
+        unconverged_steps,
+        steps_per_s: options.steps as f64 / seconds,
+        final_top,
+        edge,
     }
 }

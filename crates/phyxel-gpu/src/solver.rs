@@ -9,7 +9,7 @@ use glam::{DMat3, DVec3};
 use phyxel::integrators::Method;
 use phyxel::meshless::melting::Melting;
 use phyxel::meshless::plasticity::Plasticity;
-use phyxel::meshless::simulation::{Drag, Simulation, MAX_TRAVEL_PER_STEP};
+use phyxel::meshless::simulation::{Drag, Elasticity, Simulation, MAX_TRAVEL_PER_STEP};
 use wgpu::util::DeviceExt;
 
 /// Phyxels per workgroup (`WORKGROUP_SIZE` in shaders/common.wgsl).
@@ -74,6 +74,18 @@ impl GpuSolver {
                 "the GPU backend integrates with symplectic Euler only (not {})",
                 sim.integrator().name()
             )));
+        }
+        if sim.corotated_implicit().is_some() || sim.elasticity != Elasticity::Mkn04 {
+            return Err(GpuError(
+                "the GPU backend mirrors the MKN04 model with explicit steps only (not the corotated \
+                 implicit integration)"
+                    .into(),
+            ));
+        }
+        if sim.fixed.iter().any(|&fixed| fixed) {
+            return Err(GpuError(
+                "the GPU backend does not hold fixed phyxels yet".into(),
+            ));
         }
         let body = &sim.body;
         let hoods = &body.neighbours;

@@ -208,6 +208,17 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
         refused.to_string().contains("symplectic Euler only"),
         "{refused}"
     );
+    let mut implicit = sheared_cube();
+    implicit.set_corotated_implicit(Some(Default::default()));
+    let refused = GpuSolver::new(&gpu, &implicit).err().unwrap();
+    assert!(
+        refused.to_string().contains("corotated implicit"),
+        "{refused}"
+    );
+    let mut clamped = sheared_cube();
+    clamped.fixed = vec![true; clamped.body.len()];
+    let refused = GpuSolver::new(&gpu, &clamped).err().unwrap();
+    assert!(refused.to_string().contains("fixed phyxels"), "{refused}");
 }
 
 #[test]

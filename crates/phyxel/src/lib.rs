@@ -6,6 +6,7 @@
 //!
 //! This crate has no web dependencies: it builds and tests natively and as WebAssembly.
 
+pub mod conjugate_gradient;
 pub mod integrators;
 pub mod kernels;
 pub mod lessons;

@@ -10,10 +10,16 @@
 //! 3. [`elasticity`]: displacement gradient, Green strain, Hooke stress, per-phyxel force matrix.
 //! 4. [`body::Body::forces`]: force gather — each phyxel sums what its own and its neighbours'
 //!    neighbourhoods give it (no write conflicts).
+//!
+//! Stiff materials at real-time steps: [`corotated`] (corotated linear elasticity on the MLS
+//! deformation gradient, its matrix-free stiffness product) and [`implicit`] (implicit Euler and static
+//! equilibrium, solved by [`crate::conjugate_gradient`]).
 
 pub mod body;
 pub mod collision;
+pub mod corotated;
 pub mod elasticity;
+pub mod implicit;
 pub mod kernel;
 pub mod material;
 pub mod melting;

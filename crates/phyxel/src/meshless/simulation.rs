@@ -3,6 +3,9 @@
 
 use super::body::Body;
 use super::collision::{resolve_contact, Collider};
+use super::corotated;
+use super::elasticity::PhyxelStress;
+use super::implicit::{self, CorotatedImplicit, Loads, SolveStats, StaticReport, StaticSolve};
 use super::melting::Melting;
 use super::plasticity::{norm, Plasticity};
 use super::surface::EmbeddedSurface;
@@ -49,23 +52,55 @@ pub struct Drag {
     pub max_stretch: f64,
 }
 
+/// The elastic model the forces come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Elasticity {
+    /// MKN04: Green strain, Hooke stress and the volume-conservation term k_v
+    /// ([`super::elasticity::phyxel_stress`]).
+    #[default]
+    Mkn04,
+    /// Corotated linear elasticity ([`super::corotated`]): linear strain in each phyxel's rotated frame,
+    /// no volume term. The model of the implicit integration.
+    CorotatedLinear,
+}
+
+impl Elasticity {
+    /// The elastic state of every phyxel of `body` at `displacement`.
+    pub fn stresses(self, body: &Body, displacement: &[DVec3]) -> Vec<PhyxelStress> {
+        match self {
+            Elasticity::Mkn04 => body.phyxel_stresses_at(displacement),
+            Elasticity::CorotatedLinear => {
+                let rotations = corotated::rotations(body, displacement);
+                corotated::stresses(body, displacement, &rotations)
+            }
+        }
+    }
+}
+
 /// The body's equations of motion: ü = (f_elastic(u) + f_drag)/m + g − c·u̇.
 struct BodyDynamics<'a> {
     body: &'a Body,
+    elasticity: Elasticity,
     gravity: DVec3,
     damping: f64,
     drag: Option<Drag>,
 }
 
+impl Drag {
+    /// The spring force k·(target − x), the stretch clamped to `max_stretch`, on the phyxel at `x`.
+    fn force(&self, x: DVec3) -> DVec3 {
+        self.stiffness * (self.target - x).clamp_length_max(self.max_stretch.max(0.0))
+    }
+}
+
 impl Dynamics for BodyDynamics<'_> {
     type Vector = Vec<DVec3>;
     fn acceleration(&self, _t: f64, u: &Vec<DVec3>, v: &Vec<DVec3>) -> Vec<DVec3> {
-        let stresses = self.body.phyxel_stresses_at(u);
+        let stresses = self.elasticity.stresses(self.body, u);
         let mut forces = self.body.gather_forces(&stresses);
         if let Some(drag) = self.drag {
-            let x = self.body.reference[drag.phyxel] + u[drag.phyxel];
-            forces[drag.phyxel] +=
-                drag.stiffness * (drag.target - x).clamp_length_max(drag.max_stretch.max(0.0));
+            forces[drag.phyxel] += drag.force(self.body.reference[drag.phyxel] + u[drag.phyxel]);
         }
         forces
             .iter()
@@ -88,6 +123,10 @@ pub const RECOMMENDED_CFL_FRACTION: f64 = 0.1;
 /// exponential growth, long before anything overflows or visibly explodes.
 pub const MAX_TRAVEL_PER_STEP: f64 = 0.4;
 
+/// A phyxel within this fraction of the smallest support radius of an obstacle's surface rests on it:
+/// the implicit step constrains its normal velocity inside the solve.
+pub const CONTACT_DISTANCE: f64 = 1e-6;
+
 /// A step that would have moved phyxels farther than [`MAX_TRAVEL_PER_STEP`] support radii or produced
 /// non-finite values; the simulation keeps its last state.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,10 +135,21 @@ pub struct BlowUp {
     pub dt: f64,
     /// The explicit stability bound Δt ≤ h√(ρ/E) of the current material.
     pub cfl_time_step: f64,
+    /// Whether the step was the corotated implicit one (then the bound does not apply).
+    pub implicit: bool,
 }
 
 impl fmt::Display for BlowUp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.implicit {
+            return write!(
+                f,
+                "the implicit simulation moved phyxels farther than their neighbourhoods allow at \
+                 t = {:.3} s (Δt = {:.2e} s) and was stopped: the linearization about the current \
+                 rotations does not hold for such large steps; lower Δt or raise the CG iteration limit",
+                self.time, self.dt
+            );
+        }
         write!(
             f,
             "the simulation became unstable at t = {:.3} s and was stopped before any value overflowed: \
@@ -120,6 +170,16 @@ pub struct Simulation {
     pub plasticity: Option<Plasticity>,
     /// The time integrator and its history (explicit methods only: see [`Simulation::set_integrator`]).
     integrator: Integrator<Vec<DVec3>>,
+    /// The elastic model of the explicit integrators (the implicit one always uses the corotated one).
+    pub elasticity: Elasticity,
+    /// Corotated implicit Euler instead of the explicit integrator, when set.
+    implicit: Option<CorotatedImplicit>,
+    /// The last implicit step's Δv (the next CG's initial guess) and its solve.
+    last_velocity_change: Vec<DVec3>,
+    last_solve: Option<SolveStats>,
+    /// Phyxels held in place (Dirichlet conditions, e.g. a clamped end): zero velocity, displacement
+    /// unchanged, in every integrator and in [`Simulation::solve_static`]. Empty: none.
+    pub fixed: Vec<bool>,
     pub time: f64,
     /// With plasticity: when some phyxel's total strain ‖ε‖ exceeds this, the rest shape is moved to
     /// the current shape ([`Simulation::update_reference`]).
@@ -154,6 +214,11 @@ impl Simulation {
             environment,
             plasticity: None,
             integrator: Integrator::new(Method::SymplecticEuler),
+            elasticity: Elasticity::Mkn04,
+            implicit: None,
+            last_velocity_change: Vec::new(),
+            last_solve: None,
+            fixed: Vec::new(),
             time: 0.0,
             reference_update_strain: 0.2,
             reference_updates: 0,
@@ -210,6 +275,45 @@ impl Simulation {
         Ok(())
     }
 
+    /// Integrate with corotated implicit Euler ([`implicit`]; Brunet et al. 2019 §3.6), stable for
+    /// stiff materials at real-time steps, or (`None`) go back to the explicit integrator. Choosing it
+    /// also switches [`Simulation::elasticity`] to [`Elasticity::CorotatedLinear`].
+    pub fn set_corotated_implicit(&mut self, settings: Option<CorotatedImplicit>) {
+        if settings.is_some() {
+            self.elasticity = Elasticity::CorotatedLinear;
+        }
+        self.implicit = settings;
+        self.last_velocity_change.clear();
+        self.last_solve = None;
+        self.integrator.reset();
+    }
+
+    /// The implicit integration's settings, if it is in use.
+    pub fn corotated_implicit(&self) -> Option<CorotatedImplicit> {
+        self.implicit
+    }
+
+    /// CG iterations and final relative residual of the last implicit step.
+    pub fn last_solve(&self) -> Option<SolveStats> {
+        self.last_solve
+    }
+
+    /// Static equilibrium under gravity with the fixed phyxels held ([`implicit::solve_static`]: Newton
+    /// with the corotated tangent and CG). Sets the displacements, zeroes the velocities and switches
+    /// to the corotated model; colliders and the drag are not part of it.
+    pub fn solve_static(&mut self, settings: StaticSolve) -> StaticReport {
+        self.elasticity = Elasticity::CorotatedLinear;
+        let loads = Loads {
+            gravity: self.environment.gravity,
+            extra: &[],
+            fixed: &self.fixed,
+            contacts: &[],
+        };
+        let report = implicit::solve_static(&mut self.body, loads, settings);
+        self.integrator.reset();
+        report
+    }
+
     /// A step that explicit integration keeps stable: [`RECOMMENDED_CFL_FRACTION`] × the bound.
     pub fn recommended_time_step(&self) -> f64 {
         RECOMMENDED_CFL_FRACTION * self.cfl_time_step()
@@ -218,42 +322,35 @@ impl Simulation {
     /// Advance by `dt`. On a blow-up the state is left as it was before the step.
     pub fn step(&mut self, dt: f64) -> Result<(), BlowUp> {
         let max_speed = MAX_TRAVEL_PER_STEP * self.min_support_radius() / dt;
-        let body = &mut self.body;
-        let mut state = State {
-            t: self.time,
-            x: std::mem::take(&mut body.displacement),
-            v: std::mem::take(&mut body.velocity),
-        };
-        let before = (state.clone(), self.integrator.clone());
-        {
-            let drag = self.drag.filter(|d| d.phyxel < body.len());
-            let dynamics = BodyDynamics {
-                body,
-                gravity: self.environment.gravity,
-                damping: self.environment.damping,
-                drag,
-            };
-            self.integrator
-                .step_explicit(&dynamics, &mut state, dt)
-                .expect("set_integrator admits explicit methods only");
+        let before = (
+            self.body.displacement.clone(),
+            self.body.velocity.clone(),
+            self.integrator.clone(),
+        );
+        match self.implicit {
+            Some(settings) => self.advance_implicit(dt, settings),
+            None => self.advance_explicit(dt),
         }
         let runaway = 100.0 * self.size;
-        if !state.is_finite()
-            || state.x.iter().any(|u| u.length() > runaway)
-            || state.v.iter().any(|v| v.length() > max_speed)
-        {
-            let (state, integrator) = before;
-            body.displacement = state.x;
-            body.velocity = state.v;
-            self.integrator = integrator;
+        let body = &mut self.body;
+        let blown_up = body
+            .displacement
+            .iter()
+            .chain(&body.velocity)
+            .any(|v| !v.is_finite())
+            || body.displacement.iter().any(|u| u.length() > runaway)
+            || body.velocity.iter().any(|v| v.length() > max_speed);
+        if blown_up {
+            (body.displacement, body.velocity, self.integrator) = before;
+            self.last_velocity_change.clear();
             return Err(BlowUp {
                 time: self.time,
                 dt,
                 cfl_time_step: self.cfl_time_step(),
+                implicit: self.implicit.is_some(),
             });
         }
-        body.displacement = state.x;
-        body.velocity = state.v;
+        let body = &mut self.body;
         let mut contact = false;
         for collider in &self.environment.colliders {
             for i in 0..body.len() {
@@ -272,11 +369,18 @@ impl Simulation {
             // A multistep method's remembered x(t − Δt) or v(t − Δt/2) predates the correction.
             self.integrator.reset();
         }
+        // Fixed phyxels stay where they are, whatever the integrator or a collider did.
+        for i in 0..body.len() {
+            if self.fixed.get(i).copied().unwrap_or(false) {
+                body.displacement[i] = before.0[i];
+                body.velocity[i] = DVec3::ZERO;
+            }
+        }
         if let Some(melting) = self.melting {
             melting.heat(body, dt);
         }
         if let Some(plasticity) = self.plasticity {
-            let stresses = body.phyxel_stresses();
+            let stresses = self.elasticity.stresses(body, &body.displacement);
             let mut largest_total = 0.0f64;
             for ((plastic, s), scale) in body
                 .plastic_strain
@@ -302,6 +406,108 @@ impl Simulation {
         Ok(())
     }
 
+    /// One step of the explicit integrator with the model [`Simulation::elasticity`].
+    fn advance_explicit(&mut self, dt: f64) {
+        let body = &mut self.body;
+        let mut state = State {
+            t: self.time,
+            x: std::mem::take(&mut body.displacement),
+            v: std::mem::take(&mut body.velocity),
+        };
+        {
+            let drag = self.drag.filter(|d| d.phyxel < body.len());
+            let dynamics = BodyDynamics {
+                body,
+                elasticity: self.elasticity,
+                gravity: self.environment.gravity,
+                damping: self.environment.damping,
+                drag,
+            };
+            self.integrator
+                .step_explicit(&dynamics, &mut state, dt)
+                .expect("set_integrator admits explicit methods only");
+        }
+        body.displacement = state.x;
+        body.velocity = state.v;
+    }
+
+    /// One linearized implicit Euler step of the corotated model ([`implicit::velocity_change`]):
+    /// v ← v + Δv, u ← u + Δt·v, the fixed phyxels held. The CG solve is kept in
+    /// [`Simulation::last_solve`].
+    fn advance_implicit(&mut self, dt: f64, settings: CorotatedImplicit) {
+        let body = &mut self.body;
+        let mut velocity = std::mem::take(&mut body.velocity);
+        for (i, v) in velocity.iter_mut().enumerate() {
+            if self.fixed.get(i).copied().unwrap_or(false) {
+                *v = DVec3::ZERO;
+            }
+        }
+        let drag: Vec<(usize, DVec3)> = self
+            .drag
+            .filter(|d| d.phyxel < body.len())
+            .map(|d| {
+                let x = body.reference[d.phyxel] + body.displacement[d.phyxel];
+                (d.phyxel, d.force(x))
+            })
+            .into_iter()
+            .collect();
+        // Phyxels resting on an obstacle (projected onto it by the last step): constrained in the solve.
+        let touching = CONTACT_DISTANCE
+            * self
+                .body
+                .support_radius
+                .iter()
+                .cloned()
+                .fold(f64::INFINITY, f64::min);
+        let body = &mut self.body;
+        let contacts: Vec<(usize, DVec3)> = (0..body.len())
+            .filter_map(|i| {
+                let x = body.reference[i] + body.displacement[i];
+                self.environment.colliders.iter().find_map(|c| {
+                    let (phi, normal) = c.signed_distance(x);
+                    (phi <= touching).then_some((i, normal))
+                })
+            })
+            .collect();
+        let loads = Loads {
+            gravity: self.environment.gravity,
+            extra: &drag,
+            fixed: &self.fixed,
+            contacts: &contacts,
+        };
+        let guess = Some(self.last_velocity_change.as_slice()).filter(|g| !g.is_empty());
+        let step = implicit::velocity_change(
+            body,
+            &velocity,
+            dt,
+            loads,
+            self.environment.damping + settings.rayleigh.mass,
+            settings,
+            guess,
+        );
+        for (v, dv) in velocity.iter_mut().zip(&step.dv) {
+            *v += *dv;
+        }
+        // Coulomb friction from the contact impulses: the tangential velocity loses at most μ J / m.
+        for (&(i, normal), &impulse) in contacts.iter().zip(&step.contact_impulses) {
+            let v = &mut velocity[i];
+            let tangential = *v - v.dot(normal) * normal;
+            let speed = tangential.length();
+            if speed > 0.0 {
+                let loss = (self.environment.friction * impulse / body.mass[i]).min(speed);
+                *v -= loss / speed * tangential;
+            }
+        }
+        for (i, v) in velocity.iter().enumerate() {
+            if !self.fixed.get(i).copied().unwrap_or(false) {
+                body.displacement[i] += dt * *v;
+            }
+        }
+        body.velocity = velocity;
+        self.last_velocity_change = step.dv;
+        self.last_solve = Some(step.stats);
+    }
+
     /// The reference-shape update for large plastic deformation (MKN04 §5.1; tutorial §7.3; the issue's
     /// "absorb the strain into the plastic state"): the rest shape moves to the current shape
     /// (x̄ ← x̄ + u, u ← 0), and the plastic strain becomes ε_plastic ← −ε_elastic so that every
@@ -310,7 +516,7 @@ impl Simulation {
     pub fn update_reference(&mut self) {
         let deformed_surfaces = self.surface_vertices();
         let body = &mut self.body;
-        let stresses = body.phyxel_stresses();
+        let stresses = self.elasticity.stresses(body, &body.displacement);
         for (plastic, s) in body.plastic_strain.iter_mut().zip(&stresses) {
             *plastic = -s.strain;
         }
@@ -357,7 +563,13 @@ impl Simulation {
             .zip(&body.mass)
             .map(|((x, v), m)| 0.5 * m * v.length_squared() - m * g.dot(*x))
             .sum();
-        motion + body.elastic_energy()
+        let elastic: f64 = self
+            .elasticity
+            .stresses(body, &body.displacement)
+            .iter()
+            .map(|s| s.energy)
+            .sum();
+        motion + elastic
     }
 }
 

@@ -1,0 +1,209 @@
+//! Corotated linear elasticity on the MLS deformation gradient (Zhou et al. 2013 §3.1; Brunet et al.
+//! 2019 §3.4; Müller & Gross 2004 for the corotational idea in FEM).
+//!
+//! Per phyxel i:
+//!
+//! * deformation gradient F_i = Q_i W_i P_iᵀ (P_i W_i P_iᵀ)⁻¹ (Zhou eq. 5) — with the MLS weights
+//!   d_ij = A_i⁻¹ x̄_ij w_ij this is F_i = I + ∇u_i = I + Σ_j (u_j − u_i) d_ijᵀ (for a regular A_i);
+//! * rotation R_i: the orthogonal polar factor of F_i = R_i S_i (Zhou: from the SVD F = U F̂ Vᵀ,
+//!   R = U Vᵀ; Brunet §3.4: "extract a rotation matrix from the transformation matrix");
+//! * linear strain in the rotated frame ε_i = sym(R_iᵀ F_i) − I (Zhou eq. 6), minus the plastic strain;
+//! * Hooke stress σ_i = λ tr(ε_i) I + 2μ ε_i, energy U_i = V_i ½ ε_i:σ_i (Zhou eq. 7);
+//! * first Piola stress ∂U_i/∂F_i = V_i R_i σ_i, so the force matrix is M_i = −V_i R_i σ_i and the
+//!   forces are gathered exactly as for MKN04 ([`Body::gather_forces`]): Zhou eq. 8 with the rotations
+//!   held fixed, which for the polar rotation is also the exact gradient of Σ_i U_i (the derivative of
+//!   R drops out because RᵀδR is skew and σ symmetric).
+//!
+//! With the rotations frozen the forces are linear in the displacements, f = K u + f₀, and
+//! K = ∂f/∂u is applied matrix-free by [`stiffness_product`] (Zhou eqs. 19–22: f = −Lᵀ C L Q + …;
+//! Brunet eq. 14: K_ij = Σ_I v_I R B_iᵀ C B_j Rᵀ). Sign convention: K here is ∂f/∂x — symmetric and
+//! negative semidefinite, the Baraff–Witkin sign of [`crate::integrators::LinearizedDynamics`].
+//! The volume-conservation term k_v of MKN04 is not part of this model (λ already penalizes volume
+//! change).
+
+use super::body::Body;
+use super::elasticity::{contract, hooke_stress, PhyxelStress};
+use super::mls::symmetric_eigen;
+use crate::parallel::map_indices;
+use glam::{DMat3, DVec3};
+
+/// Singular values below this fraction of the largest are treated as zero by [`polar_rotation`].
+const DEGENERATE_SINGULAR_VALUE: f64 = 1e-10;
+
+/// The symmetric part ½(A + Aᵀ).
+pub fn symmetric_part(a: DMat3) -> DMat3 {
+    0.5 * (a + a.transpose())
+}
+
+/// Any unit vector orthogonal to the unit vector `a`.
+fn orthogonal_unit(a: DVec3) -> DVec3 {
+    let helper = if a.x.abs() < 0.6 { DVec3::X } else { DVec3::Y };
+    a.cross(helper).normalize()
+}
+
+/// The rotation R of the polar decomposition F = R S, from the singular value decomposition
+/// F = U Σ Vᵀ (Zhou et al. 2013 §3.1, after Irving et al. 2004): R = U Vᵀ.
+///
+/// V and Σ² come from the eigen-decomposition of FᵀF (cyclic Jacobi), sorted so that σ₁ ≥ σ₂ ≥ σ₃,
+/// with V made a proper rotation. Then u₁ = F v₁/|F v₁|, u₂ = the part of F v₂ orthogonal to u₁,
+/// normalized, and u₃ = u₁ × u₂, so that R = U Vᵀ is always a rotation (det R = +1):
+///
+/// * an inverted F (det F < 0) gives the "rotation variant" SVD of Irving et al. 2004, whose smallest
+///   singular value is negative, instead of a reflection;
+/// * a degenerate F (rank 2, 1 or 0, or non-finite) completes U with arbitrary orthogonal directions
+///   instead of dividing by zero; F = 0 gives R = I.
+pub fn polar_rotation(f: DMat3) -> DMat3 {
+    if !f.is_finite() {
+        return DMat3::IDENTITY;
+    }
+    let (eigenvalues, eigenvectors) = symmetric_eigen(f.transpose() * f);
+    let mut order = [0usize, 1, 2];
+    order.sort_by(|&a, &b| eigenvalues[b].total_cmp(&eigenvalues[a]));
+    let mut v = DMat3::from_cols(
+        eigenvectors.col(order[0]),
+        eigenvectors.col(order[1]),
+        eigenvectors.col(order[2]),
+    );
+    if v.determinant() < 0.0 {
+        v.z_axis = -v.z_axis;
+    }
+    let largest = eigenvalues[order[0]].max(0.0).sqrt();
+    if largest == 0.0 {
+        return DMat3::IDENTITY;
+    }
+    let threshold = DEGENERATE_SINGULAR_VALUE * largest;
+    let u1 = (f * v.x_axis) / largest;
+    let u1 = u1.normalize();
+    let fv2 = f * v.y_axis;
+    let fv2 = fv2 - fv2.dot(u1) * u1;
+    let u2 = if fv2.length() > threshold {
+        fv2.normalize()
+    } else {
+        orthogonal_unit(u1)
+    };
+    let u = DMat3::from_cols(u1, u2, u1.cross(u2));
+    u * v.transpose()
+}
+
+/// F_i = I + ∇u_i = I + Σ_j (u_j − u_i) d_ijᵀ (Zhou et al. 2013 eq. 5 with the MLS weights).
+pub fn deformation_gradient(body: &Body, i: usize, displacement: &[DVec3]) -> DMat3 {
+    DMat3::IDENTITY
+        + body
+            .mls
+            .displacement_gradient(i, displacement, &body.neighbours)
+}
+
+/// The rotation R_i of every phyxel at the displacements `displacement`.
+pub fn rotations(body: &Body, displacement: &[DVec3]) -> Vec<DMat3> {
+    map_indices(body.len(), |i| {
+        polar_rotation(deformation_gradient(body, i, displacement))
+    })
+}
+
+/// Strain, stress, force matrix and energy of one phyxel with deformation gradient `f`, rotation
+/// `rotation` (held fixed) and plastic strain `plastic_strain`:
+///
+/// ε = sym(RᵀF) − I − ε_p,  σ = λ tr(ε) I + 2μ ε,  M = −V R σ,  U = V ½ ε:σ.
+pub fn corotated_stress(
+    f: DMat3,
+    rotation: DMat3,
+    plastic_strain: DMat3,
+    volume: f64,
+    lambda: f64,
+    mu: f64,
+) -> PhyxelStress {
+    let strain = symmetric_part(rotation.transpose() * f) - DMat3::IDENTITY - plastic_strain;
+    let stress = hooke_stress(strain, lambda, mu);
+    PhyxelStress {
+        strain,
+        stress,
+        force_matrix: -volume * (rotation * stress),
+        energy: volume * 0.5 * contract(strain, stress),
+    }
+}
+
+/// λ_i and μ_i of phyxel i (the material's, scaled by its stiffness factor).
+fn lame(body: &Body, i: usize) -> (f64, f64) {
+    let (lambda, mu) = body.material.lame();
+    let s = body.stiffness_scale[i];
+    (s * lambda, s * mu)
+}
+
+/// The corotated elastic state of every phyxel at `displacement` with the rotations `rotations`.
+pub fn stresses(body: &Body, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<PhyxelStress> {
+    map_indices(body.len(), |i| {
+        let (lambda, mu) = lame(body, i);
+        corotated_stress(
+            deformation_gradient(body, i, displacement),
+            rotations[i],
+            body.plastic_strain[i],
+            body.volume[i],
+            lambda,
+            mu,
+        )
+    })
+}
+
+/// Elastic forces f = −∂U/∂u of the corotated model at `displacement` (rotations from the same
+/// displacements).
+pub fn forces(body: &Body, displacement: &[DVec3]) -> Vec<DVec3> {
+    let rotations = rotations(body, displacement);
+    body.gather_forces(&stresses(body, displacement, &rotations))
+}
+
+/// Stored energy U = Σ_i V_i ½ ε_i:σ_i of the corotated model at `displacement`.
+pub fn energy(body: &Body, displacement: &[DVec3]) -> f64 {
+    let rotations = rotations(body, displacement);
+    stresses(body, displacement, &rotations)
+        .iter()
+        .map(|s| s.energy)
+        .sum()
+}
+
+/// K·δu with K = ∂f/∂u at frozen rotations (negative semidefinite; Zhou et al. 2013 eqs. 19–22,
+/// Brunet et al. 2019 eq. 14), without assembling K:
+///
+/// δF_i = Σ_j (δu_j − δu_i) d_ijᵀ,  δσ_i = C sym(R_iᵀ δF_i),  δM_i = −V_i R_i δσ_i,
+///
+/// then the same gather as the forces. Plastic strain and the rest state do not enter (K does not
+/// depend on them).
+pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
+    let differentials = map_indices(body.len(), |i| {
+        let (lambda, mu) = lame(body, i);
+        let df = body.mls.displacement_gradient(i, du, &body.neighbours);
+        let r = rotations[i];
+        let dsigma = hooke_stress(symmetric_part(r.transpose() * df), lambda, mu);
+        PhyxelStress {
+            strain: DMat3::ZERO,
+            stress: dsigma,
+            force_matrix: -body.volume[i] * (r * dsigma),
+            energy: 0.0,
+        }
+    });
+    body.gather_forces(&differentials)
+}
+
+/// The 3×3 diagonal blocks K_kk of K = ∂f/∂u at frozen rotations, for block-Jacobi preconditioning.
+///
+/// Phyxel i's energy depends on u_k through δF_i = δu_k c_ikᵀ with c_ik = d_ik (k a neighbour) or
+/// c_ii = −Σ_j d_ij, and δ²U_i = V_i wᵀ (μ|c|² I + (λ + μ) c cᵀ) w with w = R_iᵀ δu_k, so
+/// K_kk = −Σ_i V_i R_i (μ|c_ik|² I + (λ + μ) c_ik c_ikᵀ) R_iᵀ — gathered per phyxel like the forces.
+pub fn stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
+    let hoods = &body.neighbours;
+    let block = |i: usize, c: DVec3| {
+        let (lambda, mu) = lame(body, i);
+        let r = rotations[i];
+        let local = DMat3::from_diagonal(DVec3::splat(mu * c.length_squared()))
+            + (lambda + mu) * super::mls::outer(c, c);
+        -body.volume[i] * (r * local * r.transpose())
+    };
+    map_indices(body.len(), |k| {
+        let own: DVec3 = hoods.edges(k).map(|e| body.mls.d[e]).sum();
+        hoods.edges_into(k).iter().fold(block(k, -own), |sum, &e| {
+            sum + block(hoods.owner[e as usize] as usize, body.mls.d[e as usize])
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,366 @@
+//! Implicit Euler and static equilibrium for the corotated linear model, both solved matrix-free by
+//! preconditioned conjugate gradients (Brunet et al. 2019 §3.5–3.6; Zhou et al. 2013 §3.3 and §4;
+//! Baraff & Witkin 1998 §4 for the linearized step).
+//!
+//! With the rotations R_i frozen at the start of the step, the forces are linear in the displacements
+//! (f(u + δu) = f(u) + K δu, K = ∂f/∂u from [`super::corotated::stiffness_product`]), and one
+//! linearized backward Euler step is
+//!
+//! (M − Δt·D − Δt²·K) Δv = Δt·(f + Δt·K·v)   (Brunet eq. 16; Baraff & Witkin eq. 18),
+//!
+//! v ← v + Δv,  u ← u + Δt·v. The Rayleigh damping force is f_d = −α M v + β K v, i.e. D = −α M + β K
+//! with K ≤ 0 (Brunet §3.6: "a constant Rayleigh damping matrix"), so the system matrix
+//! (1 + Δt·α) M − (Δt·β + Δt²) K is symmetric positive definite and CG applies.
+//!
+//! Fixed phyxels (Dirichlet conditions: a clamped end) keep their displacement and have zero
+//! velocity: their rows and columns of the system are replaced by the identity with a zero right-hand
+//! side.
+
+use super::body::Body;
+use super::corotated::{rotations, stiffness_diagonal, stiffness_product, stresses};
+use crate::conjugate_gradient::{self, block_jacobi, block_jacobi_inverses, Tolerance};
+use glam::{DMat3, DVec3};
+use serde::{Deserialize, Serialize};
+
+/// Rayleigh damping D = −α M + β K (K = ∂f/∂u ≤ 0): a damping force −α m v on every phyxel plus
+/// β times the elastic force of the velocity field, which damps fast (stiff) modes more.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rayleigh {
+    /// α (1/s), mass-proportional.
+    pub mass: f64,
+    /// β (s), stiffness-proportional.
+    pub stiffness: f64,
+}
+
+/// Settings of the corotated implicit Euler integration.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CorotatedImplicit {
+    /// CG stops at this relative residual ‖b − A Δv‖ / ‖b‖ (Zhou et al. 2013 §4 use 10⁻⁴).
+    pub tolerance: f64,
+    /// ... or after this many iterations.
+    pub max_iterations: usize,
+    /// Rayleigh damping; its α adds to the environment's mass-proportional damping.
+    pub rayleigh: Rayleigh,
+}
+
+impl Default for CorotatedImplicit {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-4,
+            max_iterations: 500,
+            rayleigh: Rayleigh::default(),
+        }
+    }
+}
+
+impl CorotatedImplicit {
+    fn cg_tolerance(&self) -> Tolerance {
+        Tolerance {
+            relative_residual: self.tolerance,
+            max_iterations: self.max_iterations,
+        }
+    }
+}
+
+/// What one linear solve did (one implicit step, or the total of a static solve's Newton steps).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SolveStats {
+    /// CG iterations (products with the system matrix).
+    pub iterations: usize,
+    /// The final relative residual of the (last) linear system.
+    pub relative_residual: f64,
+    pub converged: bool,
+}
+
+/// The forces on the body besides elasticity and damping, and its constraints, for one step.
+#[derive(Clone, Copy, Debug)]
+pub struct Loads<'a> {
+    pub gravity: DVec3,
+    /// Extra per-phyxel forces (the drag spring), treated explicitly; empty for none.
+    pub extra: &'a [(usize, DVec3)],
+    /// Phyxels held in place (Dirichlet); an empty slice fixes none.
+    pub fixed: &'a [bool],
+    /// Phyxels resting on an obstacle, with the obstacle's outward normal: their velocity change
+    /// along it is constrained to zero within the solve (released where the constraint would pull).
+    pub contacts: &'a [(usize, DVec3)],
+}
+
+impl Loads<'_> {
+    fn is_fixed(&self, i: usize) -> bool {
+        self.fixed.get(i).copied().unwrap_or(false)
+    }
+
+    /// f_elastic + m g + extra, with the rows of fixed phyxels zeroed.
+    fn total_force(&self, body: &Body, elastic: Vec<DVec3>) -> Vec<DVec3> {
+        let mut f = elastic;
+        for (i, fi) in f.iter_mut().enumerate() {
+            *fi += body.mass[i] * self.gravity;
+        }
+        for &(i, extra) in self.extra {
+            f[i] += extra;
+        }
+        self.zero_fixed(&mut f);
+        f
+    }
+
+    fn zero_fixed(&self, v: &mut [DVec3]) {
+        for (i, vi) in v.iter_mut().enumerate() {
+            if self.is_fixed(i) {
+                *vi = DVec3::ZERO;
+            }
+        }
+    }
+
+    /// The constraint filters S_i of Baraff & Witkin 1998 §5.3: 0 for a fixed phyxel, I − n nᵀ for
+    /// one in (active) contact, I otherwise.
+    fn filters(&self, n: usize, active: &[bool]) -> Vec<DMat3> {
+        let mut filters = vec![DMat3::IDENTITY; n];
+        for (&(i, normal), &on) in self.contacts.iter().zip(active) {
+            if on {
+                filters[i] -= super::mls::outer(normal, normal);
+            }
+        }
+        for (i, f) in filters.iter_mut().enumerate() {
+            if self.is_fixed(i) {
+                *f = DMat3::ZERO;
+            }
+        }
+        filters
+    }
+}
+
+/// The result of one implicit step's solve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VelocityChange {
+    pub dv: Vec<DVec3>,
+    pub stats: SolveStats,
+    /// The normal impulse J ≥ 0 (N·s) each entry of [`Loads::contacts`] received (0 if released).
+    pub contact_impulses: Vec<f64>,
+}
+
+/// The velocity change Δv of one linearized implicit Euler step (module docs), by block-Jacobi
+/// preconditioned CG started from `guess` (the previous step's Δv is a good one; zero otherwise).
+/// `mass_damping` is α, the environment's damping plus the Rayleigh α.
+///
+/// Fixed phyxels and resting contacts are constraints S_i Δv_i = Δv_i's free part, solved with Baraff &
+/// Witkin's filtered ("modified") PCG: the system S A S + (I − S) with right-hand side S b. A contact
+/// whose constraint impulse J = n·(A Δv − b) comes out adhesive (J < 0) is released and the system
+/// solved again once.
+pub fn velocity_change(
+    body: &Body,
+    velocity: &[DVec3],
+    dt: f64,
+    loads: Loads,
+    mass_damping: f64,
+    settings: CorotatedImplicit,
+    guess: Option<&[DVec3]>,
+) -> VelocityChange {
+    let n = body.len();
+    let r = rotations(body, &body.displacement);
+    let elastic = body.gather_forces(&stresses(body, &body.displacement, &r));
+    let beta = settings.rayleigh.stiffness.max(0.0);
+    let mass_factor = 1.0 + dt * mass_damping;
+    let stiffness_factor = dt * beta + dt * dt;
+    // b = Δt (f_elastic + m g + extra − α m v) + (Δt β + Δt²) K v.
+    let kv = stiffness_product(body, &r, velocity);
+    let mut b = loads.total_force(body, elastic);
+    for i in 0..n {
+        b[i] = dt * (b[i] - mass_damping * body.mass[i] * velocity[i]) + stiffness_factor * kv[i];
+    }
+    // A z = (1 + Δt α) M z − (Δt β + Δt²) K z.
+    let system = |z: &[DVec3]| -> Vec<DVec3> {
+        let kz = stiffness_product(body, &r, z);
+        (0..n)
+            .map(|i| mass_factor * body.mass[i] * z[i] - stiffness_factor * kz[i])
+            .collect()
+    };
+    let blocks: Vec<DMat3> = stiffness_diagonal(body, &r)
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| DMat3::IDENTITY * (mass_factor * body.mass[i]) - stiffness_factor * k)
+        .collect();
+    let mut active = vec![true; loads.contacts.len()];
+    let mut iterations = 0;
+    let mut guess: Vec<DVec3> = match guess {
+        Some(g) if g.len() == n => g.to_vec(),
+        _ => vec![DVec3::ZERO; n],
+    };
+    loop {
+        let filters = loads.filters(n, &active);
+        let filter =
+            |v: &[DVec3]| -> Vec<DVec3> { v.iter().zip(&filters).map(|(v, s)| *s * *v).collect() };
+        let apply = |z: &Vec<DVec3>| -> Vec<DVec3> {
+            let az = system(&filter(z));
+            (0..n)
+                .map(|i| filters[i] * az[i] + (z[i] - filters[i] * z[i]))
+                .collect()
+        };
+        let inverses: Vec<DMat3> = block_jacobi_inverses(&blocks)
+            .into_iter()
+            .zip(&filters)
+            .map(|(inverse, s)| *s * inverse * *s + (DMat3::IDENTITY - *s))
+            .collect();
+        let solution = conjugate_gradient::solve(
+            apply,
+            &filter(&b),
+            filter(&guess),
+            block_jacobi(&inverses),
+            settings.cg_tolerance(),
+        );
+        iterations += solution.iterations;
+        let dv = filter(&solution.x);
+        let contact_impulses: Vec<f64> = if loads.contacts.is_empty() {
+            Vec::new()
+        } else {
+            let adv = system(&dv);
+            loads
+                .contacts
+                .iter()
+                .zip(&active)
+                .map(
+                    |(&(i, normal), &on)| {
+                        if on {
+                            normal.dot(adv[i] - b[i])
+                        } else {
+                            0.0
+                        }
+                    },
+                )
+                .collect()
+        };
+        let adhesive: Vec<usize> = contact_impulses
+            .iter()
+            .enumerate()
+            .filter(|(k, j)| active[*k] && **j < 0.0)
+            .map(|(k, _)| k)
+            .collect();
+        let second_pass = active.iter().any(|a| !a);
+        if adhesive.is_empty() || second_pass {
+            return VelocityChange {
+                dv,
+                stats: SolveStats {
+                    iterations,
+                    relative_residual: solution.relative_residual,
+                    converged: solution.converged,
+                },
+                contact_impulses: contact_impulses.into_iter().map(|j| j.max(0.0)).collect(),
+            };
+        }
+        for k in adhesive {
+            active[k] = false;
+        }
+        guess = dv;
+    }
+}
+
+/// Settings of the static (equilibrium) solve.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StaticSolve {
+    /// Newton stops when ‖f_elastic + f_ext‖ ≤ tolerance · ‖f_ext‖ over the free phyxels (Brunet et
+    /// al. 2019 §4.1 use a residual threshold of 10⁻⁵).
+    pub tolerance: f64,
+    pub max_newton_iterations: usize,
+    /// The CG solve of each Newton step.
+    pub linear: Tolerance,
+}
+
+impl Default for StaticSolve {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-6,
+            max_newton_iterations: 30,
+            linear: Tolerance {
+                relative_residual: 1e-8,
+                max_iterations: 5000,
+            },
+        }
+    }
+}
+
+/// What a static solve did.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StaticReport {
+    pub newton_iterations: usize,
+    /// CG iterations over all Newton steps.
+    pub cg_iterations: usize,
+    /// ‖f_elastic + f_ext‖ / ‖f_ext‖ over the free phyxels at the end.
+    pub relative_residual: f64,
+    pub converged: bool,
+}
+
+/// Static equilibrium f_elastic(u) + f_ext = 0 by Newton–Raphson with the corotated tangent
+/// (Brunet et al. 2019 eq. 13: K^{n−1} δu^n = f_elastic(u^{n−1}) + f_ext, their K being −∂f/∂u):
+/// each step recomputes the rotations at the current u, solves −K δu = f_elastic + f_ext with
+/// block-Jacobi CG on the free phyxels, and sets u ← u + δu. The velocities are set to zero.
+/// Colliders are not part of the static problem.
+pub fn solve_static(body: &mut Body, loads: Loads, settings: StaticSolve) -> StaticReport {
+    let n = body.len();
+    let external = loads.total_force(body, vec![DVec3::ZERO; n]);
+    let scale = external
+        .iter()
+        .map(|f| f.length_squared())
+        .sum::<f64>()
+        .sqrt();
+    let mut report = StaticReport {
+        newton_iterations: 0,
+        cg_iterations: 0,
+        relative_residual: 0.0,
+        converged: false,
+    };
+    body.velocity.iter_mut().for_each(|v| *v = DVec3::ZERO);
+    loop {
+        let r = rotations(body, &body.displacement);
+        let elastic = body.gather_forces(&stresses(body, &body.displacement, &r));
+        let residual = loads.total_force(body, elastic);
+        let norm = residual
+            .iter()
+            .map(|f| f.length_squared())
+            .sum::<f64>()
+            .sqrt();
+        report.relative_residual = if scale > 0.0 { norm / scale } else { norm };
+        if report.relative_residual <= settings.tolerance {
+            report.converged = true;
+            return report;
+        }
+        if report.newton_iterations >= settings.max_newton_iterations || !norm.is_finite() {
+            return report;
+        }
+        let apply = |z: &Vec<DVec3>| -> Vec<DVec3> {
+            let mut free = z.clone();
+            loads.zero_fixed(&mut free);
+            let kz = stiffness_product(body, &r, &free);
+            (0..n)
+                .map(|i| if loads.is_fixed(i) { z[i] } else { -kz[i] })
+                .collect()
+        };
+        let blocks: Vec<DMat3> = stiffness_diagonal(body, &r)
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| {
+                if loads.is_fixed(i) {
+                    DMat3::IDENTITY
+                } else {
+                    -k
+                }
+            })
+            .collect();
+        let inverses = block_jacobi_inverses(&blocks);
+        let solution = conjugate_gradient::solve(
+            apply,
+            &residual,
+            vec![DVec3::ZERO; n],
+            block_jacobi(&inverses),
+            settings.linear,
+        );
+        report.cg_iterations += solution.iterations;
+        report.newton_iterations += 1;
+        for (i, du) in solution.x.iter().enumerate() {
+            if !loads.is_fixed(i) {
+                body.displacement[i] += *du;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

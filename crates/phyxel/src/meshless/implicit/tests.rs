@@ -1,0 +1,256 @@
+//! Implicit dynamics and statics of the corotated model against theory.
+
+use super::*;
+use crate::conjugate_gradient::Tolerance;
+use crate::meshless::body::SupportRadius;
+use crate::meshless::material::Material;
+use crate::meshless::sampling::{sample, Lattice, Shape};
+use crate::meshless::simulation::{Environment, Simulation};
+
+/// A cantilever: a beam of square cross-section `a` and free length `length` along +x, sampled at
+/// cell centres with `across` phyxels across, plus `clamp_layers` layers at x < 0 that are fixed.
+fn cantilever(
+    length: f64,
+    a: f64,
+    across: usize,
+    clamp_layers: usize,
+    material: Material,
+) -> Simulation {
+    let s = a / across as f64;
+    let clamp = clamp_layers as f64 * s;
+    let shape = Shape::Box {
+        min: DVec3::new(-clamp + 0.5 * s, 0.5 * s, 0.5 * s),
+        max: DVec3::new(length, a, a),
+    };
+    let points = sample(&shape, s, Lattice::Cubic);
+    let body = Body::new(
+        points,
+        s.powi(3),
+        s,
+        material,
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    );
+    let environment = Environment {
+        colliders: vec![],
+        damping: 0.0,
+        ..Environment::default()
+    };
+    let mut sim = Simulation::new(body, environment);
+    sim.fixed = sim.body.reference.iter().map(|x| x.x < 0.0).collect();
+    sim
+}
+
+/// An n×n×n cube on a cubic lattice of spacing `spacing`, lowest layer at `height`.
+fn cube(n: usize, spacing: f64, height: f64, material: Material) -> Body {
+    let edge = spacing * (n - 1) as f64;
+    let shape = Shape::Box {
+        min: DVec3::new(0.0, height, 0.0),
+        max: DVec3::new(edge, height + edge, edge),
+    };
+    Body::new(
+        sample(&shape, spacing, Lattice::Cubic),
+        spacing.powi(3),
+        spacing,
+        material,
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    )
+}
+
+/// The highest phyxel's height.
+fn top(sim: &Simulation) -> f64 {
+    sim.body
+        .positions()
+        .iter()
+        .map(|p| p.y)
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+fn bottom(sim: &Simulation) -> f64 {
+    sim.body
+        .positions()
+        .iter()
+        .map(|p| p.y)
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn a_clamped_cantilever_converges_to_the_euler_bernoulli_deflection() {
+    // L = 1 m, a = 0.1 m, E = 1 GPa, ρ = 1000 kg/m³: δ = q L⁴ / (8 E I) ≈ 1.5 mm = 1.5 % of the
+    // thickness, so linear beam theory applies (shear adds ≈ (a/L)² E/(3κG) ≈ 1 %).
+    let (length, a) = (1.0, 0.1);
+    let material = Material {
+        young: 1e9,
+        poisson: 0.3,
+        density: 1000.0,
+        volume_stiffness: 0.0,
+    };
+    let q = material.density * 9.81 * a * a;
+    let inertia = a.powi(4) / 12.0;
+    // w(x) = q x² (6L² − 4Lx + x²) / (24 E I); w(L) = q L⁴ / (8 E I).
+    let theory = |x: f64| {
+        q * x * x * (6.0 * length * length - 4.0 * length * x + x * x)
+            / (24.0 * material.young * inertia)
+    };
+    // Newton to 10⁻⁴ of the load: the deflection is then accurate to far better than the 10 % asked.
+    let settings = StaticSolve {
+        tolerance: 1e-4,
+        max_newton_iterations: 10,
+        linear: Tolerance {
+            relative_residual: 1e-5,
+            max_iterations: 5000,
+        },
+    };
+    let mut errors = Vec::new();
+    for across in [2, 3, 5] {
+        let mut sim = cantilever(length, a, across, 2, material);
+        let report = sim.solve_static(settings);
+        assert!(report.converged, "{across} across: {report:?}");
+        // The last layer of phyxels (cell centres at x = L − s/2): mean vertical displacement.
+        let tip_x = length - 0.5 * a / across as f64;
+        let tip: Vec<f64> = sim
+            .body
+            .reference
+            .iter()
+            .zip(&sim.body.displacement)
+            .filter(|(x, _)| x.x > tip_x - 1e-9)
+            .map(|(_, u)| -u.y)
+            .collect();
+        let measured = tip.iter().sum::<f64>() / tip.len() as f64;
+        let error = measured / theory(tip_x) - 1.0;
+        eprintln!(
+            "cantilever {across}×{across} across, {} phyxels: tip deflection {measured:.4e} m, \
+             Euler–Bernoulli {:.4e} m, error {:+.1} %, {report:?}",
+            sim.body.len(),
+            theory(tip_x),
+            100.0 * error
+        );
+        assert!(sim
+            .fixed
+            .iter()
+            .zip(&sim.body.displacement)
+            .all(|(f, u)| !f || *u == DVec3::ZERO));
+        errors.push(error);
+    }
+    for pair in errors.windows(2) {
+        assert!(
+            pair[1].abs() < pair[0].abs(),
+            "the error must decrease with refinement: {errors:?}"
+        );
+    }
+    let finest = *errors.last().unwrap();
+    assert!(finest.abs() < 0.10, "finest error {finest}");
+}
+
+fn stiff() -> Material {
+    Material {
+        young: 1e9,
+        poisson: 0.3,
+        density: 1000.0,
+        volume_stiffness: 0.0,
+    }
+}
+
+#[test]
+fn a_stiff_cube_at_60_hz_stays_bounded_implicitly_and_blows_up_explicitly() {
+    // 4×4×4 phyxels, edge 0.15 m, E = 1 GPa: the explicit bound h√(ρ/E) = 0.11 ms is 0.7 % of 1/60 s.
+    let dt = 1.0 / 60.0;
+    let edge = 0.15;
+    let mut sim = Simulation::new(cube(4, 0.05, 0.05, stiff()), Environment::default());
+    assert!(sim.cfl_time_step() < 0.01 * dt);
+    let settings = CorotatedImplicit::default();
+    sim.set_corotated_implicit(Some(settings));
+    let mut iterations = Vec::new();
+    for step in 0..1000 {
+        sim.step(dt)
+            .unwrap_or_else(|e| panic!("implicit step {step}: {e}"));
+        let solve = sim
+            .last_solve()
+            .expect("the implicit step reports its solve");
+        assert!(
+            solve.converged && solve.relative_residual <= settings.tolerance,
+            "step {step}: {solve:?}"
+        );
+        iterations.push(solve.iterations);
+        assert!(bottom(&sim) >= -1e-12, "below the ground");
+        assert!(top(&sim) < 0.05 + edge + 1e-6, "bounced above the start");
+    }
+    let mean = iterations.iter().sum::<usize>() as f64 / iterations.len() as f64;
+    let (top, kinetic) = (top(&sim), sim.kinetic_energy());
+    eprintln!(
+        "stiff cube, 1000 implicit steps at 60 Hz: CG iterations mean {mean:.1}, max {}; \
+         top {top:.7} m (edge {edge}), kinetic energy {kinetic:.1e} J",
+        iterations.iter().max().unwrap()
+    );
+    // At rest on the ground with its shape: self-weight compression ρ g H² / (2E) ≈ 1e-7 m.
+    assert!((top - edge).abs() < 1e-5, "top at {top}");
+    assert!(kinetic < 1e-9, "still moving: {kinetic} J");
+
+    // Symplectic Euler at the same step is caught by the blow-up detection.
+    let mut explicit = Simulation::new(cube(4, 0.05, 0.05, stiff()), Environment::default());
+    explicit.elasticity = crate::meshless::simulation::Elasticity::CorotatedLinear;
+    let blown = (0..1000).find_map(|k| explicit.step(dt).err().map(|e| (k, e)));
+    let (k, error) = blown.expect("explicit integration at 60 Hz must blow up");
+    eprintln!("explicit symplectic Euler at 60 Hz: blow-up caught at step {k}");
+    assert!(!error.implicit && error.to_string().contains("h·√(ρ/E)"));
+    assert!(explicit.body.positions().iter().all(|p| p.is_finite()));
+}
+
+/// The top height every `every` steps of Δt over `duration`, for a soft cube dropped 5 cm.
+fn top_trajectory(implicit: bool, dt: f64, duration: f64, samples: usize) -> Vec<f64> {
+    let mut sim = Simulation::new(
+        cube(4, 0.1, 0.05, Material::JELLY),
+        Environment {
+            damping: 0.0,
+            ..Environment::default()
+        },
+    );
+    sim.elasticity = crate::meshless::simulation::Elasticity::CorotatedLinear;
+    if implicit {
+        sim.set_corotated_implicit(Some(CorotatedImplicit {
+            tolerance: 1e-8,
+            ..CorotatedImplicit::default()
+        }));
+    }
+    let steps = (duration / dt).round() as usize;
+    let every = steps / samples;
+    let mut heights = Vec::new();
+    for step in 1..=steps {
+        sim.step(dt).unwrap();
+        if step % every == 0 {
+            heights.push(top(&sim));
+        }
+    }
+    heights
+}
+
+#[test]
+fn implicit_euler_converges_to_the_explicit_reference_as_the_step_shrinks() {
+    // A jelly cube (E = 100 kPa, edge 0.3 m) dropped 5 cm: lands at t ≈ 0.1 s and squashes. The
+    // reference is explicit symplectic Euler well below the stability bound (h√(ρ/E) = 22 ms).
+    let duration = 0.2;
+    let samples = 25;
+    let reference = top_trajectory(false, 0.1e-3, duration, samples);
+    let mut errors = Vec::new();
+    for dt in [4e-3, 2e-3, 1e-3, 0.5e-3] {
+        let implicit = top_trajectory(true, dt, duration, samples);
+        let error = implicit
+            .iter()
+            .zip(&reference)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        eprintln!("implicit Δt = {dt:e} s: max |top − reference| over 0.2 s = {error:.3e} m");
+        errors.push(error);
+    }
+    let squash = 0.35 - reference.iter().cloned().fold(f64::INFINITY, f64::min);
+    eprintln!("reference: the top falls {squash:.3} m");
+    for pair in errors.windows(2) {
+        assert!(
+            pair[1] < 0.75 * pair[0],
+            "no first-order convergence: {errors:?}"
+        );
+    }
+    assert!(
+        errors[3] < 0.05 * squash,
+        "{errors:?} vs a fall of {squash}"
+    );
+}
