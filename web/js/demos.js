@@ -7,5 +7,6 @@ export const DEMOS = [
   { id: 'mls-gradient', title: 'MLS gradient' },
   { id: 'deformation', title: 'Deformation gradient and strain' },
   { id: 'pbd', title: 'Position-based dynamics: PBD and XPBD' },
+  { id: 'explicit-implicit', title: 'Explicit vs implicit' },
   { id: 'phyxels', title: 'Elastic, plastic and melting objects (3D)' },
 ];

@@ -1,6 +1,7 @@
 //! One module per lesson page.
 
 pub mod deformation;
+pub mod explicit_implicit;
 pub mod kernels;
 pub mod mls_gradient;
 pub mod neighbourhood_search;

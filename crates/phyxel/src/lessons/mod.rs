@@ -1,6 +1,7 @@
 //! The small solvers behind the lesson pages. Each module reads like the equations of its page.
 
 pub mod deformation;
+pub mod explicit_implicit;
 pub mod mls_gradient;
 pub mod neighbourhood_search;
 pub mod pbd;

@@ -1,0 +1,72 @@
+// "Explicit vs implicit": both beams run below the bound; raising E stops the explicit beam with the
+// bound in the message while the implicit one runs on at 1/60 s with its CG iterations shown.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, readNumber, canvasStats } from './harness.mjs';
+
+const env = useBrowser();
+
+async function waitForReadout(page, id, accept, timeout = 20_000) {
+  const end = Date.now() + timeout;
+  let text;
+  while (Date.now() < end) {
+    text = await page.locator(`#readout-${id}`).textContent();
+    if (accept(text)) return text;
+    await page.waitForTimeout(200);
+  }
+  assert.fail(`readout ${id} stayed at “${text}”`);
+}
+
+test('below the bound both beams sag; raising E stops the explicit one and the implicit one holds 1/60 s', async () => {
+  const { page, context, problems } = await openPage(env, 'explicit-implicit.html');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
+  // 0.5 m × 0.1 m × 0.1 m at 3 across: 15 × 3 × 3 free phyxels and 2 clamped layers of 3 × 3.
+  assert.equal(await readNumber(page, '#readout-phyxels'), 153);
+  // h√(ρ/E) with h = 2.2 × 0.1/3 m, ρ = 1000, E = 1 MPa: 2.32 ms; the explicit 0.25 ms is 0.108 of it.
+  assert.equal(await page.locator('#readout-cfl').textContent(), '2.32 ms');
+  assert.equal(await page.locator('#readout-explicit-ratio').textContent(), '0.108');
+  // Euler–Bernoulli at the last layer (x = L − s/2 = 0.4833 m): q x²(6L² − 4Lx + x²)/(24EI) with
+  // q = 1000·9.81·0.01 N/m and EI = 10⁶·10⁻⁴/12 N m²: 87.9 mm.
+  assert.equal(await page.locator('#readout-tip-theory').textContent(), '87.9 mm');
+  await waitForReadout(page, 'sim-time', (t) => parseFloat(t) > 1);
+  // 1/60 s of explicit steps of 0.25 ms each frame: 66 or 67.
+  assert.match(await page.locator('#readout-explicit-steps').textContent(), /^6[67]$/);
+  assert.equal(await page.locator('#readout-implicit-steps').textContent(), '1');
+  assert.ok(await readNumber(page, '#readout-cg-iterations') >= 1);
+  assert.ok(await readNumber(page, '#readout-cg-residual') <= 1e-4);
+  const tipExplicit = await readNumber(page, '#readout-tip-explicit');
+  const tipImplicit = await readNumber(page, '#readout-tip-implicit');
+  assert.ok(tipExplicit > 20 && tipImplicit > 20, `both sag: ${tipExplicit} mm, ${tipImplicit} mm`);
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  const before = await canvasStats(page, '#scene');
+  assert.ok(before.ink > 0.01 * before.pixels, 'the beams are drawn');
+
+  // E = 100 MPa: the bound drops to 0.232 ms, below the explicit 0.25 ms.
+  await page.fill('#param-young', '1e8');
+  assert.equal(await page.locator('#readout-cfl').textContent(), '0.232 ms');
+  const notice = page.locator('#notices .notice.error');
+  await notice.waitFor({ timeout: 20_000 });
+  assert.match(await notice.textContent(), /^Explicit beam stopped: the simulation became unstable at t = .* h·√\(ρ\/E\)/);
+  await waitForReadout(page, 'explicit-steps', (s) => s === 'stopped');
+  assert.ok(Number.isFinite(await readNumber(page, '#readout-tip-explicit')), 'the last good state, not NaN');
+  // The implicit beam runs on at 1/60 s, and hangs near its (coarse) static deflection.
+  const t = await readNumber(page, '#readout-sim-time');
+  await waitForReadout(page, 'sim-time', (s) => parseFloat(s) > t + 0.5);
+  const stiffTheory = await readNumber(page, '#readout-tip-theory');
+  const stiffTip = await readNumber(page, '#readout-tip-implicit');
+  assert.ok(stiffTip > stiffTheory && stiffTip < 2 * stiffTheory, `implicit tip ${stiffTip} mm, Euler–Bernoulli ${stiffTheory} mm`);
+  assert.equal(await notice.count(), 1, 'only the explicit beam stopped');
+
+  // Bad input is refused at its control; the simulation keeps its last valid material.
+  await page.fill('#param-young', 'steel');
+  assert.match(await page.locator('#param-young-error').textContent(), /not a number/);
+  await page.fill('#param-tolerance', '2');
+  assert.match(await page.locator('#param-tolerance-error').textContent(), /Must be between/);
+  assert.equal(await page.locator('#readout-cfl').textContent(), '0.232 ms');
+  // Restart with a softer material: both run again.
+  await page.fill('#param-young', '1e6');
+  await waitForReadout(page, 'explicit-steps', (s) => /^6[67]$/.test(s));
+  assert.equal(await notice.count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

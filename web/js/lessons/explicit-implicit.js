@@ -1,0 +1,142 @@
+// "Explicit vs implicit": one clamped beam twice, symplectic Euler beside corotated implicit Euler
+// with conjugate gradients. Solver: crates/phyxel/src/lessons/explicit_implicit.rs and
+// crates/phyxel/src/meshless/{corotated,implicit}.rs; glue: crates/phyxel-web/src/lessons/explicit_implicit.rs.
+import init, { ExplicitImplicitLesson } from '../../phyxel-web.js';
+import { LessonPage, fitCanvas } from '../page.js';
+
+await init();
+
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
+const canvas = document.getElementById('scene');
+const ctx = canvas.getContext('2d');
+/** Each frame simulates 1/60 s on both sides (the implicit side's default step). */
+const FRAME_TIME = 1 / 60;
+const params = {
+  young: 1e6,
+  poisson: 0.3,
+  density: 1000,
+  across: 3,
+  explicitDt: 0.00025,
+  implicitDt: 1 / 60,
+  damping: 1,
+  tolerance: 1e-4,
+  maxIterations: 500,
+};
+
+function build() {
+  return new ExplicitImplicitLesson(
+    params.young, params.poisson, params.density, params.across, params.explicitDt, params.implicitDt,
+    params.damping, params.tolerance, params.maxIterations,
+  );
+}
+
+let lesson = build();
+const cost = { explicit: [], implicit: [] };
+
+/** Rebuild with a changed parameter; a value the solver refuses throws, and the control keeps the old one. */
+function rebuild() {
+  const fresh = build();
+  lesson.free();
+  lesson = fresh;
+  page.restart();
+}
+
+const c = page.controls;
+const number = (panel, key, label, unit, min, max, help) =>
+  panel.number({
+    id: `param-${key}`, label, unit, min, max, value: params[key], help,
+    onChange: (value) => {
+      const previous = params[key];
+      params[key] = value;
+      try {
+        rebuild();
+      } catch (error) {
+        params[key] = previous;
+        throw error;
+      }
+    },
+  });
+const material = c.group('Material');
+number(material, 'young', 'Young’s modulus E', 'Pa', 1e3, 1e11, 'Raise it past what the explicit step holds');
+number(material, 'poisson', 'Poisson’s ratio ν', '', 0, 0.45);
+number(material, 'density', 'Density ρ', 'kg/m³', 10, 20000);
+number(material, 'across', 'Phyxels across', '', 2, 6, 'Resolution of the 0.1 m thickness');
+const steps = c.group('Time steps');
+number(steps, 'explicitDt', 'Explicit Δt', 's', 1e-6, 0.05);
+number(steps, 'implicitDt', 'Implicit Δt', 's', 1e-4, 0.1);
+number(steps, 'damping', 'Damping c', '1/s', 0, 100);
+const solver = c.group('Conjugate gradients');
+number(solver, 'tolerance', 'Tolerance ‖r‖/‖b‖', '', 1e-10, 0.5);
+number(solver, 'maxIterations', 'Max iterations', '', 1, 10000);
+
+const readout = {
+  phyxels: page.readout('phyxels', 'Phyxels (each beam)'),
+  cfl: page.readout('cfl', 'Bound h√(ρ/E)'),
+  ratio: page.readout('explicit-ratio', 'Explicit Δt / bound'),
+  explicitSteps: page.readout('explicit-steps', 'Explicit steps per frame'),
+  explicitCost: page.readout('explicit-cost', 'Explicit ms per frame'),
+  implicitSteps: page.readout('implicit-steps', 'Implicit steps per frame'),
+  cg: page.readout('cg-iterations', 'CG iterations (last step)'),
+  residual: page.readout('cg-residual', 'CG residual ‖r‖/‖b‖'),
+  implicitCost: page.readout('implicit-cost', 'Implicit ms per frame'),
+  tipExplicit: page.readout('tip-explicit', 'Tip deflection, explicit'),
+  tipImplicit: page.readout('tip-implicit', 'Tip deflection, implicit'),
+  tipTheory: page.readout('tip-theory', 'Euler–Bernoulli (static)'),
+};
+
+/** Mean of the last 30 frames' costs (ms). */
+function meanCost(samples) {
+  return samples.length ? `${(samples.reduce((a, b) => a + b, 0) / samples.length).toPrecision(3)} ms` : '—';
+}
+
+function timed(samples, run) {
+  const start = performance.now();
+  run();
+  samples.push(performance.now() - start);
+  if (samples.length > 30) samples.shift();
+}
+
+const mm = (metres) => (Number.isFinite(metres) ? `${(1000 * metres).toPrecision(3)} mm` : '—');
+
+page.start({
+  dt: () => FRAME_TIME,
+  speed: () => 1,
+  time: () => lesson.implicit_time(),
+  step: (n) => {
+    for (let k = 0; k < n; k++) {
+      timed(cost.explicit, () => lesson.advance_explicit(FRAME_TIME));
+      timed(cost.implicit, () => lesson.advance_implicit(FRAME_TIME));
+    }
+    // A beam that blew up stops (its last good state stays drawn) and says why; the other goes on.
+    const failure = lesson.explicit_failure();
+    page.notice('explicit', failure ? `Explicit beam stopped: ${failure}.` : null, 'error');
+    const implicitFailure = lesson.implicit_failure();
+    page.notice('implicit', implicitFailure ? `Implicit beam stopped: ${implicitFailure}.` : null, 'error');
+  },
+  restart: () => {
+    cost.explicit.length = 0;
+    cost.implicit.length = 0;
+    page.notice('explicit', null);
+    page.notice('implicit', null);
+  },
+  render: () => {
+    fitCanvas(canvas);
+    lesson.draw(ctx, canvas.width, canvas.height);
+    const bound = lesson.cfl_time_step();
+    readout.phyxels(String(lesson.phyxels()));
+    readout.cfl(`${(1000 * bound).toPrecision(3)} ms`);
+    readout.ratio((params.explicitDt / bound).toPrecision(3));
+    readout.explicitSteps(lesson.explicit_failure() ? 'stopped' : String(lesson.explicit_steps()));
+    readout.explicitCost(meanCost(cost.explicit));
+    readout.implicitSteps(String(lesson.implicit_steps()));
+    const solve = lesson.last_solve();
+    readout.cg(solve.length ? `${solve[0]}${solve[2] ? '' : ' (limit)'}` : '—');
+    readout.residual(solve.length ? solve[1].toExponential(1) : '—');
+    readout.implicitCost(meanCost(cost.implicit));
+    const [tipExplicit, tipImplicit, tipTheory] = lesson.tip_deflections();
+    readout.tipExplicit(mm(tipExplicit));
+    readout.tipImplicit(mm(tipImplicit));
+    readout.tipTheory(mm(tipTheory));
+  },
+});
+page.ready();
