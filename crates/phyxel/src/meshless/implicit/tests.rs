@@ -2,43 +2,11 @@
 
 use super::*;
 use crate::conjugate_gradient::Tolerance;
+use crate::lessons::explicit_implicit::Beam;
 use crate::meshless::body::SupportRadius;
 use crate::meshless::material::Material;
 use crate::meshless::sampling::{sample, Lattice, Shape};
 use crate::meshless::simulation::{Environment, Simulation};
-
-/// A cantilever: a beam of square cross-section `a` and free length `length` along +x, sampled at
-/// cell centres with `across` phyxels across, plus `clamp_layers` layers at x < 0 that are fixed.
-fn cantilever(
-    length: f64,
-    a: f64,
-    across: usize,
-    clamp_layers: usize,
-    material: Material,
-) -> Simulation {
-    let s = a / across as f64;
-    let clamp = clamp_layers as f64 * s;
-    let shape = Shape::Box {
-        min: DVec3::new(-clamp + 0.5 * s, 0.5 * s, 0.5 * s),
-        max: DVec3::new(length, a, a),
-    };
-    let points = sample(&shape, s, Lattice::Cubic);
-    let body = Body::new(
-        points,
-        s.powi(3),
-        s,
-        material,
-        SupportRadius::SpacingMultiple { factor: 2.2 },
-    );
-    let environment = Environment {
-        colliders: vec![],
-        damping: 0.0,
-        ..Environment::default()
-    };
-    let mut sim = Simulation::new(body, environment);
-    sim.fixed = sim.body.reference.iter().map(|x| x.x < 0.0).collect();
-    sim
-}
 
 /// An n×n×n cube on a cubic lattice of spacing `spacing`, lowest layer at `height`.
 fn cube(n: usize, spacing: f64, height: f64, material: Material) -> Body {
@@ -102,7 +70,14 @@ fn a_clamped_cantilever_converges_to_the_euler_bernoulli_deflection() {
     };
     let mut errors = Vec::new();
     for across in [2, 3, 5] {
-        let mut sim = cantilever(length, a, across, 2, material);
+        // Cell-centred cubic lattice, two clamped layers at x < 0 (the lesson's beam).
+        let beam = Beam {
+            length,
+            thickness: a,
+            across,
+            material,
+        };
+        let mut sim = beam.simulation(0.0);
         let report = sim.solve_static(settings);
         assert!(report.converged, "{across} across: {report:?}");
         // The last layer of phyxels (cell centres at x = L − s/2): mean vertical displacement.
