@@ -3,7 +3,7 @@
 //
 // PHYXEL_WEBGPU=1 launches Chromium with --enable-unsafe-webgpu (WebGPU through SwiftShader),
 // PHYXEL_WEBGPU=0 without it (no WebGPU): the suite runs once each way.
-import { after, before } from 'node:test';
+import { after, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -14,25 +14,40 @@ import { serve } from '../../web/serve.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WEBGPU = process.env.PHYXEL_WEBGPU !== '0';
 
-/** Start the server and the browser for one test file; returns an object filled in `before`. */
-export function useBrowser({ isolation = true } = {}) {
+/** Launch Debian's Chromium headless, with WebGPU (SwiftShader) when PHYXEL_WEBGPU is not 0. */
+function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      ...(WEBGPU ? ['--enable-unsafe-webgpu'] : []),
+    ],
+  });
+}
+
+/**
+ * Start the server and the browser for one test file; returns an object filled in `before`.
+ * `browserPerTest`: a fresh browser for every test (the WebGPU tests: a GPU process that lost its
+ * device in one test must not decide what the next one is granted).
+ */
+export function useBrowser({ isolation = true, browserPerTest = false } = {}) {
   const env = { baseUrl: '', browser: null, server: null };
   before(async () => {
     env.server = await serve({ dir: join(ROOT, 'dist'), port: 0, isolation });
     env.baseUrl = `http://127.0.0.1:${env.server.address().port}/`;
-    env.browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-      args: [
-        '--headless=new',
-        '--no-sandbox',
-        '--disable-dev-shm-usage',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        ...(WEBGPU ? ['--enable-unsafe-webgpu'] : []),
-      ],
-    });
+    env.browser = await launchChromium();
   });
+  if (browserPerTest) {
+    beforeEach(async () => {
+      await env.browser?.close();
+      env.browser = await launchChromium();
+    });
+  }
   after(async () => {
     await env.browser?.close();
     await new Promise((resolve) => (env.server ? env.server.close(resolve) : resolve()));

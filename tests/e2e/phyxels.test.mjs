@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, readNumber, screenshotPixels, WEBGPU } from './harness.mjs';
 
-const env = useBrowser();
+const env = useBrowser({ browserPerTest: true });
 
 async function openDemo(contextOptions = {}) {
   const opened = await openPage(env, 'phyxels.html', contextOptions);
@@ -91,7 +91,14 @@ test('dragging the cube pulls it up, heating it melts it, dragging the sky orbit
   await waitForRest(page);
   // Press where the cube now is (the drop may have moved and turned it): a point near its centre on
   // the screen whose ray the page's own pick confirms hits a phyxel.
+  // Frame the camera on the cube where it came to rest (a fast pull may have thrown it aside).
+  await page.evaluate(() => {
+    const { demo, camera } = window.phyxelDemo;
+    const [x, , z, r] = demo.bounds();
+    camera.frame(x, 0.35, z, Math.max(r, 0.45));
+  });
   let pressed = false;
+  const tried = [];
   for (let attempt = 0; attempt < 5 && !pressed; attempt++) {
     const point = await page.evaluate(() => {
       const { demo, camera } = window.phyxelDemo;
@@ -107,6 +114,7 @@ test('dragging the cube pulls it up, heating it melts it, dragging the sky orbit
       }
       return null;
     });
+    tried.push({ point, bounds: await page.evaluate(() => window.phyxelDemo.demo.bounds()) });
     if (!point) continue;
     const [u, v] = point;
     await page.mouse.move(box.x + ((u + 1) / 2) * box.width, box.y + ((1 - v) / 2) * box.height);
@@ -114,7 +122,7 @@ test('dragging the cube pulls it up, heating it melts it, dragging the sky orbit
     pressed = (await page.getAttribute('.view3d', 'data-action')) === 'heat';
     if (!pressed) await page.mouse.up();
   }
-  assert.ok(pressed, 'the heat tool took hold of the cube');
+  assert.ok(pressed, `the heat tool took hold of the cube (tried ${JSON.stringify(tried)})`);
   await waitForReadout(page, 'max-temperature', (t) => t > 60);
   await page.mouse.up();
   assert.equal(await page.getAttribute('.view3d', 'data-action'), 'none');
@@ -190,10 +198,20 @@ test('on a touch screen one finger pulls the cube and two fingers pinch to zoom'
   await context.close();
 });
 
-test('the solver runs on WebGPU compute where granted, and back on the CPU when the device is lost', async () => {
+test('the solver runs on WebGPU compute where granted, and back on the CPU when the device is lost', async (testContext) => {
   const { page, context, problems } = await openDemo();
   // Where the browser grants WebGPU the page chooses it by itself; otherwise the CPU, silently.
   await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  if (WEBGPU && (await page.getAttribute('body', 'data-solver')) === 'cpu'
+      && (await page.evaluate(async () => (await navigator.gpu.requestAdapter()) === null))) {
+    // Headless SwiftShader sometimes withholds every adapter once a WebGPU canvas failed to present
+    // (see README): then the CPU is the right choice, made silently.
+    testContext.diagnostic('this browser granted no WebGPU adapter: checked the silent CPU choice only');
+    assert.doesNotMatch(await page.locator('#notices').textContent(), /cannot run here/);
+    assert.deepEqual(problems, []);
+    await context.close();
+    return;
+  }
   assert.equal(await page.getAttribute('body', 'data-solver'), WEBGPU ? 'gpu' : 'cpu');
   assert.doesNotMatch(await page.locator('#notices').textContent(), /cannot run here/);
   if (WEBGPU) {
