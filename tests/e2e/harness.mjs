@@ -60,8 +60,10 @@ export function useBrowser({ isolation = true, browserPerTest = false } = {}) {
  * { page, problems, context }: `problems` collects console errors, uncaught page errors, failed
  * requests and requests to any origin but the site's and `alsoAllowed` (the site must work offline).
  */
-export async function openPage(env, path, contextOptions = {}, { alsoAllowed = [] } = {}) {
+export async function openPage(env, path, contextOptions = {}, { alsoAllowed = [], initScript = null } = {}) {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
+  // A script run in every frame before the page's own (e.g. to stand in for a slow machine).
+  if (initScript) await context.addInitScript(initScript);
   const page = await context.newPage();
   const problems = [];
   page.on('console', (message) => {
