@@ -34,8 +34,13 @@ pub struct Body {
     /// V_i = m_i / ρ_i.
     pub volume: Vec<f64>,
     pub support_radius: Vec<f64>,
-    /// Plastic strain ε_plastic,i (zero for a purely elastic body).
+    /// Plastic strain ε_plastic,i of the MKN04 model's additive plasticity (zero for a purely elastic
+    /// body).
     pub plastic_strain: Vec<DMat3>,
+    /// Plastic deformation gradient F_p,i of the corotated model's multiplicative plasticity
+    /// (F = F_e F_p, Zhou et al. 2013 eq. 13): the rest shape of phyxel i's neighbourhood is F_p,i x̄_ij.
+    /// The identity for a purely elastic body.
+    pub plastic_deformation: Vec<DMat3>,
     /// Temperature T_i (°C), for melting.
     pub temperature: Vec<f64>,
     /// Stiffness factor s_i ∈ (0, 1] scaling λ and μ of phyxel i (1 = solid; melting lowers it).
@@ -66,6 +71,7 @@ impl Body {
             volume: vec![0.0; n],
             support_radius,
             plastic_strain: vec![DMat3::ZERO; n],
+            plastic_deformation: vec![DMat3::IDENTITY; n],
             temperature: vec![super::melting::AMBIENT_TEMPERATURE; n],
             stiffness_scale: vec![1.0; n],
             neighbours: Neighbourhoods::default(),

@@ -7,17 +7,25 @@
 //!   d_ij = A_i⁻¹ x̄_ij w_ij this is F_i = I + ∇u_i = I + Σ_j (u_j − u_i) d_ijᵀ (for a regular A_i);
 //! * rotation R_i: the orthogonal polar factor of F_i = R_i S_i (Zhou: from the SVD F = U F̂ Vᵀ,
 //!   R = U Vᵀ; Brunet §3.4: "extract a rotation matrix from the transformation matrix");
-//! * linear strain in the rotated frame ε_i = sym(R_iᵀ F_i) − I (Zhou eq. 6), minus the plastic strain;
+//! * multiplicative plasticity (Zhou §3.2, after Bargteil et al. 2007): F_i = F_e,i F_p,i (Zhou
+//!   eq. 13), the plastic part F_p,i kept per phyxel ([`Body::plastic_deformation`]), so the elastic
+//!   part is F_e,i = F_i F_p,i⁻¹ — the same as measuring F against the plastically deformed rest shape
+//!   F_p,i x̄_ij (Zhou eq. 15). Elastic bodies have F_p = I and F_e = F;
+//! * rotation R_i: the polar rotation of F_e,i;
+//! * linear strain in the rotated frame ε_i = sym(R_iᵀ F_e,i) − I (Zhou eq. 6);
 //! * Hooke stress σ_i = λ tr(ε_i) I + 2μ ε_i, energy U_i = V_i ½ ε_i:σ_i (Zhou eq. 7);
-//! * first Piola stress ∂U_i/∂F_i = V_i R_i σ_i, so the force matrix is M_i = −V_i R_i σ_i and the
-//!   forces are gathered exactly as for MKN04 ([`Body::gather_forces`]): Zhou eq. 8 with the rotations
-//!   held fixed, which for the polar rotation is also the exact gradient of Σ_i U_i (the derivative of
-//!   R drops out because RᵀδR is skew and σ symmetric).
+//! * first Piola stress ∂U_i/∂F_i = V_i R_i σ_i F_p,i⁻ᵀ, so the force matrix is M_i = −V_i R_i σ_i F_p,i⁻ᵀ
+//!   and the forces are gathered exactly as for MKN04 ([`Body::gather_forces`]): Zhou eq. 8 with the
+//!   rotations held fixed, which for the polar rotation is also the exact gradient of Σ_i U_i (the
+//!   derivative of R drops out because RᵀδR is skew and σ symmetric).
 //!
 //! With the rotations frozen the forces are linear in the displacements, f = K u + f₀, and
 //! K = ∂f/∂u is applied matrix-free by [`stiffness_product`] (Zhou eqs. 19–22: f = −Lᵀ C L Q + …;
 //! Brunet eq. 14: K_ij = Σ_I v_I R B_iᵀ C B_j Rᵀ). Sign convention: K here is ∂f/∂x — symmetric and
 //! negative semidefinite, the Baraff–Witkin sign of [`crate::integrators::LinearizedDynamics`].
+//! The plastic part is frozen within a step too: [`super::plasticity::Plasticity::flow_multiplicative`]
+//! updates it after the step (Zhou §3.2: "at the end of the time step we compute the plastic
+//! deformations").
 //! The volume-conservation term k_v of MKN04 is not part of this model (λ already penalizes volume
 //! change).
 
@@ -93,31 +101,46 @@ pub fn deformation_gradient(body: &Body, i: usize, displacement: &[DVec3]) -> DM
             .displacement_gradient(i, displacement, &body.neighbours)
 }
 
-/// The rotation R_i of every phyxel at the displacements `displacement`.
+/// F_p,i⁻¹, the inverse plastic deformation of phyxel i (the identity for an elastic phyxel).
+pub fn plastic_inverse(body: &Body, i: usize) -> DMat3 {
+    let plastic = body.plastic_deformation[i];
+    if plastic == DMat3::IDENTITY {
+        DMat3::IDENTITY
+    } else {
+        plastic.inverse()
+    }
+}
+
+/// The elastic part F_e,i = F_i F_p,i⁻¹ of phyxel i's deformation gradient (Zhou et al. 2013 eq. 13).
+pub fn elastic_deformation_gradient(body: &Body, i: usize, displacement: &[DVec3]) -> DMat3 {
+    deformation_gradient(body, i, displacement) * plastic_inverse(body, i)
+}
+
+/// The rotation R_i (polar rotation of F_e,i) of every phyxel at the displacements `displacement`.
 pub fn rotations(body: &Body, displacement: &[DVec3]) -> Vec<DMat3> {
     map_indices(body.len(), |i| {
-        polar_rotation(deformation_gradient(body, i, displacement))
+        polar_rotation(elastic_deformation_gradient(body, i, displacement))
     })
 }
 
-/// Strain, stress, force matrix and energy of one phyxel with deformation gradient `f`, rotation
-/// `rotation` (held fixed) and plastic strain `plastic_strain`:
+/// Strain, stress, force matrix and energy of one phyxel with elastic deformation gradient
+/// `elastic`, rotation `rotation` (held fixed) and inverse plastic deformation `plastic_inverse`:
 ///
-/// ε = sym(RᵀF) − I − ε_p,  σ = λ tr(ε) I + 2μ ε,  M = −V R σ,  U = V ½ ε:σ.
+/// ε = sym(RᵀF_e) − I,  σ = λ tr(ε) I + 2μ ε,  M = −V R σ F_p⁻ᵀ,  U = V ½ ε:σ.
 pub fn corotated_stress(
-    f: DMat3,
+    elastic: DMat3,
     rotation: DMat3,
-    plastic_strain: DMat3,
+    plastic_inverse: DMat3,
     volume: f64,
     lambda: f64,
     mu: f64,
 ) -> PhyxelStress {
-    let strain = symmetric_part(rotation.transpose() * f) - DMat3::IDENTITY - plastic_strain;
+    let strain = symmetric_part(rotation.transpose() * elastic) - DMat3::IDENTITY;
     let stress = hooke_stress(strain, lambda, mu);
     PhyxelStress {
         strain,
         stress,
-        force_matrix: -volume * (rotation * stress),
+        force_matrix: -volume * (rotation * stress * plastic_inverse.transpose()),
         energy: volume * 0.5 * contract(strain, stress),
     }
 }
@@ -133,10 +156,11 @@ fn lame(body: &Body, i: usize) -> (f64, f64) {
 pub fn stresses(body: &Body, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<PhyxelStress> {
     map_indices(body.len(), |i| {
         let (lambda, mu) = lame(body, i);
+        let plastic_inverse = plastic_inverse(body, i);
         corotated_stress(
-            deformation_gradient(body, i, displacement),
+            deformation_gradient(body, i, displacement) * plastic_inverse,
             rotations[i],
-            body.plastic_strain[i],
+            plastic_inverse,
             body.volume[i],
             lambda,
             mu,
@@ -163,20 +187,21 @@ pub fn energy(body: &Body, displacement: &[DVec3]) -> f64 {
 /// K·δu with K = ∂f/∂u at frozen rotations (negative semidefinite; Zhou et al. 2013 eqs. 19–22,
 /// Brunet et al. 2019 eq. 14), without assembling K:
 ///
-/// δF_i = Σ_j (δu_j − δu_i) d_ijᵀ,  δσ_i = C sym(R_iᵀ δF_i),  δM_i = −V_i R_i δσ_i,
+/// δF_e,i = Σ_j (δu_j − δu_i) d_ijᵀ F_p,i⁻¹,  δσ_i = C sym(R_iᵀ δF_e,i),  δM_i = −V_i R_i δσ_i F_p,i⁻ᵀ,
 ///
-/// then the same gather as the forces. Plastic strain and the rest state do not enter (K does not
-/// depend on them).
+/// then the same gather as the forces. The displacements themselves do not enter (K does not depend
+/// on them once the rotations are frozen).
 pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
     let differentials = map_indices(body.len(), |i| {
         let (lambda, mu) = lame(body, i);
-        let df = body.mls.displacement_gradient(i, du, &body.neighbours);
+        let plastic_inverse = plastic_inverse(body, i);
+        let df = body.mls.displacement_gradient(i, du, &body.neighbours) * plastic_inverse;
         let r = rotations[i];
         let dsigma = hooke_stress(symmetric_part(r.transpose() * df), lambda, mu);
         PhyxelStress {
             strain: DMat3::ZERO,
             stress: dsigma,
-            force_matrix: -body.volume[i] * (r * dsigma),
+            force_matrix: -body.volume[i] * (r * dsigma * plastic_inverse.transpose()),
             energy: 0.0,
         }
     });
@@ -185,13 +210,15 @@ pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<
 
 /// The 3×3 diagonal blocks K_kk of K = ∂f/∂u at frozen rotations, for block-Jacobi preconditioning.
 ///
-/// Phyxel i's energy depends on u_k through δF_i = δu_k c_ikᵀ with c_ik = d_ik (k a neighbour) or
-/// c_ii = −Σ_j d_ij, and δ²U_i = V_i wᵀ (μ|c|² I + (λ + μ) c cᵀ) w with w = R_iᵀ δu_k, so
-/// K_kk = −Σ_i V_i R_i (μ|c_ik|² I + (λ + μ) c_ik c_ikᵀ) R_iᵀ — gathered per phyxel like the forces.
+/// Phyxel i's energy depends on u_k through δF_e,i = δu_k c_ikᵀ with c_ik = F_p,i⁻ᵀ d_ik (k a
+/// neighbour) or c_ii = −F_p,i⁻ᵀ Σ_j d_ij, and δ²U_i = V_i wᵀ (μ|c|² I + (λ + μ) c cᵀ) w with
+/// w = R_iᵀ δu_k, so K_kk = −Σ_i V_i R_i (μ|c_ik|² I + (λ + μ) c_ik c_ikᵀ) R_iᵀ — gathered per phyxel
+/// like the forces.
 pub fn stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
     let hoods = &body.neighbours;
-    let block = |i: usize, c: DVec3| {
+    let block = |i: usize, d: DVec3| {
         let (lambda, mu) = lame(body, i);
+        let c = plastic_inverse(body, i).transpose() * d;
         let r = rotations[i];
         let local = DMat3::from_diagonal(DVec3::splat(mu * c.length_squared()))
             + (lambda + mu) * super::mls::outer(c, c);

@@ -10,9 +10,14 @@ use super::melting::Melting;
 use super::plasticity::{norm, Plasticity};
 use super::surface::EmbeddedSurface;
 use crate::integrators::{Dynamics, Integrator, Method, NeedsLinearization, State};
-use glam::DVec3;
+use crate::parallel::map_indices;
+use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+/// |det F_e| below which [`Simulation::update_reference`] treats a phyxel's elastic part as degenerate
+/// (its rest shape then restarts from the current one).
+const DEGENERATE_DETERMINANT: f64 = 1e-9;
 
 /// Everything around the body.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -123,6 +128,13 @@ pub const RECOMMENDED_CFL_FRACTION: f64 = 0.1;
 /// exponential growth, long before anything overflows or visibly explodes.
 pub const MAX_TRAVEL_PER_STEP: f64 = 0.4;
 
+/// The most an implicit step may deform any neighbourhood: Δt·‖∇v_i‖ (Frobenius norm of the MLS
+/// velocity gradient). Implicit Euler is stable at any Δt, but its linearization about the rotations
+/// at the start of the step (Zhou et al. 2013 §4: "as long as the rotation and plastic deformations do
+/// not significantly change within each time step") fails when a neighbourhood turns or stretches by
+/// tens of per cent in one step. Rigid translation, however fast, is exact and allowed.
+pub const MAX_DEFORMATION_PER_STEP: f64 = 0.4;
+
 /// A phyxel within this fraction of the smallest support radius of an obstacle's surface rests on it:
 /// the implicit step constrains its normal velocity inside the solve.
 pub const CONTACT_DISTANCE: f64 = 1e-6;
@@ -144,9 +156,11 @@ impl fmt::Display for BlowUp {
         if self.implicit {
             return write!(
                 f,
-                "the implicit simulation moved phyxels farther than their neighbourhoods allow at \
-                 t = {:.3} s (Δt = {:.2e} s) and was stopped: the linearization about the current \
-                 rotations does not hold for such large steps; lower Δt or raise the CG iteration limit",
+                "the implicit simulation deformed a neighbourhood by more than {:.0} % in one step at \
+                 t = {:.3} s (Δt = {:.2e} s) and was stopped: the linearization about the rotations at \
+                 the start of the step does not hold for such large steps; lower Δt or raise the CG \
+                 iteration limit",
+                100.0 * MAX_DEFORMATION_PER_STEP,
                 self.time, self.dt
             );
         }
@@ -181,8 +195,9 @@ pub struct Simulation {
     /// unchanged, in every integrator and in [`Simulation::solve_static`]. Empty: none.
     pub fixed: Vec<bool>,
     pub time: f64,
-    /// With plasticity: when some phyxel's total strain ‖ε‖ exceeds this, the rest shape is moved to
-    /// the current shape ([`Simulation::update_reference`]).
+    /// With MKN04 plasticity: when some phyxel's total strain ‖ε‖ exceeds this, the rest shape is
+    /// moved to the current shape ([`Simulation::update_reference`]). The corotated model's
+    /// multiplicative plasticity keeps its rest shape in [`Body::plastic_deformation`] instead.
     pub reference_update_strain: f64,
     /// How many reference-shape updates have happened.
     pub reference_updates: usize,
@@ -332,14 +347,19 @@ impl Simulation {
             None => self.advance_explicit(dt),
         }
         let runaway = 100.0 * self.size;
-        let body = &mut self.body;
+        let body = &self.body;
         let blown_up = body
             .displacement
             .iter()
             .chain(&body.velocity)
             .any(|v| !v.is_finite())
             || body.displacement.iter().any(|u| u.length() > runaway)
-            || body.velocity.iter().any(|v| v.length() > max_speed);
+            || if self.implicit.is_some() {
+                self.largest_deformation_per_step(dt) > MAX_DEFORMATION_PER_STEP
+            } else {
+                body.velocity.iter().any(|v| v.length() > max_speed)
+            };
+        let body = &mut self.body;
         if blown_up {
             (body.displacement, body.velocity, self.integrator) = before;
             self.last_velocity_change.clear();
@@ -379,31 +399,75 @@ impl Simulation {
         if let Some(melting) = self.melting {
             melting.heat(body, dt);
         }
-        if let Some(plasticity) = self.plasticity {
-            let stresses = self.elasticity.stresses(body, &body.displacement);
-            let mut largest_total = 0.0f64;
-            for ((plastic, s), scale) in body
-                .plastic_strain
-                .iter_mut()
-                .zip(&stresses)
-                .zip(&body.stiffness_scale)
-            {
-                // s.strain is the elastic part ε − ε_plastic; the total is their sum. A softened
-                // (warm) phyxel also yields earlier: c_yield scales with its stiffness.
-                let total = s.strain + *plastic;
-                largest_total = largest_total.max(norm(total));
-                let softened = Plasticity {
-                    yield_strain: plasticity.yield_strain * scale,
-                    ..plasticity
-                };
-                *plastic = softened.flow(total, *plastic, dt);
+        match (self.plasticity, self.elasticity) {
+            (Some(plasticity), Elasticity::Mkn04) => self.flow_additive(plasticity, dt),
+            (Some(plasticity), Elasticity::CorotatedLinear) => {
+                self.flow_multiplicative(plasticity, dt)
             }
-            if largest_total > self.reference_update_strain {
-                self.update_reference();
-            }
+            (None, _) => {}
         }
         self.time += dt;
         Ok(())
+    }
+
+    /// MKN04's additive plastic flow after a step ([`Plasticity::flow`]), and the reference-shape
+    /// update when some phyxel's total strain passed [`Simulation::reference_update_strain`].
+    fn flow_additive(&mut self, plasticity: Plasticity, dt: f64) {
+        let body = &mut self.body;
+        let stresses = self.elasticity.stresses(body, &body.displacement);
+        let mut largest_total = 0.0f64;
+        for ((plastic, s), scale) in body
+            .plastic_strain
+            .iter_mut()
+            .zip(&stresses)
+            .zip(&body.stiffness_scale)
+        {
+            // s.strain is the elastic part ε − ε_plastic; the total is their sum. A softened
+            // (warm) phyxel also yields earlier: c_yield scales with its stiffness.
+            let total = s.strain + *plastic;
+            largest_total = largest_total.max(norm(total));
+            let softened = Plasticity {
+                yield_strain: plasticity.yield_strain * scale,
+                ..plasticity
+            };
+            *plastic = softened.flow(total, *plastic, dt);
+        }
+        if largest_total > self.reference_update_strain {
+            self.update_reference();
+        }
+    }
+
+    /// The corotated model's multiplicative plastic flow after a step (Zhou et al. 2013 §3.2, step 6
+    /// of their algorithm; [`Plasticity::flow_multiplicative`]): each phyxel's F = F_e F_p is split
+    /// anew, moving its rest shape F_p x̄_ij towards the current shape. No reference update is needed:
+    /// the rest shape lives in F_p, and det F_p = 1 keeps the rest volumes.
+    fn flow_multiplicative(&mut self, plasticity: Plasticity, dt: f64) {
+        let body = &self.body;
+        let flowed = map_indices(body.len(), |i| {
+            // A softened (warm) phyxel also yields earlier: c_yield scales with its stiffness.
+            let softened = Plasticity {
+                yield_strain: plasticity.yield_strain * body.stiffness_scale[i],
+                ..plasticity
+            };
+            let elastic = corotated::elastic_deformation_gradient(body, i, &body.displacement);
+            softened.flow_multiplicative(elastic, body.plastic_deformation[i], dt)
+        });
+        self.body.plastic_deformation = flowed;
+    }
+
+    /// max_i Δt·‖∇v_i‖: how much the step deformed the most deformed neighbourhood (see
+    /// [`MAX_DEFORMATION_PER_STEP`]).
+    fn largest_deformation_per_step(&self, dt: f64) -> f64 {
+        let body = &self.body;
+        map_indices(body.len(), |i| {
+            norm(
+                body.mls
+                    .displacement_gradient(i, &body.velocity, &body.neighbours),
+            )
+        })
+        .into_iter()
+        .fold(0.0, f64::max)
+            * dt
     }
 
     /// One step of the explicit integrator with the model [`Simulation::elasticity`].
@@ -513,12 +577,36 @@ impl Simulation {
     /// (x̄ ← x̄ + u, u ← 0), and the plastic strain becomes ε_plastic ← −ε_elastic so that every
     /// phyxel keeps its elastic strain (and stress) while its total strain, now measured from the new
     /// rest shape, restarts at zero. Neighbours, densities and moment matrices are rebuilt.
+    ///
+    /// In the corotated model the elastic part F_e of every phyxel is kept instead: F_p ← F_e⁻¹ (Zhou
+    /// et al. 2013 eq. 15: the rest offsets become F_e⁻¹ (x_j − x_i)), so that F_e = F F_p⁻¹ holds with
+    /// F = I at the new rest shape.
     pub fn update_reference(&mut self) {
         let deformed_surfaces = self.surface_vertices();
         let body = &mut self.body;
-        let stresses = self.elasticity.stresses(body, &body.displacement);
-        for (plastic, s) in body.plastic_strain.iter_mut().zip(&stresses) {
-            *plastic = -s.strain;
+        match self.elasticity {
+            Elasticity::Mkn04 => {
+                let stresses = self.elasticity.stresses(body, &body.displacement);
+                for (plastic, s) in body.plastic_strain.iter_mut().zip(&stresses) {
+                    *plastic = -s.strain;
+                }
+            }
+            Elasticity::CorotatedLinear => {
+                let body_now: &Body = body;
+                let rest = map_indices(body_now.len(), |i| {
+                    let elastic = corotated::elastic_deformation_gradient(
+                        body_now,
+                        i,
+                        &body_now.displacement,
+                    );
+                    if elastic.determinant().abs() > DEGENERATE_DETERMINANT {
+                        elastic.inverse()
+                    } else {
+                        DMat3::IDENTITY
+                    }
+                });
+                body.plastic_deformation = rest;
+            }
         }
         body.reference = body.positions();
         body.displacement.iter_mut().for_each(|u| *u = DVec3::ZERO);

@@ -52,6 +52,22 @@ fn irregular_block(seed: &mut u64) -> Body {
     )
 }
 
+/// A volume-preserving deformation near I + 0.3·(random): det = 1.
+fn random_plastic_deformation(seed: &mut u64) -> DMat3 {
+    let m = DMat3::IDENTITY + 0.3 * random_matrix(seed);
+    m / m.determinant().cbrt()
+}
+
+/// The block as it is, and with a different random plastic deformation F_p in every phyxel.
+fn elastic_and_plastic_blocks(seed: &mut u64) -> [Body; 2] {
+    let elastic = irregular_block(seed);
+    let mut plastic = elastic.clone();
+    plastic.plastic_deformation = (0..plastic.len())
+        .map(|_| random_plastic_deformation(seed))
+        .collect();
+    [elastic, plastic]
+}
+
 fn largest_entry(m: DMat3) -> f64 {
     m.abs().to_cols_array().into_iter().fold(0.0, f64::max)
 }
@@ -171,13 +187,43 @@ fn rigid_motions_give_zero_corotated_force() {
 }
 
 #[test]
+fn a_plastically_deformed_body_is_stress_free_in_its_new_shape_however_it_is_moved() {
+    let mut seed = 16;
+    let mut body = irregular_block(&mut seed);
+    // Every phyxel flowed by the same F_p: the rest shape is the affinely deformed block F_p x̄.
+    let plastic = random_plastic_deformation(&mut seed);
+    body.plastic_deformation = vec![plastic; body.len()];
+    let original_shape: Vec<DVec3> = vec![DVec3::ZERO; body.len()];
+    let scale = max_norm(&forces(&body, &original_shape));
+    assert!(scale > 0.0, "the original shape is now strained");
+    for angle in [0.0, 0.8, 2.9] {
+        let rotation = DMat3::from_axis_angle(random_vector(&mut seed).normalize(), angle);
+        let translation = random_vector(&mut seed);
+        // F = R F_p: the elastic part F_e = F F_p⁻¹ = R is a pure rotation.
+        let displacement: Vec<DVec3> = body
+            .reference
+            .iter()
+            .map(|x| (rotation * plastic - DMat3::IDENTITY) * *x + translation)
+            .collect();
+        let relative = max_norm(&forces(&body, &displacement)) / scale;
+        assert!(relative <= 1e-12, "angle {angle}: |f|/scale = {relative:e}");
+        assert!(energy(&body, &displacement).abs() <= 1e-20 * energy(&body, &original_shape));
+    }
+}
+
+#[test]
 fn corotated_forces_are_minus_the_energy_gradient_and_rotation_invariant() {
     let mut seed = 13;
-    let body = irregular_block(&mut seed);
+    for body in elastic_and_plastic_blocks(&mut seed) {
+        forces_are_minus_the_energy_gradient_and_rotation_invariant(&body, &mut seed);
+    }
+}
+
+fn forces_are_minus_the_energy_gradient_and_rotation_invariant(body: &Body, seed: &mut u64) {
     // A large rotation on top of a small random deformation.
     let rotation = DMat3::from_axis_angle(DVec3::new(0.2, 1.0, -0.4).normalize(), 1.2);
     let noise: Vec<DVec3> = (0..body.len())
-        .map(|_| 0.02 * SPACING * random_vector(&mut seed))
+        .map(|_| 0.02 * SPACING * random_vector(seed))
         .collect();
     let displacement: Vec<DVec3> = body
         .reference
@@ -229,10 +275,15 @@ fn deformed_state(body: &Body, seed: &mut u64) -> (Vec<DVec3>, Vec<DMat3>) {
 #[test]
 fn the_stiffness_product_is_the_derivative_of_the_forces_at_frozen_rotations() {
     let mut seed = 14;
-    let body = irregular_block(&mut seed);
-    let (u, r) = deformed_state(&body, &mut seed);
+    for body in elastic_and_plastic_blocks(&mut seed) {
+        stiffness_product_is_the_derivative_of_the_forces(&body, &mut seed);
+    }
+}
+
+fn stiffness_product_is_the_derivative_of_the_forces(body: &Body, seed: &mut u64) {
+    let (u, r) = deformed_state(&body, seed);
     let frozen = |u: &[DVec3]| body.gather_forces(&stresses(&body, u, &r));
-    let direction: Vec<DVec3> = (0..body.len()).map(|_| random_vector(&mut seed)).collect();
+    let direction: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
     let kv = stiffness_product(&body, &r, &direction);
     let h = 1e-4 * SPACING;
     let shifted =
@@ -251,10 +302,15 @@ fn the_stiffness_product_is_the_derivative_of_the_forces_at_frozen_rotations() {
 #[test]
 fn the_stiffness_is_symmetric_negative_semidefinite_and_ignores_translations() {
     let mut seed = 15;
-    let body = irregular_block(&mut seed);
-    let (_, r) = deformed_state(&body, &mut seed);
-    let a: Vec<DVec3> = (0..body.len()).map(|_| random_vector(&mut seed)).collect();
-    let b: Vec<DVec3> = (0..body.len()).map(|_| random_vector(&mut seed)).collect();
+    for body in elastic_and_plastic_blocks(&mut seed) {
+        stiffness_is_symmetric_negative_semidefinite(&body, &mut seed);
+    }
+}
+
+fn stiffness_is_symmetric_negative_semidefinite(body: &Body, seed: &mut u64) {
+    let (_, r) = deformed_state(&body, seed);
+    let a: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
+    let b: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
     let (ka, kb) = (
         stiffness_product(&body, &r, &a),
         stiffness_product(&body, &r, &b),
@@ -264,7 +320,7 @@ fn the_stiffness_is_symmetric_negative_semidefinite_and_ignores_translations() {
     eprintln!("⟨a, K b⟩ = {akb:e}, ⟨b, K a⟩ = {bka:e}, relative asymmetry {asymmetry:e}");
     assert!(asymmetry <= 1e-12, "{asymmetry:e}");
     for _ in 0..5 {
-        let v: Vec<DVec3> = (0..body.len()).map(|_| random_vector(&mut seed)).collect();
+        let v: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
         assert!(dot(&v, &stiffness_product(&body, &r, &v)) < 0.0);
     }
     let scale = max_norm(&ka);

@@ -5,6 +5,7 @@ use crate::conjugate_gradient::Tolerance;
 use crate::lessons::explicit_implicit::Beam;
 use crate::meshless::body::SupportRadius;
 use crate::meshless::material::Material;
+use crate::meshless::plasticity::Plasticity;
 use crate::meshless::sampling::{sample, Lattice, Shape};
 use crate::meshless::simulation::{Environment, Simulation};
 
@@ -228,4 +229,141 @@ fn implicit_euler_converges_to_the_explicit_reference_as_the_step_shrinks() {
         errors[3] < 0.05 * squash,
         "{errors:?} vs a fall of {squash}"
     );
+}
+
+/// The extent max − min of the body along `axis`.
+fn extent(sim: &Simulation, axis: usize) -> f64 {
+    let values: Vec<f64> = sim.body.positions().iter().map(|p| p[axis]).collect();
+    values.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+        - values.iter().cloned().fold(f64::INFINITY, f64::min)
+}
+
+/// A 5×5×5 block (E = 1 MPa) held for one step of 1/60 s at the isochoric stretch
+/// F = diag(s, s^−½, s^−½), then released weightless and integrated implicitly until it rests.
+fn stretch_hold_and_release(plasticity: Option<Plasticity>, stretch: f64) -> Simulation {
+    let material = Material {
+        young: 1e6,
+        ..Material::JELLY
+    };
+    let environment = Environment {
+        gravity: DVec3::ZERO,
+        colliders: vec![],
+        friction: 0.0,
+        damping: 1.0,
+    };
+    let mut sim = Simulation::new(cube(5, 0.05, 0.0, material), environment);
+    sim.set_corotated_implicit(Some(CorotatedImplicit::default()));
+    sim.plasticity = plasticity;
+    let hold = DMat3::from_diagonal(DVec3::new(stretch, stretch.powf(-0.5), stretch.powf(-0.5)));
+    sim.body.displacement = sim
+        .body
+        .reference
+        .iter()
+        .map(|x| (hold - DMat3::IDENTITY) * *x)
+        .collect();
+    sim.fixed = vec![true; sim.body.len()];
+    sim.step(1.0 / 60.0).unwrap();
+    sim.fixed.clear();
+    for _ in 0..240 {
+        sim.step(1.0 / 60.0).unwrap();
+    }
+    sim
+}
+
+#[test]
+fn a_stretched_plastic_block_keeps_the_stretch_the_flow_rule_predicts() {
+    // The isochoric stretch ln F = a diag(1, −½, −½), a = ln s, has deviatoric Hencky strain
+    // ‖e‖ = a √(3/2). With c_creep Δt ≥ 1 the flow leaves ‖e_elastic‖ = c_yield, so the plastic part
+    // is F_p = diag(e^(a_p), e^(−a_p/2), e^(−a_p/2)) with a_p = a − c_yield √(2/3); released, the block
+    // springs back to exactly that shape (the rest shape F_p x̄ is stress-free).
+    let stretch: f64 = 1.3;
+    let plasticity = Plasticity {
+        yield_strain: 0.05,
+        creep: 100.0,
+        max_strain: 1.0,
+    };
+    let a = stretch.ln();
+    let a_plastic = a - plasticity.yield_strain * (2.0f64 / 3.0).sqrt();
+    let expected = DMat3::from_diagonal(DVec3::new(
+        a_plastic.exp(),
+        (-0.5 * a_plastic).exp(),
+        (-0.5 * a_plastic).exp(),
+    ));
+    let plastic = stretch_hold_and_release(Some(plasticity), stretch);
+    for (i, f_p) in plastic.body.plastic_deformation.iter().enumerate() {
+        let error = (*f_p - expected)
+            .abs()
+            .to_cols_array()
+            .into_iter()
+            .fold(0.0, f64::max);
+        assert!(error < 1e-9, "phyxel {i}: F_p = {f_p}, expected {expected}");
+    }
+    let (length, width) = (extent(&plastic, 0) / 0.2, extent(&plastic, 1) / 0.2);
+    eprintln!(
+        "released plastic block: length × {length:.5} (flow rule {:.5}), width × {width:.5} ({:.5})",
+        a_plastic.exp(),
+        (-0.5 * a_plastic).exp()
+    );
+    assert!(
+        (length / a_plastic.exp() - 1.0).abs() < 2e-3,
+        "length × {length}"
+    );
+    assert!(
+        (width / (-0.5 * a_plastic).exp() - 1.0).abs() < 2e-3,
+        "width × {width}"
+    );
+    // Without plasticity the same block springs back to its own shape.
+    let elastic = stretch_hold_and_release(None, stretch);
+    let length = extent(&elastic, 0) / 0.2;
+    eprintln!("released elastic block: length × {length:.5}");
+    assert!((length - 1.0).abs() < 2e-3, "length × {length}");
+    assert!(elastic
+        .body
+        .plastic_deformation
+        .iter()
+        .all(|f_p| *f_p == DMat3::IDENTITY));
+}
+
+#[test]
+fn implicit_steps_allow_any_rigid_speed_but_stop_a_neighbourhood_torn_in_one_step() {
+    let environment = Environment {
+        colliders: vec![],
+        damping: 0.0,
+        ..Environment::default()
+    };
+    let mut sim = Simulation::new(cube(4, 0.05, 1.0, stiff()), environment.clone());
+    sim.set_corotated_implicit(Some(CorotatedImplicit::default()));
+    let dt = 1.0 / 60.0;
+    // Free fall, far faster than 0.4 support radii per step by the end: implicit Euler gives
+    // v_n = g n Δt and y_n = y_0 + ½ g n (n + 1) Δt², with no deformation at all.
+    let steps = 40;
+    for _ in 0..steps {
+        sim.step(dt).expect("a falling body is not a blow-up");
+    }
+    let n = steps as f64;
+    let expected = -0.5 * 9.81 * n * (n + 1.0) * dt * dt;
+    let fell = sim.body.displacement[0].y;
+    assert!(
+        (fell / expected - 1.0).abs() < 1e-6,
+        "fell {fell} m, expected {expected} m"
+    );
+    let speed = sim.body.velocity[0].length();
+    assert!(speed * dt > 0.4 * sim.body.support_radius[0], "{speed} m/s");
+    // A shear of Δt·∂v/∂y = 1 in one step is beyond the linearization: stopped, state kept.
+    let mut sim = Simulation::new(cube(4, 0.05, 1.0, stiff()), environment);
+    sim.set_corotated_implicit(Some(CorotatedImplicit::default()));
+    sim.body.velocity = sim
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(x.y / dt, 0.0, 0.0))
+        .collect();
+    let before = sim.body.displacement.clone();
+    let failure = sim.step(dt).unwrap_err();
+    assert!(failure.implicit);
+    assert!(
+        failure.to_string().contains("more than 40 % in one step"),
+        "{failure}"
+    );
+    assert_eq!(sim.body.displacement, before);
 }

@@ -274,6 +274,39 @@ fn the_reference_update_keeps_positions_and_elastic_strain() {
 }
 
 #[test]
+fn the_corotated_reference_update_keeps_positions_and_elastic_stress() {
+    // Zhou et al. 2013 eq. 15: the new rest offsets are F_e⁻¹ (x_j − x_i), i.e. F_p ← F_e⁻¹.
+    let mut sim = Simulation::new(
+        cube(DVec3::ZERO, 0.3, Material::JELLY),
+        Environment {
+            colliders: vec![],
+            ..Environment::default()
+        },
+    );
+    sim.elasticity = Elasticity::CorotatedLinear;
+    let rotation = glam::DMat3::from_axis_angle(DVec3::new(0.3, 1.0, 0.2).normalize(), 0.8);
+    sim.body.displacement = sim
+        .body
+        .reference
+        .iter()
+        .map(|x| rotation * DVec3::new(1.2 * x.x, x.y + 0.1 * x.x * x.x, x.z) - *x)
+        .collect();
+    sim.body.plastic_deformation =
+        vec![glam::DMat3::from_diagonal(DVec3::new(1.1, 1.0 / 1.1, 1.0)); sim.body.len()];
+    let stresses = |sim: &Simulation| sim.elasticity.stresses(&sim.body, &sim.body.displacement);
+    let before = (sim.body.positions(), stresses(&sim));
+    sim.update_reference();
+    let after = (sim.body.positions(), stresses(&sim));
+    assert_eq!(before.0, after.0, "positions must not move");
+    assert!(sim.body.displacement.iter().all(|u| *u == DVec3::ZERO));
+    let scale = before.1.iter().map(|s| norm(s.stress)).fold(0.0, f64::max);
+    assert!(scale > 0.0);
+    for (b, a) in before.1.iter().zip(&after.1) {
+        assert!(norm(b.stress - a.stress) < 1e-9 * scale, "stress changed");
+    }
+}
+
+#[test]
 fn large_plastic_deformation_uses_reference_updates_and_stays_stable() {
     // A 100 % stretch held long enough to flow, then released: far beyond what one reference shape
     // can represent, so the rest shape is moved along, and the bar keeps most of its new length.
