@@ -19,14 +19,17 @@ struct Params {
     melting: vec4<f32>,
     // Plasticity: c_yield, c_creep (1/s), c_max, 1 when the material is plastic.
     plasticity: vec4<f32>,
+    // The implicit step: mass damping α (the environment's plus Rayleigh's, 1/s), Rayleigh β (s), the
+    // CG tolerance, the contact distance (m).
+    implicit: vec4<f32>,
 };
 
-// Mass m_i (kg), volume V_i (m³), stiffness factor s_i (melting), unused.
+// Mass m_i (kg), volume V_i (m³), stiffness factor s_i (melting), 1 when the phyxel is held fixed.
 struct Phyxel {
     mass: f32,
     volume: f32,
     stiffness_scale: f32,
-    unused: f32,
+    fixed: f32,
 };
 
 const WORKGROUP_SIZE: u32 = 64u;

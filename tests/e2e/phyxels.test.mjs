@@ -171,6 +171,36 @@ test('a step beyond the stability bound is stopped and explained; refused input 
   await context.close();
 });
 
+test('implicit Euler lands a 1 GPa cube at 1/60 s, where the explicit step is stopped', async () => {
+  const { page, context, problems } = await openDemo();
+  assert.equal(await page.locator('#param-cgTolerance').isVisible(), false, 'CG settings only for implicit Euler');
+  await page.selectOption('#param-integrator', 'implicit-euler');
+  assert.equal(await page.locator('#param-cgTolerance').isVisible(), true);
+  assert.equal(await page.locator('#param-cflFraction').isVisible(), false, 'no bound to take a fraction of');
+  await page.fill('#param-young', '1e9');
+  // h√(ρ/E) = 88 µs, 190 times shorter than the implicit step.
+  assert.equal(await page.locator('#readout-cfl').textContent(), '0.0880 ms');
+  await waitForReadout(page, 'dt', (dt) => Math.abs(dt - 16.7) < 0.05);
+  // Dropped from 0.3 m, the stiff cube's top settles at 0.4 m: it keeps its shape.
+  const top = await waitForReadout(page, 'height', (h) => h < 0.41, 40_000);
+  await waitForRest(page, 30_000);
+  assert.ok(Math.abs((await readNumber(page, '#readout-height')) - 0.4) < 0.01, `top at ${top} m`);
+  const cg = await page.locator('#readout-cg').textContent();
+  const [, iterations, residual] = cg.match(/^(\d+) \((\S+)\)$/) ?? [];
+  assert.ok(Number(iterations) > 0 && Number(residual) <= 1e-4, `CG readout “${cg}”`);
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  // The same material with symplectic Euler at the same 1/60 s: stopped, the bound named.
+  await page.selectOption('#param-integrator', 'symplectic-euler');
+  await page.selectOption('#param-timeStep', 'manual');
+  await page.fill('#param-dt', String(1 / 60));
+  const notice = page.locator('#notices .notice.error');
+  await notice.waitFor({ timeout: 20_000 });
+  assert.match(await notice.textContent(), /unstable .* h·√\(ρ\/E\) = 8\.80e-5 s/);
+  assert.equal(await page.locator('#readout-cg').textContent(), '— (explicit)');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('on a touch screen one finger pulls the cube and two fingers pinch to zoom', async () => {
   const { page, context, problems } = await openDemo({ hasTouch: true, isMobile: true, viewport: { width: 412, height: 900 } });
   await waitForReadout(page, 'height', (h) => h < 0.42);

@@ -24,6 +24,9 @@ pub struct Params {
     pub melting: [f32; 4],
     /// c_yield, c_creep, c_max, 1 when plastic.
     pub plasticity: [f32; 4],
+    /// The implicit step: mass damping α (environment + Rayleigh), Rayleigh β, CG tolerance, contact
+    /// distance.
+    pub implicit: [f32; 4],
 }
 
 /// `Phyxel` of common.wgsl.
@@ -33,7 +36,8 @@ pub struct PhyxelConstants {
     pub mass: f32,
     pub volume: f32,
     pub stiffness_scale: f32,
-    pub unused: f32,
+    /// 1 when the phyxel is held fixed (the implicit step's Dirichlet condition).
+    pub fixed: f32,
 }
 
 /// `Collider` of integrate.wgsl.
@@ -88,8 +92,8 @@ mod tests {
 
     #[test]
     fn layouts_match_the_wgsl_structs() {
-        // WGSL: Params is 8 × vec4 = 128 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
-        assert_eq!(std::mem::size_of::<Params>(), 128);
+        // WGSL: Params is 9 × vec4 = 144 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
+        assert_eq!(std::mem::size_of::<Params>(), 144);
         assert_eq!(std::mem::size_of::<PhyxelConstants>(), 16);
         assert_eq!(std::mem::size_of::<GpuCollider>(), 48);
         let m = mat3(DMat3::from_cols_array(&[

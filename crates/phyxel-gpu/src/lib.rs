@@ -20,6 +20,7 @@
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
 
 mod context;
+mod implicit;
 mod layout;
 mod mls;
 mod neighbours;

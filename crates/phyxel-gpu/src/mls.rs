@@ -62,9 +62,10 @@ pub async fn compute_mls_weights(
     let moment_inverse = storage("moment inverse", &vec![0u8; n * 48]);
     let per_phyxel = storage("density, volume, rank", &vec![0u8; n * 16]);
     let d = storage("d", &vec![0u8; edges * 16]);
+    let eigen = include_str!("../../../shaders/symmetric_eigen.wgsl");
     let source = include_str!("../../../shaders/moment_matrices.wgsl");
-    let moment_matrices = pipeline(device, &[source], "moment_matrices");
-    let mls_weights = pipeline(device, &[source], "mls_weights");
+    let moment_matrices = pipeline(device, &[eigen, "\n", source], "moment_matrices");
+    let mls_weights = pipeline(device, &[eigen, "\n", source], "mls_weights");
     let mut encoder = device.create_command_encoder(&Default::default());
     let group = bind(
         device,

@@ -2,18 +2,22 @@
 //! one compute pipeline per solver pass.
 
 use crate::context::{GpuContext, GpuError};
+use crate::implicit::{solve_stats, ImplicitStep};
 use crate::layout::{mat3, vec4, GpuCollider, Params, PhyxelConstants};
 use crate::passes::{bind, pipeline, storage_buffer};
 use crate::readback::read_buffer;
 use glam::{DMat3, DVec3};
 use phyxel::integrators::Method;
+use phyxel::meshless::implicit::SolveStats;
 use phyxel::meshless::melting::Melting;
 use phyxel::meshless::plasticity::Plasticity;
-use phyxel::meshless::simulation::{Drag, Elasticity, Simulation, MAX_TRAVEL_PER_STEP};
+use phyxel::meshless::simulation::{
+    Drag, Elasticity, Simulation, CONTACT_DISTANCE, MAX_TRAVEL_PER_STEP,
+};
 use wgpu::util::DeviceExt;
 
 /// Phyxels per workgroup (`WORKGROUP_SIZE` in shaders/common.wgsl).
-const WORKGROUP_SIZE: u32 = 64;
+pub(crate) const WORKGROUP_SIZE: u32 = 64;
 
 /// What the GPU holds of the simulation, read back.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,8 +31,11 @@ pub struct GpuState {
     /// The largest total strain ‖ε‖ seen by the plastic flow since the last read: above the
     /// simulation's `reference_update_strain` the rest shape is due for an update.
     pub largest_total_strain: f64,
-    /// Some step moved a phyxel faster than the travel bound or produced a non-finite value.
+    /// Some step moved a phyxel faster than the travel bound (explicit), deformed a neighbourhood by
+    /// more than `MAX_DEFORMATION_PER_STEP` (implicit), or produced a non-finite value.
     pub blown_up: bool,
+    /// CG iterations and residual of the last implicit step (None for explicit steps).
+    pub last_solve: Option<SolveStats>,
 }
 
 /// When a pass runs.
@@ -42,10 +49,84 @@ enum Stage {
 }
 
 /// One compute pass: its pipeline and its bindings.
-struct Pass {
+pub(crate) struct Pass {
     stage: Stage,
     pipeline: wgpu::ComputePipeline,
     bindings: wgpu::BindGroup,
+}
+
+impl Pass {
+    /// The entry point `name` of the WGSL `sources` (concatenated), bound to the step parameters at
+    /// binding 0 and `buffers` at theirs.
+    pub fn new(
+        device: &wgpu::Device,
+        params: &wgpu::Buffer,
+        sources: &[&str],
+        name: &str,
+        buffers: &[(u32, &wgpu::Buffer)],
+    ) -> Self {
+        let separated: Vec<&str> = sources.iter().flat_map(|s| [*s, "\n"]).collect();
+        let pipeline = pipeline(device, &separated, name);
+        let mut entries = vec![(0, params)];
+        entries.extend_from_slice(buffers);
+        let bindings = bind(device, &pipeline, &entries);
+        Pass {
+            stage: Stage::Always,
+            pipeline,
+            bindings,
+        }
+    }
+
+    fn at(self, stage: Stage) -> Self {
+        Pass { stage, ..self }
+    }
+
+    pub fn dispatch(&self, compute: &mut wgpu::ComputePass, groups: u32) {
+        compute.set_pipeline(&self.pipeline);
+        compute.set_bind_group(0, &self.bindings, &[]);
+        compute.dispatch_workgroups(groups, 1, 1);
+    }
+}
+
+/// The buffers the passes share.
+pub(crate) struct SolverBuffers<'a> {
+    pub params: &'a wgpu::Buffer,
+    pub reference: &'a wgpu::Buffer,
+    pub displacement: &'a wgpu::Buffer,
+    pub velocity: &'a wgpu::Buffer,
+    pub forces: &'a wgpu::Buffer,
+    pub start: &'a wgpu::Buffer,
+    pub neighbour: &'a wgpu::Buffer,
+    pub reverse_start: &'a wgpu::Buffer,
+    pub reverse: &'a wgpu::Buffer,
+    pub owner: &'a wgpu::Buffer,
+    pub d: &'a wgpu::Buffer,
+    pub phyxel: &'a wgpu::Buffer,
+    pub force_matrix: &'a wgpu::Buffer,
+    pub colliders: &'a wgpu::Buffer,
+    pub status: &'a wgpu::Buffer,
+}
+
+/// Pass 4, the force gather: `forces` from the force matrices.
+pub(crate) fn gather_forces_pass(device: &wgpu::Device, b: &SolverBuffers) -> Pass {
+    Pass::new(
+        device,
+        b.params,
+        &[
+            include_str!("../../../shaders/common.wgsl"),
+            include_str!("../../../shaders/gather_forces.wgsl"),
+        ],
+        "gather_forces",
+        &[
+            (1, b.force_matrix),
+            (2, b.start),
+            (3, b.d),
+            (4, b.reverse_start),
+            (5, b.reverse),
+            (6, b.owner),
+            (7, b.forces),
+        ],
+    )
 }
 
 /// The body on the GPU.
@@ -61,6 +142,8 @@ pub struct GpuSolver {
     /// phyxel_stresses, gather_forces, integrate, then (when the material melts) heat and
     /// commit_temperature, then (when it is plastic) plastic_flow: in the order a step runs them.
     passes: Vec<Pass>,
+    /// The corotated implicit step instead of phyxel_stresses, gather_forces and integrate.
+    implicit: Option<ImplicitStep>,
     /// Smallest support radius (m): the travel bound is MAX_TRAVEL_PER_STEP · h / Δt.
     min_support_radius: f64,
 }
@@ -69,22 +152,28 @@ impl GpuSolver {
     /// Upload `sim` (its body, neighbourhoods, MLS weights, material and environment). Refuses what
     /// the GPU backend does not mirror yet, and bodies whose buffers exceed the device's limits.
     pub fn new(gpu: &GpuContext, sim: &Simulation) -> Result<Self, GpuError> {
-        if sim.integrator() != Method::SymplecticEuler {
+        let implicit = sim.corotated_implicit();
+        if implicit.is_none() && sim.integrator() != Method::SymplecticEuler {
             return Err(GpuError(format!(
-                "the GPU backend integrates with symplectic Euler only (not {})",
+                "the GPU backend integrates with symplectic Euler or corotated implicit Euler only (not {})",
                 sim.integrator().name()
             )));
         }
-        if sim.corotated_implicit().is_some() || sim.elasticity != Elasticity::Mkn04 {
+        if implicit.is_none() && sim.elasticity != Elasticity::Mkn04 {
             return Err(GpuError(
-                "the GPU backend mirrors the MKN04 model with explicit steps only (not the corotated \
-                 implicit integration)"
+                "the GPU backend steps the corotated model implicitly only (explicit steps use MKN04's)"
                     .into(),
             ));
         }
-        if sim.fixed.iter().any(|&fixed| fixed) {
+        if implicit.is_some() && sim.plasticity.is_some() {
             return Err(GpuError(
-                "the GPU backend does not hold fixed phyxels yet".into(),
+                "the GPU backend does not mirror the corotated model's multiplicative plasticity yet"
+                    .into(),
+            ));
+        }
+        if implicit.is_none() && sim.fixed.iter().any(|&fixed| fixed) {
+            return Err(GpuError(
+                "the GPU backend holds fixed phyxels in implicit steps only".into(),
             ));
         }
         let body = &sim.body;
@@ -130,7 +219,7 @@ impl GpuSolver {
                 mass: body.mass[i] as f32,
                 volume: body.volume[i] as f32,
                 stiffness_scale: body.stiffness_scale[i] as f32,
-                unused: 0.0,
+                fixed: f32::from(u8::from(sim.fixed.get(i).copied().unwrap_or(false))),
             })
             .collect();
         let phyxel = storage("phyxel constants", bytemuck::cast_slice(&constants));
@@ -143,7 +232,13 @@ impl GpuSolver {
             .iter()
             .map(GpuCollider::from)
             .collect();
-        let collider_buffer = storage("colliders", bytemuck::cast_slice(&colliders));
+        // An empty list still binds one (unused) collider: a binding is at least one element long.
+        let padded = if colliders.is_empty() {
+            vec![GpuCollider::default()]
+        } else {
+            colliders.clone()
+        };
+        let collider_buffer = storage("colliders", bytemuck::cast_slice(&padded));
         let status = storage("status", &[0u8; 16]);
         let temperatures: Vec<f32> = body.temperature.iter().map(|t| *t as f32).collect();
         let temperature = storage("temperature", bytemuck::cast_slice(&temperatures));
@@ -176,21 +271,14 @@ impl GpuSolver {
         let common = include_str!("../../../shaders/common.wgsl");
         // phyxel_stresses and plastic_flow also share the MLS gradient and the Green strain.
         let mls = include_str!("../../../shaders/mls.wgsl");
+        let collision = include_str!("../../../shaders/collision.wgsl");
         let pass = |stage: Stage, name: &str, source: &str, buffers: &[(u32, &wgpu::Buffer)]| {
-            let with_mls = matches!(name, "phyxel_stresses" | "plastic_flow");
-            let pipeline = if with_mls {
-                pipeline(device, &[common, "\n", mls, "\n", source], name)
-            } else {
-                pipeline(device, &[common, "\n", source], name)
+            let sources: &[&str] = match name {
+                "phyxel_stresses" | "plastic_flow" => &[common, mls, source],
+                "integrate" => &[common, collision, source],
+                _ => &[common, source],
             };
-            let mut entries = vec![(0, &params_buffer)];
-            entries.extend_from_slice(buffers);
-            let bindings = bind(device, &pipeline, &entries);
-            Pass {
-                stage,
-                pipeline,
-                bindings,
-            }
+            Pass::new(device, &params_buffer, sources, name, buffers).at(stage)
         };
         let heat = include_str!("../../../shaders/heat.wgsl");
         let passes = vec![
@@ -276,6 +364,24 @@ impl GpuSolver {
             .iter()
             .cloned()
             .fold(f64::INFINITY, f64::min);
+        let shared = SolverBuffers {
+            params: &params_buffer,
+            reference: &reference,
+            displacement: &displacement,
+            velocity: &velocity,
+            forces: &forces,
+            start: &start,
+            neighbour: &neighbour,
+            reverse_start: &reverse_start,
+            reverse: &reverse,
+            owner: &owner,
+            d: &d,
+            phyxel: &phyxel,
+            force_matrix: &force_matrix,
+            colliders: &collider_buffer,
+            status: &status,
+        };
+        let implicit = implicit.map(|settings| ImplicitStep::new(device, &shared, body, settings));
         let mut solver = Self {
             phyxels: body.len() as u32,
             params,
@@ -286,8 +392,18 @@ impl GpuSolver {
             temperature,
             plastic_strain,
             passes,
+            implicit,
             min_support_radius,
         };
+        let touching = CONTACT_DISTANCE * min_support_radius;
+        if let Some(settings) = solver.implicit.as_ref().map(|s| s.settings) {
+            solver.params.implicit = [
+                (sim.environment.damping + settings.rayleigh.mass) as f32,
+                settings.rayleigh.stiffness.max(0.0) as f32,
+                settings.tolerance as f32,
+                touching as f32,
+            ];
+        }
         solver.set_drag(sim.drag);
         solver.set_melting(sim.melting);
         solver.set_plasticity(sim.plasticity);
@@ -361,15 +477,18 @@ impl GpuSolver {
             });
             let groups = self.phyxels.div_ceil(WORKGROUP_SIZE);
             let runs = |stage: Stage| match stage {
+                // The implicit step replaces the explicit one (and refuses plasticity).
+                Stage::Always | Stage::Plastic if self.implicit.is_some() => false,
                 Stage::Always => true,
                 Stage::Melting => self.params.counts[3] == 1,
                 Stage::Plastic => self.params.plasticity[3] == 1.0,
             };
             for _ in 0..steps {
+                if let Some(implicit) = &self.implicit {
+                    implicit.encode(&mut compute);
+                }
                 for pass in self.passes.iter().filter(|p| runs(p.stage)) {
-                    compute.set_pipeline(&pass.pipeline);
-                    compute.set_bind_group(0, &pass.bindings, &[]);
-                    compute.dispatch_workgroups(groups, 1, 1);
+                    pass.dispatch(&mut compute, groups);
                 }
             }
         }
@@ -393,6 +512,17 @@ impl GpuSolver {
             (self.plastic_strain.clone(), bytes * 3),
             (self.status.clone(), 16),
         ];
+        // The CG scalars of an implicit step: copied out of the work buffer first.
+        let scalars = self.implicit.as_ref().map(|implicit| {
+            let (offset, size) = implicit.scalars_range();
+            let copy = storage_buffer(&gpu.device, "CG scalars", &vec![0u8; size as usize]);
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            encoder.copy_buffer_to_buffer(&implicit.work, offset, &copy, 0, size);
+            gpu.queue.submit([encoder.finish()]);
+            (copy, size)
+        });
         async move {
             let mut raw = Vec::with_capacity(buffers.len());
             for (buffer, size) in &buffers {
@@ -405,6 +535,15 @@ impl GpuSolver {
             if let Some(failure) = failure.lock().unwrap().clone() {
                 return Err(GpuError(failure));
             }
+            let last_solve = match &scalars {
+                Some((buffer, size)) => {
+                    let raw = read_buffer(&device, &queue, buffer, *size)
+                        .await
+                        .map_err(GpuError)?;
+                    Some(solve_stats(bytemuck::cast_slice::<u8, f32>(&raw)))
+                }
+                None => None,
+            };
             let [displacement, velocity, temperature, plastic, status] =
                 <[Vec<u8>; 5]>::try_from(raw).expect("five buffers read");
             let vectors = |raw: &[u8]| -> Vec<DVec3> {
@@ -434,6 +573,7 @@ impl GpuSolver {
                     status[4], status[5], status[6], status[7],
                 ])) as f64,
                 blown_up: status[0] != 0,
+                last_solve,
             })
         }
     }

@@ -4,6 +4,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use glam::DVec3;
+use phyxel::lessons::explicit_implicit::Beam;
+use phyxel::meshless::implicit::{CorotatedImplicit, Rayleigh, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::scene::{Objects, SceneDescription};
 use phyxel::meshless::simulation::Simulation;
@@ -205,20 +207,113 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
         .unwrap();
     let refused = GpuSolver::new(&gpu, &leap_frog).err().unwrap();
     assert!(
-        refused.to_string().contains("symplectic Euler only"),
+        refused
+            .to_string()
+            .contains("corotated implicit Euler only"),
         "{refused}"
     );
-    let mut implicit = sheared_cube();
-    implicit.set_corotated_implicit(Some(Default::default()));
-    let refused = GpuSolver::new(&gpu, &implicit).err().unwrap();
+    // An implicit step that shears a neighbourhood by Δt·‖∇v‖ > 0.4 is flagged as on the CPU.
+    let mut torn = sheared_cube();
+    torn.set_corotated_implicit(Some(Default::default()));
+    let dt = 1.0 / 60.0;
+    torn.body.velocity = torn
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(x.y / dt, 0.0, 0.0))
+        .collect();
+    let mut solver = GpuSolver::new(&gpu, &torn).unwrap();
+    solver.step(&gpu, dt, 1);
+    assert!(block_on(solver.read_state(&gpu)).unwrap().blown_up);
+    assert!(torn.step(dt).unwrap_err().implicit);
+    let mut plastic_implicit = sheared_cube();
+    plastic_implicit.set_corotated_implicit(Some(Default::default()));
+    plastic_implicit.plasticity = Some(phyxel::meshless::plasticity::Plasticity {
+        yield_strain: 0.05,
+        creep: 10.0,
+        max_strain: 0.5,
+    });
+    let refused = GpuSolver::new(&gpu, &plastic_implicit).err().unwrap();
     assert!(
-        refused.to_string().contains("corotated implicit"),
+        refused.to_string().contains("multiplicative plasticity"),
         "{refused}"
     );
     let mut clamped = sheared_cube();
     clamped.fixed = vec![true; clamped.body.len()];
     let refused = GpuSolver::new(&gpu, &clamped).err().unwrap();
     assert!(refused.to_string().contains("fixed phyxels"), "{refused}");
+}
+
+/// CG settings tight enough that f32 and f64 solves agree well inside the parity bound.
+fn tight_cg() -> CorotatedImplicit {
+    CorotatedImplicit {
+        tolerance: 1e-5,
+        max_iterations: 200,
+        rayleigh: Rayleigh {
+            mass: 0.5,
+            stiffness: 0.002,
+        },
+    }
+}
+
+/// `steps` implicit steps of `dt` on the CPU and on the GPU: the largest position gap, and both
+/// solves' statistics of the last step.
+fn implicit_gap(mut cpu: Simulation, dt: f64, steps: usize) -> (f64, SolveStats, SolveStats) {
+    let gpu = gpu();
+    cpu.set_corotated_implicit(Some(tight_cg()));
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    for _ in 0..steps {
+        cpu.step(dt).unwrap();
+    }
+    solver.step(&gpu, dt, steps as u32);
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    assert!(!state.blown_up, "the GPU flagged a blow-up");
+    let gap = worst_gap(&cpu.body.displacement, &state.displacement);
+    (gap, cpu.last_solve().unwrap(), state.last_solve.unwrap())
+}
+
+#[test]
+fn gpu_and_cpu_implicit_steps_agree_on_a_clamped_beam() {
+    // The lesson's cantilever at 1 MPa: 0.5 m long, 0.1 m thick, 3 phyxels across, clamped at x < 0.
+    let beam = Beam {
+        length: 0.5,
+        thickness: 0.1,
+        across: 3,
+        material: Material {
+            young: 1e6,
+            poisson: 0.3,
+            density: 1000.0,
+            volume_stiffness: 0.0,
+        },
+    };
+    let sim = beam.simulation(0.0);
+    let (gap, cpu, gpu) = implicit_gap(sim, 1.0 / 60.0, 20);
+    eprintln!(
+        "clamped beam, 20 implicit steps of 1/60 s: GPU vs CPU {gap:.2e} m; CG {cpu:?} vs {gpu:?}"
+    );
+    assert!(gap <= 1e-4 * 0.5, "positions differ by {gap} m");
+    assert!(gpu.converged && gpu.relative_residual <= 1e-5, "{gpu:?}");
+    let ratio = gpu.iterations as f64 / cpu.iterations as f64;
+    assert!(
+        (0.7..=1.5).contains(&ratio),
+        "CG iterations {} (GPU) vs {} (CPU)",
+        gpu.iterations,
+        cpu.iterations
+    );
+}
+
+#[test]
+fn gpu_and_cpu_implicit_steps_agree_on_a_cube_landing_on_the_ground() {
+    // Dropped from 0.3 m, the cube lands after 0.25 s and rests: contacts, their release and friction.
+    let mut sim = sheared_cube();
+    sim.body.material.young = 1e6;
+    sim.elasticity = phyxel::meshless::simulation::Elasticity::CorotatedLinear;
+    let (gap, cpu, gpu) = implicit_gap(sim, 1.0 / 60.0, 40);
+    eprintln!(
+        "landing cube, 40 implicit steps of 1/60 s: GPU vs CPU {gap:.2e} m; CG {cpu:?} vs {gpu:?}"
+    );
+    assert!(gap <= 1e-4 * 0.4, "positions differ by {gap} m");
+    assert!(gpu.converged, "{gpu:?}");
 }
 
 #[test]

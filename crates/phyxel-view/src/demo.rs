@@ -6,13 +6,14 @@ use crate::frame::{Colouring, FrameData};
 use glam::DVec3;
 use phyxel::integrators::Method;
 use phyxel::meshless::collision::Collider;
+use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::melting::{HeatSource, Melting, AMBIENT_TEMPERATURE};
-use phyxel::meshless::plasticity::{norm, Plasticity};
+use phyxel::meshless::plasticity::{norm, plastic_stretch, Plasticity};
 use phyxel::meshless::primitive_mesh::vertex_normals;
 use phyxel::meshless::sampling::Lattice;
 use phyxel::meshless::scene::{Objects, SceneDescription};
-use phyxel::meshless::simulation::{Drag, Simulation};
+use phyxel::meshless::simulation::{Drag, Elasticity, Simulation};
 use phyxel_gpu::{GpuContext, GpuError, GpuSolver, GpuState};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -39,6 +40,8 @@ pub struct PhyxelDemo {
     gpu: Option<GpuBackend>,
     /// Why the demo left the GPU on its own, for the page to say once.
     notice: Option<String>,
+    /// CG settings of the implicit integration (kept while an explicit method is chosen).
+    implicit_settings: CorotatedImplicit,
 }
 
 /// The demo's GPU backend: the solver on a device.
@@ -49,6 +52,8 @@ struct GpuBackend {
     stale: bool,
     /// A read-back is under way (at most one at a time).
     reading: bool,
+    /// The CG statistics of the last implicit step read back.
+    last_solve: Option<SolveStats>,
 }
 
 #[wasm_bindgen]
@@ -106,6 +111,7 @@ impl PhyxelDemo {
             steps: 0,
             gpu: None,
             notice: None,
+            implicit_settings: CorotatedImplicit::default(),
         })
     }
 
@@ -137,17 +143,69 @@ impl PhyxelDemo {
         Ok(())
     }
 
-    /// Choose the time integrator by id (see the time-integration lesson).
+    /// Choose the time integrator by id (see the time-integration lesson). "implicit-euler" is the
+    /// corotated implicit Euler with CG (its elastic model is the corotated one, its plasticity
+    /// multiplicative); the explicit methods use MKN04's model. Each model keeps its own plastic state.
     pub fn set_integrator(&mut self, id: &str) -> Result<(), JsError> {
         let method = Method::from_id(id)
             .ok_or_else(|| JsError::new(&format!("unknown integrator “{id}”")))?;
         self.mark_gpu_stale();
-        self.sim.set_integrator(method).map_err(|_| {
-            JsError::new(
-                "implicit Euler needs the stiffness matrix of the corotated model, which this solver \
-                 does not have yet: choose an explicit method",
-            )
-        })
+        if method == Method::ImplicitEuler {
+            self.sim
+                .set_corotated_implicit(Some(self.implicit_settings));
+            return Ok(());
+        }
+        self.sim.set_corotated_implicit(None);
+        self.sim.elasticity = Elasticity::Mkn04;
+        self.sim
+            .set_integrator(method)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// The implicit integration's CG settings: relative residual tolerance and iteration limit.
+    pub fn set_implicit_solver(
+        &mut self,
+        tolerance: f64,
+        max_iterations: u32,
+    ) -> Result<(), JsError> {
+        self.implicit_settings = CorotatedImplicit {
+            tolerance: check("CG tolerance", tolerance, 1e-10, 0.1)?,
+            max_iterations: check("CG iterations", f64::from(max_iterations), 1.0, 10_000.0)?
+                as usize,
+            ..self.implicit_settings
+        };
+        if self.sim.corotated_implicit().is_some() {
+            self.sim
+                .set_corotated_implicit(Some(self.implicit_settings));
+            self.mark_gpu_stale();
+        }
+        Ok(())
+    }
+
+    /// Whether the corotated implicit Euler integrates (no stability bound applies).
+    pub fn is_implicit(&self) -> bool {
+        self.sim.corotated_implicit().is_some()
+    }
+
+    /// The last implicit step's solve: the GPU's last read back while it steps, else the CPU's.
+    fn last_solve(&self) -> Option<SolveStats> {
+        if !self.is_implicit() {
+            return None;
+        }
+        match &self.gpu {
+            Some(gpu) => gpu.last_solve,
+            None => self.sim.last_solve(),
+        }
+    }
+
+    /// CG iterations of the last implicit step (−1 when none was taken).
+    pub fn cg_iterations(&self) -> f64 {
+        self.last_solve().map_or(-1.0, |s| s.iterations as f64)
+    }
+
+    /// Relative residual ‖b − A Δv‖/‖b‖ the last implicit step's CG ended with (−1 when none).
+    pub fn cg_residual(&self) -> f64 {
+        self.last_solve().map_or(-1.0, |s| s.relative_residual)
     }
 
     pub fn phyxel_count(&self) -> usize {
@@ -235,6 +293,10 @@ impl PhyxelDemo {
         creep: f64,
         max_strain: f64,
     ) -> Result<(), JsError> {
+        if self.is_implicit() {
+            // The GPU's implicit step does not mirror multiplicative plasticity: it must be asked again.
+            self.mark_gpu_stale();
+        }
         self.sim.plasticity = if enabled {
             Some(Plasticity {
                 yield_strain: check("yield", yield_strain, 0.0, 10.0)?,
@@ -399,10 +461,18 @@ impl PhyxelDemo {
                 .collect(),
             "plastic" => {
                 let full = self.sim.plasticity.map_or(0.3, |p| p.max_strain.max(1e-3));
-                body.plastic_strain
-                    .iter()
-                    .map(|e| norm(*e) / full)
-                    .collect()
+                match self.sim.elasticity {
+                    Elasticity::Mkn04 => body
+                        .plastic_strain
+                        .iter()
+                        .map(|e| norm(*e) / full)
+                        .collect(),
+                    Elasticity::CorotatedLinear => body
+                        .plastic_deformation
+                        .iter()
+                        .map(|f| plastic_stretch(*f) / full)
+                        .collect(),
+                }
             }
             "speed" => body.velocity.iter().map(|v| v.length() / 2.0).collect(),
             other => {
@@ -495,6 +565,7 @@ impl PhyxelDemo {
             solver,
             stale: false,
             reading: false,
+            last_solve: None,
         });
         Ok(())
     }
@@ -570,6 +641,7 @@ impl PhyxelDemo {
             ));
             return Ok(());
         }
+        gpu.last_solve = state.last_solve;
         let body = &mut self.sim.body;
         body.displacement = state.displacement;
         body.velocity = state.velocity;
@@ -636,7 +708,76 @@ mod tests {
         assert!(demo
             .take_notice()
             .unwrap()
-            .contains("symplectic Euler only"));
+            .contains("corotated implicit Euler only"));
         assert_eq!(demo.take_notice(), None);
+        // Corotated implicit Euler steps on the GPU too, its CG statistics read back with the state.
+        let context = Rc::new(pollster::block_on(GpuContext::new()).unwrap());
+        demo.set_integrator("implicit-euler").unwrap();
+        demo.attach_gpu(context).unwrap();
+        assert!(demo.step(1.0 / 60.0, 2).unwrap());
+        assert_eq!(demo.backend(), "gpu");
+        let read = pollster::block_on(demo.gpu_state().unwrap());
+        demo.apply_gpu_state(read).unwrap();
+        assert!(demo.cg_iterations() > 0.0, "{}", demo.cg_iterations());
+        assert!(demo.cg_residual() <= 1e-4);
+        // ... but not with multiplicative plasticity: the CPU takes over, and says why.
+        demo.set_plasticity(true, 0.05, 10.0, 0.5).unwrap();
+        assert!(demo.step(1.0 / 60.0, 1).unwrap());
+        assert_eq!(demo.backend(), "cpu");
+        assert!(demo
+            .take_notice()
+            .unwrap()
+            .contains("multiplicative plasticity"));
+    }
+
+    /// The vertical extent of the body (m).
+    fn height_of(demo: &PhyxelDemo) -> f64 {
+        let ys: Vec<f64> = demo
+            .positions()
+            .chunks(3)
+            .map(|p| f64::from(p[1]))
+            .collect();
+        ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+            - ys.iter().cloned().fold(f64::INFINITY, f64::min)
+    }
+
+    #[test]
+    fn implicit_euler_lands_a_stiff_cube_at_60_hz_where_the_explicit_step_is_stopped() {
+        // E = 1 GPa: the explicit bound h√(ρ/E) is about 0.1 ms, 170 times shorter than 1/60 s.
+        let mut demo = PhyxelDemo::new("cube", 6, false, 1e9, 0.3, 1000.0, 0.0, false).unwrap();
+        let edge = height_of(&demo);
+        assert!(demo.cfl_time_step() < 1e-3);
+        demo.set_implicit_solver(1e-5, 300).unwrap();
+        demo.set_integrator("implicit-euler").unwrap();
+        assert!(demo.is_implicit());
+        assert_eq!(demo.cg_iterations(), -1.0, "no solve yet");
+        for _ in 0..90 {
+            assert!(demo.step(1.0 / 60.0, 1).unwrap(), "{:?}", demo.error());
+        }
+        assert!(demo.cg_iterations() > 0.0 && demo.cg_iterations() <= 300.0);
+        assert!(
+            demo.cg_residual() <= 1e-5,
+            "residual {}",
+            demo.cg_residual()
+        );
+        let lowest = demo
+            .positions()
+            .chunks(3)
+            .map(|p| p[1])
+            .fold(f32::INFINITY, f32::min);
+        assert!(
+            lowest.abs() < 1e-3,
+            "rests on the ground: lowest phyxel at {lowest} m"
+        );
+        assert!(
+            (height_of(&demo) / edge - 1.0).abs() < 0.01,
+            "a stiff elastic cube keeps its shape: {} of {edge} m",
+            height_of(&demo)
+        );
+        // The same material explicitly at 1/60 s: stopped, the bound named.
+        demo.set_integrator("symplectic-euler").unwrap();
+        assert!(!demo.is_implicit());
+        assert!(!demo.step(1.0 / 60.0, 5).unwrap());
+        assert!(demo.error().unwrap().contains("stability bound"));
     }
 }

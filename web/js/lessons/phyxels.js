@@ -34,6 +34,8 @@ const params = {
   substeps: 'auto',
   substepCount: 10,
   integrator: 'symplectic-euler',
+  cgTolerance: 1e-4,
+  cgIterations: 500,
   damping: 0.5,
   friction: 0.5,
   colourBy: 'object',
@@ -55,6 +57,7 @@ function build() {
     params.obstacle,
   );
   try {
+    fresh.set_implicit_solver(params.cgTolerance, Math.round(params.cgIterations));
     fresh.set_integrator(params.integrator);
     fresh.set_damping_and_friction(params.damping, params.friction);
     fresh.set_plasticity(params.plastic, params.yieldStrain, params.creep, params.maxStrain);
@@ -91,9 +94,13 @@ function rebuild() {
   showBackend();
 }
 
-/** The step size in use: a fraction of the stability bound h√(ρ/E), or the user's Δt. */
+/** Implicit Euler's automatic step: one step per frame at 60 Hz (no stability bound applies). */
+const IMPLICIT_AUTO_DT = 1 / 60;
+
+/** The step size in use: a fraction of the stability bound h√(ρ/E) (1/60 s implicitly), or the user's Δt. */
 function currentDt() {
-  return params.timeStep === 'auto' ? params.cflFraction * demo.cfl_time_step() : params.dt;
+  if (params.timeStep !== 'auto') return params.dt;
+  return demo.is_implicit() ? IMPLICIT_AUTO_DT : params.cflFraction * demo.cfl_time_step();
 }
 
 // ---- Controls -------------------------------------------------------------------------------------
@@ -203,11 +210,16 @@ const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
   { value: 'rk2', label: 'Runge–Kutta 2' },
   { value: 'rk4', label: 'Runge–Kutta 4' },
   { value: 'explicit-euler', label: 'Explicit Euler (unstable)' },
-  { value: 'implicit-euler', label: 'Implicit Euler (needs the corotated model)' },
-], (id) => demo.set_integrator(id));
-integratorSelect.select.querySelector('option[value="implicit-euler"]').disabled = true;
+  { value: 'implicit-euler', label: 'Implicit Euler (corotated, CG)' },
+], (id) => {
+  demo.set_integrator(id);
+  showTimeControls();
+});
+const setImplicitSolver = () => demo.set_implicit_solver(params.cgTolerance, Math.round(params.cgIterations));
+const cgToleranceControl = number(timeGroup, 'cgTolerance', 'CG tolerance', '', 1e-8, 0.1, setImplicitSolver);
+const cgIterationsControl = number(timeGroup, 'cgIterations', 'CG iterations at most', '', 1, 5000, setImplicitSolver);
 select(timeGroup, 'timeStep', 'Δt', [
-  { value: 'auto', label: 'Fraction of the stability bound' },
+  { value: 'auto', label: 'Automatic (a fraction of the bound; 1/60 s implicitly)' },
   { value: 'manual', label: 'Fixed' },
 ], () => showTimeControls());
 const cflControl = number(timeGroup, 'cflFraction', 'Δt / (h√(ρ/E))', '', 0.001, 2);
@@ -220,7 +232,10 @@ const substepControl = number(timeGroup, 'substepCount', 'Substeps', '', 1, 1000
 number(timeGroup, 'damping', 'Damping c', '1/s', 0, 50, () => demo.set_damping_and_friction(params.damping, params.friction));
 number(timeGroup, 'friction', 'Friction μ', '', 0, 2, () => demo.set_damping_and_friction(params.damping, params.friction));
 function showTimeControls() {
-  cflControl.input.closest('.control').hidden = params.timeStep !== 'auto';
+  const implicit = params.integrator === 'implicit-euler';
+  cflControl.input.closest('.control').hidden = params.timeStep !== 'auto' || implicit;
+  cgToleranceControl.input.closest('.control').hidden = !implicit;
+  cgIterationsControl.input.closest('.control').hidden = !implicit;
   dtControl.input.closest('.control').hidden = params.timeStep === 'auto';
   substepControl.input.closest('.control').hidden = params.substeps === 'auto';
 }
@@ -317,6 +332,7 @@ const readouts = {
   substeps: page.readout('substeps', 'Substeps per frame'),
   stepsPerSecond: page.readout('steps-per-second', 'Steps per second'),
   realTime: page.readout('real-time', 'Real-time factor'),
+  cg: page.readout('cg', 'CG iterations (residual)'),
   updates: page.readout('reference-updates', 'Reference updates'),
   temperature: page.readout('max-temperature', 'Hottest phyxel'),
   height: page.readout('height', 'Top of the objects'),
@@ -335,6 +351,8 @@ function updateReadouts(now) {
   const steps = page.stepStats.reduce((sum, s) => sum + s.n, 0);
   readouts.stepsPerSecond(String(steps));
   readouts.realTime(`${realTime.toFixed(2)}×`);
+  const iterations = demo.cg_iterations();
+  readouts.cg(iterations < 0 ? '— (explicit)' : `${iterations} (${demo.cg_residual().toExponential(1)})`);
   readouts.updates(String(demo.reference_updates()));
   readouts.temperature(`${demo.max_temperature().toFixed(1)} °C`);
   readouts.height(`${demo.height().toFixed(3)} m`);

@@ -231,7 +231,7 @@ fn forces_are_minus_the_energy_gradient_and_rotation_invariant(body: &Body, seed
         .zip(&noise)
         .map(|(x, n)| rotation * (*x + *n) - *x)
         .collect();
-    let f = forces(&body, &displacement);
+    let f = forces(body, &displacement);
     let scale = max_norm(&f);
     let h = 1e-7 * SPACING;
     let mut u = displacement.clone();
@@ -239,9 +239,9 @@ fn forces_are_minus_the_energy_gradient_and_rotation_invariant(body: &Body, seed
         for axis in 0..3 {
             let original = u[i][axis];
             u[i][axis] = original + h;
-            let plus = energy(&body, &u);
+            let plus = energy(body, &u);
             u[i][axis] = original - h;
-            let minus = energy(&body, &u);
+            let minus = energy(body, &u);
             u[i][axis] = original;
             let derivative = (plus - minus) / (2.0 * h);
             assert!(
@@ -254,7 +254,7 @@ fn forces_are_minus_the_energy_gradient_and_rotation_invariant(body: &Body, seed
     }
     // Rotating the deformed body rotates its forces (corotation: no ghost forces).
     let unrotated: Vec<DVec3> = noise.clone();
-    let f0 = forces(&body, &unrotated);
+    let f0 = forces(body, &unrotated);
     for (a, b) in f.iter().zip(&f0) {
         assert!((*a - rotation * *b).length() <= 1e-9 * scale);
     }
@@ -281,10 +281,10 @@ fn the_stiffness_product_is_the_derivative_of_the_forces_at_frozen_rotations() {
 }
 
 fn stiffness_product_is_the_derivative_of_the_forces(body: &Body, seed: &mut u64) {
-    let (u, r) = deformed_state(&body, seed);
-    let frozen = |u: &[DVec3]| body.gather_forces(&stresses(&body, u, &r));
+    let (u, r) = deformed_state(body, seed);
+    let frozen = |u: &[DVec3]| body.gather_forces(&stresses(body, u, &r));
     let direction: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
-    let kv = stiffness_product(&body, &r, &direction);
+    let kv = stiffness_product(body, &r, &direction);
     let h = 1e-4 * SPACING;
     let shifted =
         |s: f64| -> Vec<DVec3> { u.iter().zip(&direction).map(|(u, v)| *u + s * *v).collect() };
@@ -308,12 +308,12 @@ fn the_stiffness_is_symmetric_negative_semidefinite_and_ignores_translations() {
 }
 
 fn stiffness_is_symmetric_negative_semidefinite(body: &Body, seed: &mut u64) {
-    let (_, r) = deformed_state(&body, seed);
+    let (_, r) = deformed_state(body, seed);
     let a: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
     let b: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
     let (ka, kb) = (
-        stiffness_product(&body, &r, &a),
-        stiffness_product(&body, &r, &b),
+        stiffness_product(body, &r, &a),
+        stiffness_product(body, &r, &b),
     );
     let (akb, bka) = (dot(&a, &kb), dot(&b, &ka));
     let asymmetry = (akb - bka).abs() / (dot(&a, &ka).abs() * dot(&b, &kb).abs()).sqrt();
@@ -321,19 +321,19 @@ fn stiffness_is_symmetric_negative_semidefinite(body: &Body, seed: &mut u64) {
     assert!(asymmetry <= 1e-12, "{asymmetry:e}");
     for _ in 0..5 {
         let v: Vec<DVec3> = (0..body.len()).map(|_| random_vector(seed)).collect();
-        assert!(dot(&v, &stiffness_product(&body, &r, &v)) < 0.0);
+        assert!(dot(&v, &stiffness_product(body, &r, &v)) < 0.0);
     }
     let scale = max_norm(&ka);
     let translation = vec![DVec3::new(0.3, -1.0, 2.0); body.len()];
-    let kt = max_norm(&stiffness_product(&body, &r, &translation));
+    let kt = max_norm(&stiffness_product(body, &r, &translation));
     assert!(kt <= 1e-12 * scale, "K·translation = {kt:e} vs {scale:e}");
     // The diagonal blocks are those of K: K_kk e_a = (K e_(k,a))_k.
-    let diagonal = stiffness_diagonal(&body, &r);
+    let diagonal = stiffness_diagonal(body, &r);
     for k in (0..body.len()).step_by(11) {
         for axis in 0..3 {
             let mut unit = vec![DVec3::ZERO; body.len()];
             unit[k][axis] = 1.0;
-            let column = stiffness_product(&body, &r, &unit)[k];
+            let column = stiffness_product(body, &r, &unit)[k];
             let expected = diagonal[k].col(axis);
             assert!(
                 (column - expected).length() <= 1e-10 * expected.length(),

@@ -1,0 +1,270 @@
+//! The corotated implicit Euler step on the GPU: the twin of `phyxel::meshless::implicit`
+//! (`velocity_change` with `conjugate_gradient::solve`) and of `Simulation::advance_implicit`, in the
+//! passes of `shaders/corotated.wgsl`, `conjugate_gradient.wgsl` and `implicit.wgsl` (their headers
+//! list the order). CG runs entirely on the device: the host queues the iteration limit's worth of
+//! iterations, and the kernels stop changing anything once CG has converged, so a step needs no
+//! read-back. The CG statistics come back with the state ([`crate::GpuState::last_solve`]).
+
+use crate::solver::{Pass, SolverBuffers};
+use glam::{DMat3, DVec3};
+use phyxel::meshless::body::Body;
+use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
+
+/// Sections of n vec4 in the work buffer (shaders/implicit_work.wgsl), then 4 scalars, then partials.
+const SECTIONS: usize = 11;
+const OWN_D: usize = 9;
+const SCALARS: usize = 4;
+
+/// The implicit step's pipelines, bindings and buffers.
+pub(crate) struct ImplicitStep {
+    pub settings: CorotatedImplicit,
+    /// Sections, CG scalars and partial sums (shaders/implicit_work.wgsl).
+    pub work: wgpu::Buffer,
+    phyxels: usize,
+    corotated_stresses: Pass,
+    gather_forces: Pass,
+    implicit_begin: Pass,
+    stiffness_stresses: Pass,
+    implicit_rhs: Pass,
+    stiffness_diagonal: Pass,
+    cg_start: Pass,
+    cg_reduce_start: Pass,
+    cg_stiffness_stresses: Pass,
+    cg_product: Pass,
+    cg_reduce_curvature: Pass,
+    cg_update: Pass,
+    cg_reduce_direction: Pass,
+    cg_direction: Pass,
+    cg_finish: Pass,
+    contact_impulses: Pass,
+    cg_restart: Pass,
+    implicit_integrate: Pass,
+    deformation_per_step: Pass,
+    implicit_collide: Pass,
+}
+
+impl ImplicitStep {
+    pub fn new<'a>(
+        device: &wgpu::Device,
+        buffers: &'a SolverBuffers<'a>,
+        body: &Body,
+        settings: CorotatedImplicit,
+    ) -> Self {
+        let n = body.len();
+        let groups = n.div_ceil(crate::solver::WORKGROUP_SIZE as usize);
+        // The work buffer: zero but for Σ_j d_ij.
+        let mut work = vec![[0f32; 4]; SECTIONS * n + SCALARS + groups.max(1)];
+        for (i, slot) in work[OWN_D * n..(OWN_D + 1) * n].iter_mut().enumerate() {
+            let own: DVec3 = body.neighbours.edges(i).map(|e| body.mls.d[e]).sum();
+            *slot = crate::layout::vec4(own);
+        }
+        let work =
+            crate::passes::storage_buffer(device, "implicit work", bytemuck::cast_slice(&work));
+        // Frames: rotation (set each step), F_p⁻¹, preconditioner block.
+        let frames: Vec<[f32; 36]> = body
+            .plastic_deformation
+            .iter()
+            .map(|f_p| {
+                let mut frame = [0f32; 36];
+                frame[..12].copy_from_slice(&crate::layout::mat3(DMat3::IDENTITY));
+                frame[12..24].copy_from_slice(&crate::layout::mat3(f_p.inverse()));
+                frame[24..].copy_from_slice(&crate::layout::mat3(DMat3::IDENTITY));
+                frame
+            })
+            .collect();
+        let frames = crate::passes::storage_buffer(device, "frames", bytemuck::cast_slice(&frames));
+        let contact = crate::passes::storage_buffer(device, "contacts", &vec![0u8; n * 16]);
+        let b = buffers;
+        let common = include_str!("../../../shaders/common.wgsl");
+        let mls = include_str!("../../../shaders/mls.wgsl");
+        let eigen = include_str!("../../../shaders/symmetric_eigen.wgsl");
+        let layout = include_str!("../../../shaders/implicit_work.wgsl");
+        let collision = include_str!("../../../shaders/collision.wgsl");
+        let corotated_source = include_str!("../../../shaders/corotated.wgsl");
+        let cg_source = include_str!("../../../shaders/conjugate_gradient.wgsl");
+        let implicit_source = include_str!("../../../shaders/implicit.wgsl");
+        let corotated_sources = [common, mls, eigen, layout, corotated_source];
+        let cg_sources = [common, layout, cg_source];
+        let implicit_sources = [common, layout, collision, implicit_source];
+        let corotated = |name: &str, bindings: &[(u32, &wgpu::Buffer)]| {
+            Pass::new(device, b.params, &corotated_sources, name, bindings)
+        };
+        // Each entry point binds exactly what it uses (automatic layouts hold nothing else).
+        let cg = |name: &str| {
+            let bindings: &[(u32, &wgpu::Buffer)] = match name {
+                "cg_start" => &[
+                    (1, b.forces),
+                    (2, b.phyxel),
+                    (3, &work),
+                    (4, &contact),
+                    (5, &frames),
+                ],
+                "cg_product" => &[(1, b.forces), (2, b.phyxel), (3, &work), (4, &contact)],
+                "cg_update" => &[(3, &work), (5, &frames)],
+                "cg_direction" | "cg_finish" => &[(2, b.phyxel), (3, &work), (4, &contact)],
+                _ => &[(3, &work)],
+            };
+            Pass::new(device, b.params, &cg_sources, name, bindings)
+        };
+        let implicit = |name: &str, bindings: &[(u32, &wgpu::Buffer)]| {
+            Pass::new(device, b.params, &implicit_sources, name, bindings)
+        };
+        let stiffness_bindings = [
+            (2, b.start),
+            (3, b.neighbour),
+            (4, b.d),
+            (5, b.phyxel),
+            (6, &frames),
+            (7, b.force_matrix),
+            (8, &work),
+        ];
+        let step_buffers = [(4, b.forces), (5, b.phyxel), (8, &work), (9, &contact)];
+        let with_work = |extra: &[(u32, &'a wgpu::Buffer)]| joined(&step_buffers, extra);
+        Self {
+            settings,
+            phyxels: n,
+            corotated_stresses: corotated(
+                "corotated_stresses",
+                &[
+                    (1, b.displacement),
+                    (2, b.start),
+                    (3, b.neighbour),
+                    (4, b.d),
+                    (5, b.phyxel),
+                    (6, &frames),
+                    (7, b.force_matrix),
+                ],
+            ),
+            gather_forces: crate::solver::gather_forces_pass(device, b),
+            implicit_begin: implicit(
+                "implicit_begin",
+                &with_work(&[
+                    (1, b.reference),
+                    (2, b.displacement),
+                    (3, b.velocity),
+                    (6, b.colliders),
+                ]),
+            ),
+            stiffness_stresses: corotated("stiffness_stresses", &stiffness_bindings),
+            implicit_rhs: implicit("implicit_rhs", &with_work(&[])),
+            stiffness_diagonal: corotated(
+                "stiffness_diagonal",
+                &[
+                    (4, b.d),
+                    (5, b.phyxel),
+                    (6, &frames),
+                    (8, &work),
+                    (9, b.reverse_start),
+                    (10, b.reverse),
+                    (11, b.owner),
+                    (12, &contact),
+                ],
+            ),
+            cg_start: cg("cg_start"),
+            cg_reduce_start: cg("cg_reduce_start"),
+            cg_stiffness_stresses: corotated("cg_stiffness_stresses", &stiffness_bindings),
+            cg_product: cg("cg_product"),
+            cg_reduce_curvature: cg("cg_reduce_curvature"),
+            cg_update: cg("cg_update"),
+            cg_reduce_direction: cg("cg_reduce_direction"),
+            cg_direction: cg("cg_direction"),
+            cg_finish: cg("cg_finish"),
+            contact_impulses: implicit("contact_impulses", &with_work(&[])),
+            cg_restart: implicit("cg_restart", &[(5, b.phyxel), (8, &work), (9, &contact)]),
+            implicit_integrate: implicit(
+                "implicit_integrate",
+                &[
+                    (2, b.displacement),
+                    (3, b.velocity),
+                    (5, b.phyxel),
+                    (7, b.status),
+                    (8, &work),
+                    (9, &contact),
+                ],
+            ),
+            deformation_per_step: implicit(
+                "deformation_per_step",
+                &[
+                    (3, b.velocity),
+                    (7, b.status),
+                    (10, b.start),
+                    (11, b.neighbour),
+                    (12, b.d),
+                ],
+            ),
+            implicit_collide: implicit(
+                "implicit_collide",
+                &[
+                    (1, b.reference),
+                    (2, b.displacement),
+                    (3, b.velocity),
+                    (5, b.phyxel),
+                    (6, b.colliders),
+                ],
+            ),
+            work,
+        }
+    }
+
+    /// Queue one implicit step (without the melting passes, which the solver adds after it).
+    pub fn encode(&self, compute: &mut wgpu::ComputePass) {
+        let groups = (self.phyxels as u32).div_ceil(crate::solver::WORKGROUP_SIZE);
+        let run = |compute: &mut wgpu::ComputePass, pass: &Pass| pass.dispatch(compute, groups);
+        let reduce = |compute: &mut wgpu::ComputePass, pass: &Pass| pass.dispatch(compute, 1);
+        run(compute, &self.corotated_stresses);
+        run(compute, &self.gather_forces);
+        run(compute, &self.implicit_begin);
+        run(compute, &self.stiffness_stresses);
+        run(compute, &self.gather_forces);
+        run(compute, &self.implicit_rhs);
+        for solve in 0..2 {
+            if solve == 1 {
+                run(compute, &self.cg_restart);
+            }
+            run(compute, &self.stiffness_diagonal);
+            run(compute, &self.stiffness_stresses);
+            run(compute, &self.gather_forces);
+            run(compute, &self.cg_start);
+            reduce(compute, &self.cg_reduce_start);
+            for _ in 0..self.settings.max_iterations {
+                run(compute, &self.cg_stiffness_stresses);
+                run(compute, &self.gather_forces);
+                run(compute, &self.cg_product);
+                reduce(compute, &self.cg_reduce_curvature);
+                run(compute, &self.cg_update);
+                reduce(compute, &self.cg_reduce_direction);
+                run(compute, &self.cg_direction);
+            }
+            run(compute, &self.cg_finish);
+            run(compute, &self.stiffness_stresses);
+            run(compute, &self.gather_forces);
+            run(compute, &self.contact_impulses);
+        }
+        run(compute, &self.implicit_integrate);
+        run(compute, &self.deformation_per_step);
+        run(compute, &self.implicit_collide);
+    }
+
+    /// Where the CG scalars sit in the work buffer (bytes) and how many bytes they take.
+    pub fn scalars_range(&self) -> (u64, u64) {
+        ((SECTIONS * self.phyxels * 16) as u64, (SCALARS * 16) as u64)
+    }
+}
+
+/// The bindings `a` followed by `b`.
+fn joined<'a>(
+    a: &[(u32, &'a wgpu::Buffer)],
+    b: &[(u32, &'a wgpu::Buffer)],
+) -> Vec<(u32, &'a wgpu::Buffer)> {
+    [a, b].concat()
+}
+
+/// The CG statistics of the last step from the work buffer's scalars (shaders/implicit_work.wgsl).
+pub(crate) fn solve_stats(scalars: &[f32]) -> SolveStats {
+    let state = scalars[7];
+    SolveStats {
+        iterations: scalars[6] as usize,
+        relative_residual: f64::from(scalars[11]),
+        converged: state == 1.0 || state == 3.0,
+    }
+}

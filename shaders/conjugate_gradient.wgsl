@@ -1,0 +1,204 @@
+// `conjugate_gradient::solve` (crates/phyxel/src/conjugate_gradient.rs) as `implicit::velocity_change`
+// calls it: block-Jacobi preconditioned CG on Baraff & Witkin's filtered system
+//
+//   apply(z) = S A (S z) + (I − S) z,  A z = m (1 + Δt α) z − (Δt β + Δt²) K z,  right-hand side S b.
+//
+// The host dispatches, per iteration: cg_stiffness_stresses + gather_forces (K S p into `forces`),
+// cg_product (A p and the partial sums of p·Ap), cg_reduce_curvature (α), cg_update (x, r, z and the
+// partial sums of r·r, r·z), cg_reduce_direction (convergence, β), cg_direction (p, and Q = S p).
+// Once CG has converged or stopped, every kernel leaves the state alone: the host dispatches a fixed
+// number of iterations (the iteration limit) in one submission, with no read-back in between.
+// The reductions are two-level: a partial sum per workgroup, then one workgroup adds the partials.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> forces: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> phyxel: array<Phyxel>;
+@group(0) @binding(3) var<storage, read_write> work: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> contact: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> frames: array<Frame>;
+
+fn vector(s: u32, i: u32) -> vec3<f32> {
+    return work[section(s) + i].xyz;
+}
+
+fn store(s: u32, i: u32, v: vec3<f32>) {
+    work[section(s) + i] = vec4<f32>(v, 0.0);
+}
+
+fn constraint_filter(i: u32) -> mat3x3<f32> {
+    return filter_of(i, contact[i], phyxel[i].fixed);
+}
+
+// apply(z)_i from z_i and (K S z)_i (in `forces`).
+fn apply_row(i: u32, z: vec3<f32>) -> vec3<f32> {
+    let s = constraint_filter(i);
+    let a_sz = phyxel[i].mass * mass_factor() * (s * z) - stiffness_factor() * forces[i].xyz;
+    return s * a_sz + (z - s * z);
+}
+
+// The sum of the partials of all workgroups, by one workgroup.
+fn sum_partials(local: u32) -> vec4<f32> {
+    var total = vec4<f32>(0.0);
+    for (var g = local; g < workgroups(); g += WORKGROUP_SIZE) {
+        total += work[partial_index(g)];
+    }
+    return workgroup_sum(local, total);
+}
+
+// CG set-up from x₀ (in X) and K S x₀ (in `forces`): r = S b − apply(x₀), z = P r, p = z, Q = S p;
+// partial sums of (|S b|², r·r, r·z). Skipped (the state kept) when the second solve is not needed.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_start(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = id.x;
+    let skipped = cg_skipped();
+    var sums = vec4<f32>(0.0);
+    if (i < params.counts.x && !skipped) {
+        let s = constraint_filter(i);
+        let sb = s * vector(B, i);
+        let r = sb - apply_row(i, vector(X, i));
+        let z = frames[i].precondition * r;
+        store(R, i, r);
+        store(Z, i, z);
+        store(P, i, z);
+        store(Q, i, s * z);
+        sums = vec4<f32>(dot(sb, sb), dot(r, r), dot(r, z), 0.0);
+    }
+    let total = workgroup_sum(local, sums);
+    if (local == 0u) {
+        work[partial_index(group.x)] = total;
+    }
+}
+
+// ‖S b‖, the initial residual and r·z; converged at once if ‖r‖ ≤ tolerance ‖S b‖ (or S b = 0).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_reduce_start(@builtin(local_invocation_index) local: u32) {
+    let total = sum_partials(local);
+    if (local != 0u || cg_skipped()) {
+        return;
+    }
+    var state = RUNNING;
+    if (total.x == 0.0) {
+        state = ZERO_RHS;
+    } else if (sqrt(total.y) <= params.implicit.z * sqrt(total.x)) {
+        state = CONVERGED;
+    }
+    work[scalar_index(0u)] = vec4<f32>(total.x, total.y, total.z, 0.0);
+    let previous = work[scalar_index(1u)];
+    work[scalar_index(1u)] = vec4<f32>(0.0, 0.0, previous.z, state);
+    var relative = 0.0;
+    if (total.x > 0.0) {
+        relative = sqrt(total.y / total.x);
+    }
+    let flags = work[scalar_index(2u)];
+    work[scalar_index(2u)] = vec4<f32>(flags.x, flags.y, flags.z, relative);
+}
+
+// Ap = apply(p) and the partial sums of p·Ap.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = id.x;
+    var sums = vec4<f32>(0.0);
+    if (i < params.counts.x && cg_running()) {
+        let p = vector(P, i);
+        let ap = apply_row(i, p);
+        store(AP, i, ap);
+        sums.x = dot(p, ap);
+    }
+    let total = workgroup_sum(local, sums);
+    if (local == 0u) {
+        work[partial_index(group.x)] = total;
+    }
+}
+
+// α = r·z / p·Ap; a non-positive (or NaN) curvature stops CG (A is not positive definite along p).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_reduce_curvature(@builtin(local_invocation_index) local: u32) {
+    let total = sum_partials(local);
+    if (local != 0u || !cg_running()) {
+        return;
+    }
+    let curvature = total.x;
+    let scalars = work[scalar_index(0u)];
+    work[scalar_index(0u)] = vec4<f32>(scalars.xyz, curvature);
+    let flags = work[scalar_index(1u)];
+    if (!(curvature > 0.0) || !(abs(scalars.z) <= 3.0e38)) {
+        work[scalar_index(1u)] = vec4<f32>(flags.xyz, STOPPED);
+        return;
+    }
+    work[scalar_index(1u)] = vec4<f32>(scalars.z / curvature, flags.yzw);
+}
+
+// x += α p, r −= α Ap, z = P r; partial sums of (r·r, r·z).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = id.x;
+    var sums = vec4<f32>(0.0);
+    if (i < params.counts.x && cg_running()) {
+        let alpha = work[scalar_index(1u)].x;
+        store(X, i, vector(X, i) + alpha * vector(P, i));
+        let r = vector(R, i) - alpha * vector(AP, i);
+        let z = frames[i].precondition * r;
+        store(R, i, r);
+        store(Z, i, z);
+        sums = vec4<f32>(dot(r, r), dot(r, z), 0.0, 0.0);
+    }
+    let total = workgroup_sum(local, sums);
+    if (local == 0u) {
+        work[partial_index(group.x)] = total;
+    }
+}
+
+// One more iteration; converged when ‖r‖ ≤ tolerance ‖S b‖, else β = r·z (new) / r·z (old).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_reduce_direction(@builtin(local_invocation_index) local: u32) {
+    let total = sum_partials(local);
+    if (local != 0u || !cg_running()) {
+        return;
+    }
+    let scalars = work[scalar_index(0u)];
+    let flags = work[scalar_index(1u)];
+    let iterations = flags.z + 1.0;
+    let relative = sqrt(total.x / scalars.x);
+    let solve = work[scalar_index(2u)];
+    work[scalar_index(2u)] = vec4<f32>(solve.xyz, relative);
+    work[scalar_index(0u)] = vec4<f32>(scalars.x, total.x, total.y, scalars.w);
+    if (relative <= params.implicit.z) {
+        work[scalar_index(1u)] = vec4<f32>(flags.x, flags.y, iterations, CONVERGED);
+        return;
+    }
+    work[scalar_index(1u)] = vec4<f32>(flags.x, total.y / scalars.z, iterations, RUNNING);
+}
+
+// p = z + β p, and Q = S p for the next product.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_direction(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x || !cg_running()) {
+        return;
+    }
+    let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
+    store(P, i, p);
+    store(Q, i, constraint_filter(i) * p);
+}
+
+// Δv = S x (zero for a zero right-hand side), and Q = Δv for the contact impulses' K Δv.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_finish(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    if (cg_skipped()) {
+        return; // the second solve was not needed: Δv stands
+    }
+    let state = work[scalar_index(1u)].w;
+    var dv = constraint_filter(i) * vector(X, i);
+    if (state == ZERO_RHS) {
+        dv = vec3<f32>(0.0);
+    }
+    store(DV, i, dv);
+    store(Q, i, dv);
+}

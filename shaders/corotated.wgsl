@@ -1,0 +1,159 @@
+// The corotated linear model (crates/phyxel/src/meshless/corotated.rs; Zhou et al. 2013 §3.1, Brunet
+// et al. 2019 §3.4), the elastic model of the implicit step:
+//
+// * `corotated_stresses` — `corotated::rotations` and `corotated::stresses`: F_e = (I + ∇u) F_p⁻¹, its
+//   polar rotation R (from the eigen-decomposition of F_eᵀF_e, as `polar_rotation`), the linear strain
+//   ε = sym(RᵀF_e) − I, Hooke's σ, and the force matrix M = −V R σ F_p⁻ᵀ;
+// * `stiffness_stresses` / `cg_stiffness_stresses` — the per-phyxel half of `stiffness_product`: for the
+//   vector q (the work buffer's Q section) δF_e = Σ_j (q_j − q_i) d_ijᵀ F_p⁻¹, δσ = C sym(RᵀδF_e),
+//   δM = −V R δσ F_p⁻ᵀ; gather_forces then gives K·q. The cg_ variant does nothing once CG has finished;
+// * `stiffness_diagonal` — `stiffness_diagonal` and the block-Jacobi preconditioner of
+//   `implicit::velocity_change`: P_k = S_k (m_k (1 + Δt α) I − (Δt β + Δt²) K_kk)⁻¹ S_k + (I − S_k).
+//
+// implicit_work.wgsl (prepended) lays out the work buffer and defines Frame and the constraint filter.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> start: array<u32>;
+@group(0) @binding(3) var<storage, read> neighbour: array<u32>;
+@group(0) @binding(4) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> phyxel: array<Phyxel>;
+@group(0) @binding(6) var<storage, read_write> frames: array<Frame>;
+@group(0) @binding(7) var<storage, read_write> force_matrix: array<mat3x3<f32>>;
+@group(0) @binding(8) var<storage, read> work: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read> reverse_start: array<u32>;
+@group(0) @binding(10) var<storage, read> reverse: array<u32>;
+@group(0) @binding(11) var<storage, read> owner: array<u32>;
+@group(0) @binding(12) var<storage, read> contact: array<vec4<f32>>;
+
+// Singular values below this fraction of the largest count as zero (`DEGENERATE_SINGULAR_VALUE`,
+// relaxed to f32).
+const DEGENERATE_SINGULAR_VALUE: f32 = 1e-6;
+
+const IDENTITY = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
+
+fn symmetric_part(a: mat3x3<f32>) -> mat3x3<f32> {
+    return 0.5 * (a + transpose(a));
+}
+
+fn hooke_stress(strain: mat3x3<f32>, lambda: f32, mu: f32) -> mat3x3<f32> {
+    let trace = strain[0].x + strain[1].y + strain[2].z;
+    return lambda * trace * IDENTITY + 2.0 * mu * strain;
+}
+
+// Any unit vector orthogonal to the unit vector a (`orthogonal_unit`).
+fn orthogonal_unit(a: vec3<f32>) -> vec3<f32> {
+    var helper = vec3<f32>(0.0, 1.0, 0.0);
+    if (abs(a.x) < 0.6) {
+        helper = vec3<f32>(1.0, 0.0, 0.0);
+    }
+    return normalize(cross(a, helper));
+}
+
+// `polar_rotation`: R = U Vᵀ from F = U Σ Vᵀ, V from the eigenvectors of FᵀF sorted by decreasing
+// eigenvalue and made proper, u₁ = F v₁/|F v₁|, u₂ from F v₂ orthogonalized, u₃ = u₁ × u₂.
+fn polar_rotation(f: mat3x3<f32>) -> mat3x3<f32> {
+    var a = transpose(f) * f;
+    let vectors = symmetric_eigen(&a);
+    let values = vec3<f32>(a[0].x, a[1].y, a[2].z);
+    // Order the eigenpairs σ₁² ≥ σ₂² ≥ σ₃².
+    var order = vec3<u32>(0u, 1u, 2u);
+    if (values[order.y] > values[order.x]) {
+        order = order.yxz;
+    }
+    if (values[order.z] > values[order.y]) {
+        order = order.xzy;
+    }
+    if (values[order.y] > values[order.x]) {
+        order = order.yxz;
+    }
+    var v = mat3x3<f32>(vectors[order.x], vectors[order.y], vectors[order.z]);
+    if (determinant(v) < 0.0) {
+        v[2] = -v[2];
+    }
+    let largest = sqrt(max(values[order.x], 0.0));
+    if (!(largest > 0.0)) {
+        return IDENTITY;
+    }
+    let u1 = normalize(f * v[0]);
+    var fv2 = f * v[1];
+    fv2 -= dot(fv2, u1) * u1;
+    var u2 = orthogonal_unit(u1);
+    if (length(fv2) > DEGENERATE_SINGULAR_VALUE * largest) {
+        u2 = normalize(fv2);
+    }
+    let u = mat3x3<f32>(u1, u2, cross(u1, u2));
+    return u * transpose(v);
+}
+
+fn lame(i: u32) -> vec2<f32> {
+    return phyxel[i].stiffness_scale * params.material.xy;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    let plastic_inverse = frames[i].plastic_inverse;
+    let elastic = (IDENTITY + displacement_gradient(i)) * plastic_inverse;
+    let rotation = polar_rotation(elastic);
+    frames[i].rotation = rotation;
+    let strain = symmetric_part(transpose(rotation) * elastic) - IDENTITY;
+    let lm = lame(i);
+    let stress = hooke_stress(strain, lm.x, lm.y);
+    force_matrix[i] = -phyxel[i].volume * (rotation * stress * transpose(plastic_inverse));
+}
+
+fn differential_force_matrix(i: u32) {
+    let q_i = work[section(Q) + i].xyz;
+    var dgrad = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var e = start[i]; e < start[i + 1u]; e++) {
+        dgrad += outer(work[section(Q) + neighbour[e]].xyz - q_i, d[e].xyz);
+    }
+    let plastic_inverse = frames[i].plastic_inverse;
+    let rotation = frames[i].rotation;
+    let lm = lame(i);
+    let dstress = hooke_stress(symmetric_part(transpose(rotation) * (dgrad * plastic_inverse)), lm.x, lm.y);
+    force_matrix[i] = -phyxel[i].volume * (rotation * dstress * transpose(plastic_inverse));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < params.counts.x) {
+        differential_force_matrix(id.x);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < params.counts.x && cg_running()) {
+        differential_force_matrix(id.x);
+    }
+}
+
+// −V_i R_i (μ|c|² I + (λ + μ) c cᵀ) R_iᵀ with c = F_p,i⁻ᵀ d: phyxel i's contribution to a diagonal block.
+fn diagonal_block(i: u32, d_ik: vec3<f32>) -> mat3x3<f32> {
+    let c = transpose(frames[i].plastic_inverse) * d_ik;
+    let lm = lame(i);
+    let local = lm.y * dot(c, c) * IDENTITY + (lm.x + lm.y) * outer(c, c);
+    let r = frames[i].rotation;
+    return -phyxel[i].volume * (r * local * transpose(r));
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    if (k >= params.counts.x) {
+        return;
+    }
+    var block = diagonal_block(k, -work[section(OWN_D) + k].xyz);
+    for (var r = reverse_start[k]; r < reverse_start[k + 1u]; r++) {
+        let e = reverse[r];
+        block += diagonal_block(owner[e], d[e].xyz);
+    }
+    let system = phyxel[k].mass * mass_factor() * IDENTITY - stiffness_factor() * block;
+    let s = filter_of(k, contact[k], phyxel[k].fixed);
+    frames[k].precondition = s * inverse3(system) * s + (IDENTITY - s);
+}

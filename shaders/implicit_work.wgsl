@@ -1,0 +1,130 @@
+// Shared by the implicit step's passes (corotated.wgsl, conjugate_gradient.wgsl, implicit.wgsl; prepended
+// after common.wgsl and mls.wgsl): the layout of the work buffer, the constraint filters, the
+// block-Jacobi inverse and the workgroup sums of the reductions. Mirrors crates/phyxel-gpu/src/implicit.rs.
+//
+// The work buffer holds, for n phyxels, sections of n vec4 each (xyz used), then the CG scalars, then
+// one partial sum per workgroup.
+
+const X: u32 = 0u; // CG iterate (Δv)
+const R: u32 = 1u; // residual
+const Z: u32 = 2u; // preconditioned residual
+const P: u32 = 3u; // search direction
+const AP: u32 = 4u; // A p
+const B: u32 = 5u; // right-hand side b = Δt (f + m g + drag − α m v) + (Δt β + Δt²) K v
+const Q: u32 = 6u; // the vector K is applied to next (stiffness_stresses reads it)
+const DV: u32 = 7u; // the step's Δv = S x
+const GUESS: u32 = 8u; // the last step's Δv: the next CG's initial guess
+const OWN_D: u32 = 9u; // Σ_j d_ij (constant while the reference shape is)
+const IMPULSE: u32 = 10u; // x: the contact impulse J_i ≥ 0 (N·s)
+const SECTIONS: u32 = 11u;
+
+// CG scalars at section(SECTIONS) + 0..3:
+//   [0] = (‖S b‖², r·r, r·z, p·Ap)
+//   [1] = (α, β, CG iterations this step, state: 0 running, 1 converged, 2 stopped on non-positive
+//          curvature, 3 zero right-hand side)
+//   [2] = (solve 1 or 2, 1 when a contact was released, 1 when the second solve is skipped (no contact
+//          was released), final relative residual)
+const SCALARS: u32 = 0u;
+const PARTIALS: u32 = 4u;
+
+const RUNNING: f32 = 0.0;
+const CONVERGED: f32 = 1.0;
+const STOPPED: f32 = 2.0;
+const ZERO_RHS: f32 = 3.0;
+
+// Contact states in contact[i].w (normal in xyz).
+const NO_CONTACT: f32 = 0.0;
+const IN_CONTACT: f32 = 1.0;
+const RELEASED: f32 = 2.0;
+
+fn section(s: u32) -> u32 {
+    return s * params.counts.x;
+}
+
+fn scalar_index(k: u32) -> u32 {
+    return section(SECTIONS) + SCALARS + k;
+}
+
+fn partial_index(group: u32) -> u32 {
+    return section(SECTIONS) + PARTIALS + group;
+}
+
+fn workgroups() -> u32 {
+    return (params.counts.x + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+}
+
+// R_i of the current step, F_p,i⁻¹, and the preconditioner block P_i.
+struct Frame {
+    rotation: mat3x3<f32>,
+    plastic_inverse: mat3x3<f32>,
+    precondition: mat3x3<f32>,
+};
+
+// The second solve is not needed: the CG kernels leave everything as the first one left it.
+fn cg_skipped() -> bool {
+    return work[scalar_index(2u)].z == 1.0;
+}
+
+fn cg_running() -> bool {
+    return work[scalar_index(1u)].w == RUNNING && !cg_skipped();
+}
+
+// 1 + Δt α (α: the environment's damping plus Rayleigh's mass term).
+fn mass_factor() -> f32 {
+    return 1.0 + params.gravity_dt.w * params.implicit.x;
+}
+
+// Δt β + Δt² (β: Rayleigh's stiffness term).
+fn stiffness_factor() -> f32 {
+    let dt = params.gravity_dt.w;
+    return dt * params.implicit.y + dt * dt;
+}
+
+// Baraff & Witkin's filter S_i (`Loads::filters`): 0 for a fixed phyxel, I − n nᵀ in contact, else I.
+fn filter_of(i: u32, c: vec4<f32>, fixed: f32) -> mat3x3<f32> {
+    if (fixed > 0.5) {
+        return mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    }
+    let identity = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
+    if (c.w == IN_CONTACT) {
+        let n = c.xyz;
+        return identity - mat3x3<f32>(n * n.x, n * n.y, n * n.z);
+    }
+    return identity;
+}
+
+// `block_jacobi_inverses`: the inverse, or 1/max diagonal for a (nearly) singular block.
+fn inverse3(m: mat3x3<f32>) -> mat3x3<f32> {
+    let det = determinant(m);
+    let scale = max(max(max(abs(m[0].x), abs(m[0].y)), max(abs(m[0].z), abs(m[1].x))),
+        max(max(abs(m[1].y), abs(m[1].z)), max(max(abs(m[2].x), abs(m[2].y)), abs(m[2].z))));
+    let identity = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
+    if (scale > 0.0 && abs(det) > 1e-6 * scale * scale * scale) {
+        let c0 = cross(m[1], m[2]);
+        let c1 = cross(m[2], m[0]);
+        let c2 = cross(m[0], m[1]);
+        return transpose(mat3x3<f32>(c0, c1, c2)) * (1.0 / det);
+    }
+    let diagonal = max(max(m[0].x, m[1].y), m[2].z);
+    if (diagonal > 0.0) {
+        return identity * (1.0 / diagonal);
+    }
+    return identity;
+}
+
+var<workgroup> scratch: array<vec4<f32>, WORKGROUP_SIZE>;
+
+// The sum of `value` over the workgroup (every invocation must call it: it has barriers).
+fn workgroup_sum(local: u32, value: vec4<f32>) -> vec4<f32> {
+    scratch[local] = value;
+    workgroupBarrier();
+    for (var stride = WORKGROUP_SIZE / 2u; stride > 0u; stride = stride / 2u) {
+        if (local < stride) {
+            scratch[local] += scratch[local + stride];
+        }
+        workgroupBarrier();
+    }
+    let total = scratch[0];
+    workgroupBarrier();
+    return total;
+}
