@@ -157,3 +157,54 @@ fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
     let s = filter_of(k, contact[k], phyxel[k].fixed);
     frames[k].precondition = s * inverse3(system) * s + (IDENTITY - s);
 }
+
+// ‖ln σ(F)‖: the norm of F's principal Hencky strains (`plasticity::plastic_stretch`; the same for F⁻¹).
+fn plastic_stretch(f: mat3x3<f32>) -> f32 {
+    var a = transpose(f) * f;
+    let unused = symmetric_eigen(&a);
+    let logarithms = 0.5 * log(max(vec3<f32>(a[0].x, a[1].y, a[2].z), vec3<f32>(SMALLEST_SQUARED_STRETCH)));
+    return length(logarithms);
+}
+
+// Squared singular values below this are clamped before taking logarithms (`SMALLEST_SQUARED_STRETCH`).
+const SMALLEST_SQUARED_STRETCH: f32 = 1e-12;
+
+// The multiplicative plastic flow after a step (`Simulation::flow_multiplicative`,
+// `Plasticity::flow_multiplicative`; Zhou et al. 2013 §3.2 with Bargteil et al. 2007's flow rule): with
+// F_e = (I + ∇u) F_p⁻¹ = U diag(σ) Vᵀ and e = dev ln σ, if ‖e‖ > c_yield s_i the fraction
+// γ = min(c_creep Δt, 1) (‖e‖ − c_yield s_i)/‖e‖ of e flows (at most up to ‖ln σ(F_p)‖ = c_max):
+// F_p ← V diag(exp(γ e)) Vᵀ F_p, kept here as its inverse F_p⁻¹ ← F_p⁻¹ V diag(exp(−γ e)) Vᵀ.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn plastic_flow_multiplicative(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.counts.x) {
+        return;
+    }
+    let plastic_inverse = frames[i].plastic_inverse;
+    let elastic = (IDENTITY + displacement_gradient(i)) * plastic_inverse;
+    if (!(determinant(elastic) > 0.0)) {
+        return;
+    }
+    var a = transpose(elastic) * elastic;
+    let v = symmetric_eigen(&a);
+    let hencky = 0.5 * log(max(vec3<f32>(a[0].x, a[1].y, a[2].z), vec3<f32>(SMALLEST_SQUARED_STRETCH)));
+    let deviatoric = hencky - vec3<f32>((hencky.x + hencky.y + hencky.z) / 3.0);
+    let size = length(deviatoric);
+    let yield_strain = params.plasticity.x * phyxel[i].stiffness_scale;
+    if (size <= yield_strain) {
+        return;
+    }
+    let rate = min(params.plasticity.y * params.gravity_dt.w, 1.0) * (size - yield_strain) / size;
+    let capacity = max(params.plasticity.z - plastic_stretch(plastic_inverse), 0.0) / size;
+    let gamma = min(rate, capacity);
+    if (gamma <= 0.0) {
+        return;
+    }
+    let shrink = exp(-gamma * deviatoric);
+    let inverse_increment = v * mat3x3<f32>(
+        vec3<f32>(shrink.x, 0.0, 0.0),
+        vec3<f32>(0.0, shrink.y, 0.0),
+        vec3<f32>(0.0, 0.0, shrink.z),
+    ) * transpose(v);
+    frames[i].plastic_inverse = plastic_inverse * inverse_increment;
+}

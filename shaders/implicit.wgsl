@@ -15,7 +15,7 @@
 //   stiffness_stresses, gather_forces, cg_start, …    CG (conjugate_gradient.wgsl), then cg_finish
 //   stiffness_stresses, gather_forces, contact_impulses
 //   cg_restart, stiffness_diagonal, … contact_impulses the second solve, when a contact was released
-//   implicit_integrate, deformation_per_step, implicit_collide
+//   implicit_integrate, rotation_per_step, implicit_collide
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> reference: array<vec4<f32>>;
@@ -31,8 +31,8 @@
 @group(0) @binding(11) var<storage, read> neighbour: array<u32>;
 @group(0) @binding(12) var<storage, read> d: array<vec4<f32>>;
 
-// `MAX_DEFORMATION_PER_STEP`: the most Δt‖∇v_i‖ an implicit step may reach.
-const MAX_DEFORMATION_PER_STEP: f32 = 0.4;
+// `MAX_ROTATION_PER_STEP`: the largest angle (rad) an implicit step may turn a neighbourhood by.
+const MAX_ROTATION_PER_STEP: f32 = 0.4;
 
 fn vector(s: u32, i: u32) -> vec3<f32> {
     return work[section(s) + i].xyz;
@@ -191,9 +191,10 @@ fn implicit_integrate(@builtin(global_invocation_id) id: vec3<u32>) {
     displacement[i] = vec4<f32>(u, 0.0);
 }
 
-// Δt ‖∇v_i‖ beyond MAX_DEFORMATION_PER_STEP raises the blow-up flag (`largest_deformation_per_step`).
+// Δt |ω_i| beyond MAX_ROTATION_PER_STEP raises the blow-up flag (`largest_rotation_per_step`), with
+// |ω| = ‖W‖/√2 from the spin W = ½(∇v − ∇vᵀ) of the MLS velocity gradient.
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn deformation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
+fn rotation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
     if (i >= params.counts.x) {
         return;
@@ -205,8 +206,9 @@ fn deformation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
         let w = d[e].xyz;
         grad_v += mat3x3<f32>(dvel * w.x, dvel * w.y, dvel * w.z);
     }
-    let norm = sqrt(dot(grad_v[0], grad_v[0]) + dot(grad_v[1], grad_v[1]) + dot(grad_v[2], grad_v[2]));
-    if (!(params.gravity_dt.w * norm <= MAX_DEFORMATION_PER_STEP)) {
+    let spin = 0.5 * (grad_v - transpose(grad_v));
+    let angular_speed = sqrt(dot(spin[0], spin[0]) + dot(spin[1], spin[1]) + dot(spin[2], spin[2])) / sqrt(2.0);
+    if (!(params.gravity_dt.w * angular_speed <= MAX_ROTATION_PER_STEP)) {
         atomicOr(&status[0], 1u);
     }
 }

@@ -39,8 +39,11 @@ pub(crate) struct ImplicitStep {
     contact_impulses: Pass,
     cg_restart: Pass,
     implicit_integrate: Pass,
-    deformation_per_step: Pass,
+    rotation_per_step: Pass,
     implicit_collide: Pass,
+    plastic_flow_multiplicative: Pass,
+    /// F_p⁻¹ per phyxel, in each frame (read back as the plastic deformation).
+    pub frames: wgpu::Buffer,
 }
 
 impl ImplicitStep {
@@ -182,8 +185,8 @@ impl ImplicitStep {
                     (9, &contact),
                 ],
             ),
-            deformation_per_step: implicit(
-                "deformation_per_step",
+            rotation_per_step: implicit(
+                "rotation_per_step",
                 &[
                     (3, b.velocity),
                     (7, b.status),
@@ -202,7 +205,19 @@ impl ImplicitStep {
                     (6, b.colliders),
                 ],
             ),
+            plastic_flow_multiplicative: corotated(
+                "plastic_flow_multiplicative",
+                &[
+                    (1, b.displacement),
+                    (2, b.start),
+                    (3, b.neighbour),
+                    (4, b.d),
+                    (5, b.phyxel),
+                    (6, &frames),
+                ],
+            ),
             work,
+            frames,
         }
     }
 
@@ -241,8 +256,14 @@ impl ImplicitStep {
             run(compute, &self.contact_impulses);
         }
         run(compute, &self.implicit_integrate);
-        run(compute, &self.deformation_per_step);
+        run(compute, &self.rotation_per_step);
         run(compute, &self.implicit_collide);
+    }
+
+    /// Queue the multiplicative plastic flow (after the step and the melting passes, as on the CPU).
+    pub fn encode_plastic_flow(&self, compute: &mut wgpu::ComputePass) {
+        let groups = (self.phyxels as u32).div_ceil(crate::solver::WORKGROUP_SIZE);
+        self.plastic_flow_multiplicative.dispatch(compute, groups);
     }
 
     /// Where the CG scalars sit in the work buffer (bytes) and how many bytes they take.

@@ -86,6 +86,12 @@ pub fn mat3(m: DMat3) -> [f32; 12] {
     out
 }
 
+/// The matrix a `mat3x3<f32>` in a storage buffer holds (three padded columns: 12 floats).
+pub fn from_mat3(m: &[f32]) -> DMat3 {
+    let column = |c: usize| DVec3::new(m[4 * c] as f64, m[4 * c + 1] as f64, m[4 * c + 2] as f64);
+    DMat3::from_cols(column(0), column(1), column(2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,6 +106,10 @@ mod tests {
             1., 2., 3., 4., 5., 6., 7., 8., 9.,
         ]));
         assert_eq!(m, [1., 2., 3., 0., 4., 5., 6., 0., 7., 8., 9., 0.]);
+        assert_eq!(
+            from_mat3(&m),
+            DMat3::from_cols_array(&[1., 2., 3., 4., 5., 6., 7., 8., 9.])
+        );
         let ground = GpuCollider::from(&Collider::ground(0.25));
         assert_eq!(ground.shape[..2], [0.0, 0.25]);
         assert_eq!(ground.a, [0.0, 1.0, 0.0, 0.0]);

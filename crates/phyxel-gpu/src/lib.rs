@@ -11,6 +11,18 @@
 //! | `Simulation::step` with symplectic Euler, the drag spring, collisions (pass 5) | `integrate` |
 //! | `Melting::heat` (pass 6) | `heat`, `commit_temperature` |
 //! | plastic flow in `Simulation::step` (pass 7) | `plastic_flow` |
+//! | `corotated::rotations` + `corotated::stresses` | `corotated_stresses` |
+//! | `corotated::stiffness_product` (per phyxel; then the force gather) | `stiffness_stresses`, `cg_stiffness_stresses` |
+//! | `corotated::stiffness_diagonal` + the block-Jacobi inverses | `stiffness_diagonal` |
+//! | `implicit::velocity_change`: right-hand side, contacts, impulses, second solve | `implicit_begin`, `implicit_rhs`, `contact_impulses`, `cg_restart` |
+//! | `conjugate_gradient::solve` | `cg_start`, `cg_reduce_start`, `cg_product`, `cg_reduce_curvature`, `cg_update`, `cg_reduce_direction`, `cg_direction`, `cg_finish` |
+//! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
+//! | `Simulation::flow_multiplicative` | `plastic_flow_multiplicative` |
+//!
+//! The corotated implicit step ([`GpuSolver`] built from a simulation with
+//! `Simulation::set_corotated_implicit`) runs CG entirely on the device: the iteration limit's worth of
+//! iterations is queued in one submission, and the kernels stop changing anything once CG has
+//! converged, so no read-back interrupts a step.
 //!
 //! Passes 1 and 2 run on the GPU and are checked against the CPU's; the stepping solver
 //! ([`GpuSolver`]) is still handed the CPU's neighbour lists and MLS weights, and the reference-shape

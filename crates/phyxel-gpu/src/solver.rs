@@ -3,7 +3,7 @@
 
 use crate::context::{GpuContext, GpuError};
 use crate::implicit::{solve_stats, ImplicitStep};
-use crate::layout::{mat3, vec4, GpuCollider, Params, PhyxelConstants};
+use crate::layout::{from_mat3, mat3, vec4, GpuCollider, Params, PhyxelConstants};
 use crate::passes::{bind, pipeline, storage_buffer};
 use crate::readback::read_buffer;
 use glam::{DMat3, DVec3};
@@ -31,11 +31,13 @@ pub struct GpuState {
     /// The largest total strain ‖ε‖ seen by the plastic flow since the last read: above the
     /// simulation's `reference_update_strain` the rest shape is due for an update.
     pub largest_total_strain: f64,
-    /// Some step moved a phyxel faster than the travel bound (explicit), deformed a neighbourhood by
-    /// more than `MAX_DEFORMATION_PER_STEP` (implicit), or produced a non-finite value.
+    /// Some step moved a phyxel faster than the travel bound (explicit), turned a neighbourhood by
+    /// more than `MAX_ROTATION_PER_STEP` (implicit), or produced a non-finite value.
     pub blown_up: bool,
     /// CG iterations and residual of the last implicit step (None for explicit steps).
     pub last_solve: Option<SolveStats>,
+    /// The corotated model's plastic deformations F_p (implicit steps only).
+    pub plastic_deformation: Option<Vec<DMat3>>,
 }
 
 /// When a pass runs.
@@ -162,12 +164,6 @@ impl GpuSolver {
         if implicit.is_none() && sim.elasticity != Elasticity::Mkn04 {
             return Err(GpuError(
                 "the GPU backend steps the corotated model implicitly only (explicit steps use MKN04's)"
-                    .into(),
-            ));
-        }
-        if implicit.is_some() && sim.plasticity.is_some() {
-            return Err(GpuError(
-                "the GPU backend does not mirror the corotated model's multiplicative plasticity yet"
                     .into(),
             ));
         }
@@ -490,6 +486,11 @@ impl GpuSolver {
                 for pass in self.passes.iter().filter(|p| runs(p.stage)) {
                     pass.dispatch(&mut compute, groups);
                 }
+                if let Some(implicit) = &self.implicit {
+                    if self.params.plasticity[3] == 1.0 {
+                        implicit.encode_plastic_flow(&mut compute);
+                    }
+                }
             }
         }
         gpu.queue.submit([encoder.finish()]);
@@ -521,7 +522,7 @@ impl GpuSolver {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
             encoder.copy_buffer_to_buffer(&implicit.work, offset, &copy, 0, size);
             gpu.queue.submit([encoder.finish()]);
-            (copy, size)
+            (copy, size, implicit.frames.clone())
         });
         async move {
             let mut raw = Vec::with_capacity(buffers.len());
@@ -535,14 +536,25 @@ impl GpuSolver {
             if let Some(failure) = failure.lock().unwrap().clone() {
                 return Err(GpuError(failure));
             }
-            let last_solve = match &scalars {
-                Some((buffer, size)) => {
+            let (last_solve, plastic_deformation) = match &scalars {
+                Some((buffer, size, frames)) => {
                     let raw = read_buffer(&device, &queue, buffer, *size)
                         .await
                         .map_err(GpuError)?;
-                    Some(solve_stats(bytemuck::cast_slice::<u8, f32>(&raw)))
+                    let frames = read_buffer(&device, &queue, frames, bytes * 9)
+                        .await
+                        .map_err(GpuError)?;
+                    // Each frame: rotation, F_p⁻¹, preconditioner (3 × 12 floats).
+                    let plastic = bytemuck::cast_slice::<u8, [f32; 36]>(&frames)
+                        .iter()
+                        .map(|frame| from_mat3(&frame[12..24]).inverse())
+                        .collect();
+                    (
+                        Some(solve_stats(bytemuck::cast_slice::<u8, f32>(&raw))),
+                        Some(plastic),
+                    )
                 }
-                None => None,
+                None => (None, None),
             };
             let [displacement, velocity, temperature, plastic, status] =
                 <[Vec<u8>; 5]>::try_from(raw).expect("five buffers read");
@@ -562,18 +574,14 @@ impl GpuSolver {
                     .collect(),
                 plastic_strain: bytemuck::cast_slice::<u8, [f32; 12]>(&plastic)
                     .iter()
-                    .map(|m| {
-                        let column = |c: usize| {
-                            DVec3::new(m[4 * c] as f64, m[4 * c + 1] as f64, m[4 * c + 2] as f64)
-                        };
-                        DMat3::from_cols(column(0), column(1), column(2))
-                    })
+                    .map(|m| from_mat3(m))
                     .collect(),
                 largest_total_strain: f32::from_bits(u32::from_le_bytes([
                     status[4], status[5], status[6], status[7],
                 ])) as f64,
                 blown_up: status[0] != 0,
                 last_solve,
+                plastic_deformation,
             })
         }
     }

@@ -293,10 +293,6 @@ impl PhyxelDemo {
         creep: f64,
         max_strain: f64,
     ) -> Result<(), JsError> {
-        if self.is_implicit() {
-            // The GPU's implicit step does not mirror multiplicative plasticity: it must be asked again.
-            self.mark_gpu_stale();
-        }
         self.sim.plasticity = if enabled {
             Some(Plasticity {
                 yield_strain: check("yield", yield_strain, 0.0, 10.0)?,
@@ -647,6 +643,9 @@ impl PhyxelDemo {
         body.velocity = state.velocity;
         body.temperature = state.temperature;
         body.plastic_strain = state.plastic_strain;
+        if let Some(plastic) = state.plastic_deformation {
+            body.plastic_deformation = plastic;
+        }
         if let Some(melting) = self.sim.melting {
             body.stiffness_scale = body
                 .temperature
@@ -720,14 +719,11 @@ mod tests {
         demo.apply_gpu_state(read).unwrap();
         assert!(demo.cg_iterations() > 0.0, "{}", demo.cg_iterations());
         assert!(demo.cg_residual() <= 1e-4);
-        // ... but not with multiplicative plasticity: the CPU takes over, and says why.
+        // ... with its multiplicative plasticity.
         demo.set_plasticity(true, 0.05, 10.0, 0.5).unwrap();
         assert!(demo.step(1.0 / 60.0, 1).unwrap());
-        assert_eq!(demo.backend(), "cpu");
-        assert!(demo
-            .take_notice()
-            .unwrap()
-            .contains("multiplicative plasticity"));
+        assert_eq!(demo.backend(), "gpu");
+        assert_eq!(demo.take_notice(), None);
     }
 
     /// The vertical extent of the body (m).

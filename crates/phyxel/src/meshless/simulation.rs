@@ -128,12 +128,13 @@ pub const RECOMMENDED_CFL_FRACTION: f64 = 0.1;
 /// exponential growth, long before anything overflows or visibly explodes.
 pub const MAX_TRAVEL_PER_STEP: f64 = 0.4;
 
-/// The most an implicit step may deform any neighbourhood: Δt·‖∇v_i‖ (Frobenius norm of the MLS
-/// velocity gradient). Implicit Euler is stable at any Δt, but its linearization about the rotations
-/// at the start of the step (Zhou et al. 2013 §4: "as long as the rotation and plastic deformations do
-/// not significantly change within each time step") fails when a neighbourhood turns or stretches by
-/// tens of per cent in one step. Rigid translation, however fast, is exact and allowed.
-pub const MAX_DEFORMATION_PER_STEP: f64 = 0.4;
+/// The most an implicit step may turn any neighbourhood (rad): Δt·|ω_i| with ω_i the angular velocity
+/// of the MLS velocity gradient's spin W_i = ½(∇v_i − ∇v_iᵀ), |ω| = ‖W‖/√2. Implicit Euler is stable at
+/// any Δt, but its linearization about the rotations at the start of the step (Zhou et al. 2013 §4: "as
+/// long as the rotation and plastic deformations do not significantly change within each time step")
+/// fails when a neighbourhood turns by tens of degrees in one step. Translation, however fast, and
+/// stretching (a stiff body pushing back after a deep contact, say) are handled exactly and allowed.
+pub const MAX_ROTATION_PER_STEP: f64 = 0.4;
 
 /// A phyxel within this fraction of the smallest support radius of an obstacle's surface rests on it:
 /// the implicit step constrains its normal velocity inside the solve.
@@ -156,11 +157,11 @@ impl fmt::Display for BlowUp {
         if self.implicit {
             return write!(
                 f,
-                "the implicit simulation deformed a neighbourhood by more than {:.0} % in one step at \
+                "the implicit simulation turned a neighbourhood by more than {:.0}° in one step at \
                  t = {:.3} s (Δt = {:.2e} s) and was stopped: the linearization about the rotations at \
                  the start of the step does not hold for such large steps; lower Δt or raise the CG \
                  iteration limit",
-                100.0 * MAX_DEFORMATION_PER_STEP,
+                MAX_ROTATION_PER_STEP.to_degrees(),
                 self.time, self.dt
             );
         }
@@ -355,7 +356,7 @@ impl Simulation {
             .any(|v| !v.is_finite())
             || body.displacement.iter().any(|u| u.length() > runaway)
             || if self.implicit.is_some() {
-                self.largest_deformation_per_step(dt) > MAX_DEFORMATION_PER_STEP
+                self.largest_rotation_per_step(dt) > MAX_ROTATION_PER_STEP
             } else {
                 body.velocity.iter().any(|v| v.length() > max_speed)
             };
@@ -455,15 +456,15 @@ impl Simulation {
         self.body.plastic_deformation = flowed;
     }
 
-    /// max_i Δt·‖∇v_i‖: how much the step deformed the most deformed neighbourhood (see
-    /// [`MAX_DEFORMATION_PER_STEP`]).
-    fn largest_deformation_per_step(&self, dt: f64) -> f64 {
+    /// max_i Δt·|ω_i|: the largest angle (rad) the step turned a neighbourhood by (see
+    /// [`MAX_ROTATION_PER_STEP`]).
+    fn largest_rotation_per_step(&self, dt: f64) -> f64 {
         let body = &self.body;
         map_indices(body.len(), |i| {
-            norm(
-                body.mls
-                    .displacement_gradient(i, &body.velocity, &body.neighbours),
-            )
+            let grad_v = body
+                .mls
+                .displacement_gradient(i, &body.velocity, &body.neighbours);
+            norm(0.5 * (grad_v - grad_v.transpose())) / std::f64::consts::SQRT_2
         })
         .into_iter()
         .fold(0.0, f64::max)

@@ -129,9 +129,12 @@ fn stiff() -> Material {
 #[test]
 fn a_stiff_cube_at_60_hz_stays_bounded_implicitly_and_blows_up_explicitly() {
     // 4×4×4 phyxels, edge 0.15 m, E = 1 GPa: the explicit bound h√(ρ/E) = 0.11 ms is 0.7 % of 1/60 s.
+    // Dropped from 0.3 m it lands at 2.4 m/s, 4 cm per step: the first contact step finds its lowest
+    // layer pushed out of the ground and squeezed, and the next pushes back hard without turning.
     let dt = 1.0 / 60.0;
     let edge = 0.15;
-    let mut sim = Simulation::new(cube(4, 0.05, 0.05, stiff()), Environment::default());
+    let height = 0.3;
+    let mut sim = Simulation::new(cube(4, 0.05, height, stiff()), Environment::default());
     assert!(sim.cfl_time_step() < 0.01 * dt);
     let settings = CorotatedImplicit::default();
     sim.set_corotated_implicit(Some(settings));
@@ -148,7 +151,7 @@ fn a_stiff_cube_at_60_hz_stays_bounded_implicitly_and_blows_up_explicitly() {
         );
         iterations.push(solve.iterations);
         assert!(bottom(&sim) >= -1e-12, "below the ground");
-        assert!(top(&sim) < 0.05 + edge + 1e-6, "bounced above the start");
+        assert!(top(&sim) < height + edge + 1e-6, "bounced above the start");
     }
     let mean = iterations.iter().sum::<usize>() as f64 / iterations.len() as f64;
     let (top, kinetic) = (top(&sim), sim.kinetic_energy());
@@ -162,7 +165,7 @@ fn a_stiff_cube_at_60_hz_stays_bounded_implicitly_and_blows_up_explicitly() {
     assert!(kinetic < 1e-9, "still moving: {kinetic} J");
 
     // Symplectic Euler at the same step is caught by the blow-up detection.
-    let mut explicit = Simulation::new(cube(4, 0.05, 0.05, stiff()), Environment::default());
+    let mut explicit = Simulation::new(cube(4, 0.05, height, stiff()), Environment::default());
     explicit.elasticity = crate::meshless::simulation::Elasticity::CorotatedLinear;
     let blown = (0..1000).find_map(|k| explicit.step(dt).err().map(|e| (k, e)));
     let (k, error) = blown.expect("explicit integration at 60 Hz must blow up");
@@ -349,7 +352,8 @@ fn implicit_steps_allow_any_rigid_speed_but_stop_a_neighbourhood_torn_in_one_ste
     );
     let speed = sim.body.velocity[0].length();
     assert!(speed * dt > 0.4 * sim.body.support_radius[0], "{speed} m/s");
-    // A shear of Δt·∂v/∂y = 1 in one step is beyond the linearization: stopped, state kept.
+    // A shear of Δt·∂v/∂y = 1 in one step turns the neighbourhood by ½ rad, beyond the linearization:
+    // stopped, state kept.
     let mut sim = Simulation::new(cube(4, 0.05, 1.0, stiff()), environment);
     sim.set_corotated_implicit(Some(CorotatedImplicit::default()));
     sim.body.velocity = sim
@@ -362,7 +366,7 @@ fn implicit_steps_allow_any_rigid_speed_but_stop_a_neighbourhood_torn_in_one_ste
     let failure = sim.step(dt).unwrap_err();
     assert!(failure.implicit);
     assert!(
-        failure.to_string().contains("more than 40 % in one step"),
+        failure.to_string().contains("more than 23° in one step"),
         "{failure}"
     );
     assert_eq!(sim.body.displacement, before);
