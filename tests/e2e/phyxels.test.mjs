@@ -173,12 +173,17 @@ test('a step beyond the stability bound is stopped and explained; refused input 
 
 test('implicit Euler lands a 1 GPa cube at 1/60 s, where the explicit step is stopped', async () => {
   const { page, context, problems } = await openDemo();
+  // The integrator on the page, on the CPU whatever the browser grants (the GPU's implicit step is
+  // checked against the CPU's by the wasm tests, and a software GPU takes seconds per step).
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  await page.selectOption('#param-backend', 'cpu');
   assert.equal(await page.locator('#param-cgTolerance').isVisible(), false, 'CG settings only for implicit Euler');
   await page.selectOption('#param-integrator', 'implicit-euler');
   assert.equal(await page.locator('#param-cgTolerance').isVisible(), true);
   assert.equal(await page.locator('#param-cflFraction').isVisible(), false, 'no bound to take a fraction of');
   await page.fill('#param-young', '1e9');
-  // h√(ρ/E) = 88 µs, 190 times shorter than the implicit step.
+  // h√(ρ/E) = 88 µs, 190 times shorter than the implicit step (the readouts refresh 4 times a second).
+  await waitForReadout(page, 'cfl', (bound) => Math.abs(bound - 0.088) < 1e-6);
   assert.equal(await page.locator('#readout-cfl').textContent(), '0.0880 ms');
   await waitForReadout(page, 'dt', (dt) => Math.abs(dt - 16.7) < 0.05);
   // Dropped from 0.3 m, the stiff cube lands and keeps its shape: phyxel centres 9 × 0.04 m apart, the

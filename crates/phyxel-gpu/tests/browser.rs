@@ -4,6 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use glam::DVec3;
+use phyxel::meshless::implicit::CorotatedImplicit;
 use phyxel::meshless::scene::{Objects, SceneDescription};
 use phyxel_gpu::{GpuContext, GpuSolver};
 use wasm_bindgen_test::*;
@@ -56,6 +57,53 @@ async fn webgpu_and_cpu_agree_on_the_falling_cube() {
         "WebGPU and CPU differ by {worst} m ({})",
         gpu.adapter.name
     );
+}
+
+#[wasm_bindgen_test]
+async fn webgpu_and_cpu_implicit_steps_agree_on_a_landing_cube() {
+    // Corotated implicit Euler at 1/60 s, CG on the device: 3 × 3 × 3 phyxels dropped 0.3 m, 20 steps
+    // (it lands at step 15: contacts and their release), CG limited to 40 iterations.
+    let gpu = GpuContext::new()
+        .await
+        .expect("a WebGPU adapter (webdriver.json passes --enable-unsafe-webgpu)");
+    let mut cpu = SceneDescription {
+        objects: Objects::Cube,
+        resolution: 3,
+        ..SceneDescription::default()
+    }
+    .build(1_000)
+    .unwrap()
+    .simulation;
+    cpu.body.material.young = 1e6;
+    cpu.set_corotated_implicit(Some(CorotatedImplicit {
+        tolerance: 1e-5,
+        max_iterations: 40,
+        ..CorotatedImplicit::default()
+    }));
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let dt = 1.0 / 60.0;
+    for _ in 0..20 {
+        cpu.step(dt).unwrap();
+    }
+    solver.step(&gpu, dt, 20);
+    let state = solver.read_state(&gpu).await.unwrap();
+    assert!(!state.blown_up);
+    let worst = cpu
+        .body
+        .displacement
+        .iter()
+        .zip(&state.displacement)
+        .map(|(a, b)| a.distance(*b))
+        .fold(0.0, f64::max);
+    let fell = cpu.body.displacement.iter().map(|u| -u.y).fold(0.0, f64::max);
+    assert!(fell > 0.25, "the cube fell {fell} m");
+    assert!(
+        worst <= 1e-4 * 0.4,
+        "WebGPU and CPU implicit steps differ by {worst} m ({})",
+        gpu.adapter.name
+    );
+    let (cpu_solve, gpu_solve) = (cpu.last_solve().unwrap(), state.last_solve.unwrap());
+    assert!(gpu_solve.converged, "{gpu_solve:?} (CPU: {cpu_solve:?})");
 }
 
 #[wasm_bindgen_test]
