@@ -1,5 +1,5 @@
 //! `cargo run --release -p phyxel-bench -- cube --n 20 [--threads N] [--steps S] [--backend cpu|gpu]`
-//! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S]`
+//! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S] [--backend cpu|gpu]`
 //!
 //! The standard scene: an elastic cube of n × n × n phyxels on a cubic lattice with support radius
 //! 1.9 × spacing (≈ 26–30 neighbours inside), dropped onto the ground. Prints one JSON object with the
@@ -12,7 +12,7 @@
 
 use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
-use phyxel::meshless::implicit::CorotatedImplicit;
+use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::sampling::{sample, Lattice, Shape};
 use phyxel::meshless::simulation::{Environment, Simulation};
@@ -63,13 +63,19 @@ struct Options {
 struct ImplicitReport {
     scene: &'static str,
     integration: &'static str,
+    backend: &'static str,
+    /// The GPU adapter (GPU backend only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    adapter: Option<String>,
     young: f64,
     dt: f64,
     /// The explicit stability bound h√(ρ/E), for comparison with Δt.
     cfl_time_step: f64,
     phyxels: usize,
     mean_neighbours: f64,
-    threads: usize,
+    /// CPU threads (CPU backend only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    threads: Option<usize>,
     steps: usize,
     /// CG tolerance (relative residual) and iteration limit.
     tolerance: f64,
@@ -80,6 +86,7 @@ struct ImplicitReport {
     cg_iterations: Vec<usize>,
     worst_relative_residual: f64,
     unconverged_steps: usize,
+    /// Steps per second; on the GPU each step is followed by a read-back of its CG statistics.
     steps_per_s: f64,
     /// The body's top height at the end (m) and its edge: it should rest on the ground, undeformed
     /// for a stiff material.
@@ -143,7 +150,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu]");
             std::process::exit(2);
         }
     };
@@ -307,15 +314,29 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     let mut cg_iterations = Vec::with_capacity(options.steps);
     let mut worst_relative_residual: f64 = 0.0;
     let mut unconverged_steps = 0;
-    let start = Instant::now();
-    for _ in 0..options.steps {
-        sim.step(dt).expect("implicit steps stay bounded");
-        let solve = sim
-            .last_solve()
-            .expect("an implicit step reports its solve");
+    let mut record = |solve: SolveStats| {
         cg_iterations.push(solve.iterations);
         worst_relative_residual = worst_relative_residual.max(solve.relative_residual);
         unconverged_steps += usize::from(!solve.converged);
+    };
+    let mut adapter = None;
+    let start = Instant::now();
+    if options.gpu {
+        let gpu = pollster::block_on(phyxel_gpu::GpuContext::new()).expect("a GPU adapter");
+        let mut solver = phyxel_gpu::GpuSolver::new(&gpu, &sim).expect("the GPU takes the scene");
+        for _ in 0..options.steps {
+            solver.step(&gpu, dt, 1);
+            let state = pollster::block_on(solver.read_state(&gpu)).expect("a read-back");
+            assert!(!state.blown_up, "implicit steps stay bounded");
+            record(state.last_solve.expect("an implicit step reports its solve"));
+            sim.body.displacement = state.displacement;
+        }
+        adapter = Some(gpu.adapter.name.clone());
+    } else {
+        for _ in 0..options.steps {
+            sim.step(dt).expect("implicit steps stay bounded");
+            record(sim.last_solve().expect("an implicit step reports its solve"));
+        }
     }
     let seconds = start.elapsed().as_secs_f64();
     let final_top = sim
@@ -327,12 +348,14 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     ImplicitReport {
         scene: "cube",
         integration: "corotated-implicit-euler",
+        backend: if options.gpu { "gpu" } else { "cpu" },
+        adapter,
         young,
         dt,
         cfl_time_step: sim.cfl_time_step(),
         phyxels: sim.body.len(),
         mean_neighbours: sim.body.neighbours.mean_count(),
-        threads: phyxel::parallel::thread_count(),
+        threads: (!options.gpu).then(phyxel::parallel::thread_count),
         steps: options.steps,
         tolerance: settings.tolerance,
         max_iterations: settings.max_iterations,
