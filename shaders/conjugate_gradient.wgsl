@@ -3,9 +3,10 @@
 //
 //   apply(z) = S A (S z) + (I − S) z,  A z = m (1 + Δt α) z − (Δt β + Δt²) K z,  right-hand side S b.
 //
-// The host dispatches, per iteration: cg_stiffness_stresses + gather_forces (K S p into `forces`),
-// cg_product (A p and the partial sums of p·Ap), cg_reduce_curvature (α), cg_update (x, r, z and the
-// partial sums of r·r, r·z), cg_reduce_direction (convergence, β), cg_direction (p, and Q = S p).
+// The host dispatches, per iteration: cg_stiffness_stresses (the force matrices of K S p for the new
+// direction p = z + β p, formed on the fly), cg_product (p = z + β p, its own row of the force gather
+// K S p, A p, and the partial sums of p·Ap), cg_reduce_curvature (α), cg_update (x, r, z and the partial
+// sums of r·r, r·z), cg_reduce_direction (convergence, β): five dispatches.
 // Once CG has converged or stopped, every kernel leaves the state alone: the host dispatches a fixed
 // number of iterations (the iteration limit) in one submission, with no read-back in between.
 // The reductions are two-level: a partial sum per workgroup, then one workgroup adds the partials.
@@ -16,6 +17,11 @@
 @group(0) @binding(3) var<storage, read_write> work: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read> contact: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> frames: array<Frame>;
+@group(0) @binding(6) var<storage, read> force_matrix: array<mat3x3<f32>>;
+@group(0) @binding(7) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(8) var<storage, read> reverse_start: array<u32>;
+@group(0) @binding(9) var<storage, read> reverse: array<u32>;
+@group(0) @binding(10) var<storage, read> owner: array<u32>;
 
 fn vector(s: u32, i: u32) -> vec3<f32> {
     return work[section(s) + i].xyz;
@@ -29,10 +35,10 @@ fn constraint_filter(i: u32) -> mat3x3<f32> {
     return filter_of(i, contact[i], phyxel[i].fixed);
 }
 
-// apply(z)_i from z_i and (K S z)_i (in `forces`).
-fn apply_row(i: u32, z: vec3<f32>) -> vec3<f32> {
+// apply(z)_i from z_i and (K S z)_i.
+fn apply_row(i: u32, z: vec3<f32>, ksz: vec3<f32>) -> vec3<f32> {
     let s = constraint_filter(i);
-    let a_sz = phyxel[i].mass * mass_factor() * (s * z) - stiffness_factor() * forces[i].xyz;
+    let a_sz = phyxel[i].mass * mass_factor() * (s * z) - stiffness_factor() * ksz;
     return s * a_sz + (z - s * z);
 }
 
@@ -56,12 +62,12 @@ fn cg_start(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocat
     if (i < params.counts.x && !skipped) {
         let s = constraint_filter(i);
         let sb = s * vector(B, i);
-        let r = sb - apply_row(i, vector(X, i));
+        let r = sb - apply_row(i, vector(X, i), forces[i].xyz);
         let z = frames[i].precondition * r;
         store(R, i, r);
         store(Z, i, z);
-        store(P, i, z);
-        store(Q, i, s * z);
+        // With β = 0 the first direction z + β p is z.
+        store(P, i, vec3<f32>(0.0));
         sums = vec4<f32>(dot(sb, sb), dot(r, r), dot(r, z), 0.0);
     }
     let total = workgroup_sum(local, sums);
@@ -94,15 +100,22 @@ fn cg_reduce_start(@builtin(local_invocation_index) local: u32) {
     work[scalar_index(2u)] = vec4<f32>(flags.x, flags.y, flags.z, relative);
 }
 
-// Ap = apply(p) and the partial sums of p·Ap.
+// p = z + β p; (K S p)_i by the force gather (`gather_forces`, with Σ_j d_ij from the work buffer) of
+// the force matrices cg_stiffness_stresses left; Ap = apply(p) and the partial sums of p·Ap.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
         @builtin(workgroup_id) group: vec3<u32>) {
     let i = id.x;
     var sums = vec4<f32>(0.0);
     if (i < params.counts.x && cg_running()) {
-        let p = vector(P, i);
-        let ap = apply_row(i, p);
+        let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
+        store(P, i, p);
+        var ksp = -(force_matrix[i] * vector(OWN_D, i));
+        for (var r = reverse_start[i]; r < reverse_start[i + 1u]; r++) {
+            let e = reverse[r];
+            ksp += force_matrix[owner[e]] * d[e].xyz;
+        }
+        let ap = apply_row(i, p, ksp);
         store(AP, i, ap);
         sums.x = dot(p, ap);
     }
@@ -170,18 +183,6 @@ fn cg_reduce_direction(@builtin(local_invocation_index) local: u32) {
         return;
     }
     work[scalar_index(1u)] = vec4<f32>(flags.x, total.y / scalars.z, iterations, RUNNING);
-}
-
-// p = z + β p, and Q = S p for the next product.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn cg_direction(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    if (i >= params.counts.x || !cg_running()) {
-        return;
-    }
-    let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
-    store(P, i, p);
-    store(Q, i, constraint_filter(i) * p);
 }
 
 // Δv = S x (zero for a zero right-hand side), and Q = Δv for the contact impulses' K Δv.

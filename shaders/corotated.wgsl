@@ -6,7 +6,8 @@
 //   ε = sym(RᵀF_e) − I, Hooke's σ, and the force matrix M = −V R σ F_p⁻ᵀ;
 // * `stiffness_stresses` / `cg_stiffness_stresses` — the per-phyxel half of `stiffness_product`: for the
 //   vector q (the work buffer's Q section) δF_e = Σ_j (q_j − q_i) d_ijᵀ F_p⁻¹, δσ = C sym(RᵀδF_e),
-//   δM = −V R δσ F_p⁻ᵀ; gather_forces then gives K·q. The cg_ variant does nothing once CG has finished;
+//   δM = −V R δσ F_p⁻ᵀ; gather_forces then gives K·q. The cg_ variant takes q = S (z + β p), CG's next
+//   direction, and does nothing once CG has finished;
 // * `stiffness_diagonal` — `stiffness_diagonal` and the block-Jacobi preconditioner of
 //   `implicit::velocity_change`: P_k = S_k (m_k (1 + Δt α) I − (Δt β + Δt²) K_kk)⁻¹ S_k + (I − S_k).
 //
@@ -106,11 +107,21 @@ fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     force_matrix[i] = -phyxel[i].volume * (rotation * stress * transpose(plastic_inverse));
 }
 
-fn differential_force_matrix(i: u32) {
-    let q_i = work[section(Q) + i].xyz;
+// The vector K is applied to: Q, or in a CG iteration the filtered new direction S (z + β p).
+fn product_input(j: u32, in_cg: bool) -> vec3<f32> {
+    if (in_cg) {
+        let beta = work[scalar_index(1u)].y;
+        let p = work[section(Z) + j].xyz + beta * work[section(P) + j].xyz;
+        return filter_of(j, contact[j], phyxel[j].fixed) * p;
+    }
+    return work[section(Q) + j].xyz;
+}
+
+fn differential_force_matrix(i: u32, in_cg: bool) {
+    let q_i = product_input(i, in_cg);
     var dgrad = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        dgrad += outer(work[section(Q) + neighbour[e]].xyz - q_i, d[e].xyz);
+        dgrad += outer(product_input(neighbour[e], in_cg) - q_i, d[e].xyz);
     }
     let plastic_inverse = frames[i].plastic_inverse;
     let rotation = frames[i].rotation;
@@ -122,14 +133,14 @@ fn differential_force_matrix(i: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x < params.counts.x) {
-        differential_force_matrix(id.x);
+        differential_force_matrix(id.x, false);
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x < params.counts.x && cg_running()) {
-        differential_force_matrix(id.x);
+        differential_force_matrix(id.x, true);
     }
 }
 

@@ -328,14 +328,21 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
             solver.step(&gpu, dt, 1);
             let state = pollster::block_on(solver.read_state(&gpu)).expect("a read-back");
             assert!(!state.blown_up, "implicit steps stay bounded");
-            record(state.last_solve.expect("an implicit step reports its solve"));
+            record(
+                state
+                    .last_solve
+                    .expect("an implicit step reports its solve"),
+            );
             sim.body.displacement = state.displacement;
         }
         adapter = Some(gpu.adapter.name.clone());
     } else {
         for _ in 0..options.steps {
             sim.step(dt).expect("implicit steps stay bounded");
-            record(sim.last_solve().expect("an implicit step reports its solve"));
+            record(
+                sim.last_solve()
+                    .expect("an implicit step reports its solve"),
+            );
         }
     }
     let seconds = start.elapsed().as_secs_f64();

@@ -1,14 +1,22 @@
 //! The corotated implicit Euler step on the GPU: the twin of `phyxel::meshless::implicit`
 //! (`velocity_change` with `conjugate_gradient::solve`) and of `Simulation::advance_implicit`, in the
 //! passes of `shaders/corotated.wgsl`, `conjugate_gradient.wgsl` and `implicit.wgsl` (their headers
-//! list the order). CG runs entirely on the device: the host queues the iteration limit's worth of
-//! iterations, and the kernels stop changing anything once CG has converged, so a step needs no
-//! read-back. The CG statistics come back with the state ([`crate::GpuState::last_solve`]).
+//! list the order). CG runs entirely on the device: the host queues a number of iterations, and the
+//! kernels stop changing anything once CG has converged, so a step needs no read-back. The CG
+//! statistics come back with the state ([`crate::GpuState::last_solve`]).
+//!
+//! How many iterations to queue: each costs five dispatches whether CG still runs or not, so queuing
+//! the iteration limit (500 by default) for a solve that converges in 30 wastes most of a step. The
+//! solver starts with the limit and, from each read-back, queues twice the iterations the last step
+//! needed plus 16 (never more than the limit); a step that was cut short by this budget reports
+//! `converged: false`, and the next read-back doubles the budget.
 
 use crate::solver::{Pass, SolverBuffers};
 use glam::{DMat3, DVec3};
 use phyxel::meshless::body::Body;
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// Sections of n vec4 in the work buffer (shaders/implicit_work.wgsl), then 4 scalars, then partials.
 const SECTIONS: usize = 11;
@@ -18,6 +26,8 @@ const SCALARS: usize = 4;
 /// The implicit step's pipelines, bindings and buffers.
 pub(crate) struct ImplicitStep {
     pub settings: CorotatedImplicit,
+    /// CG iterations queued per solve (see the module docs); read-backs update it.
+    pub budget: Arc<AtomicUsize>,
     /// Sections, CG scalars and partial sums (shaders/implicit_work.wgsl).
     pub work: wgpu::Buffer,
     phyxels: usize,
@@ -34,7 +44,6 @@ pub(crate) struct ImplicitStep {
     cg_reduce_curvature: Pass,
     cg_update: Pass,
     cg_reduce_direction: Pass,
-    cg_direction: Pass,
     cg_finish: Pass,
     contact_impulses: Pass,
     cg_restart: Pass,
@@ -102,9 +111,18 @@ impl ImplicitStep {
                     (4, &contact),
                     (5, &frames),
                 ],
-                "cg_product" => &[(1, b.forces), (2, b.phyxel), (3, &work), (4, &contact)],
+                "cg_product" => &[
+                    (2, b.phyxel),
+                    (3, &work),
+                    (4, &contact),
+                    (6, b.force_matrix),
+                    (7, b.d),
+                    (8, b.reverse_start),
+                    (9, b.reverse),
+                    (10, b.owner),
+                ],
                 "cg_update" => &[(3, &work), (5, &frames)],
-                "cg_direction" | "cg_finish" => &[(2, b.phyxel), (3, &work), (4, &contact)],
+                "cg_finish" => &[(2, b.phyxel), (3, &work), (4, &contact)],
                 _ => &[(3, &work)],
             };
             Pass::new(device, b.params, &cg_sources, name, bindings)
@@ -120,11 +138,13 @@ impl ImplicitStep {
             (6, &frames),
             (7, b.force_matrix),
             (8, &work),
+            (12, &contact),
         ];
         let step_buffers = [(4, b.forces), (5, b.phyxel), (8, &work), (9, &contact)];
         let with_work = |extra: &[(u32, &'a wgpu::Buffer)]| joined(&step_buffers, extra);
         Self {
             settings,
+            budget: Arc::new(AtomicUsize::new(settings.max_iterations)),
             phyxels: n,
             corotated_stresses: corotated(
                 "corotated_stresses",
@@ -170,7 +190,6 @@ impl ImplicitStep {
             cg_reduce_curvature: cg("cg_reduce_curvature"),
             cg_update: cg("cg_update"),
             cg_reduce_direction: cg("cg_reduce_direction"),
-            cg_direction: cg("cg_direction"),
             cg_finish: cg("cg_finish"),
             contact_impulses: implicit("contact_impulses", &with_work(&[])),
             cg_restart: implicit("cg_restart", &[(5, b.phyxel), (8, &work), (9, &contact)]),
@@ -241,14 +260,12 @@ impl ImplicitStep {
             run(compute, &self.gather_forces);
             run(compute, &self.cg_start);
             reduce(compute, &self.cg_reduce_start);
-            for _ in 0..self.settings.max_iterations {
+            for _ in 0..self.budget.load(Ordering::Relaxed) {
                 run(compute, &self.cg_stiffness_stresses);
-                run(compute, &self.gather_forces);
                 run(compute, &self.cg_product);
                 reduce(compute, &self.cg_reduce_curvature);
                 run(compute, &self.cg_update);
                 reduce(compute, &self.cg_reduce_direction);
-                run(compute, &self.cg_direction);
             }
             run(compute, &self.cg_finish);
             run(compute, &self.stiffness_stresses);
@@ -280,6 +297,17 @@ fn joined<'a>(
     [a, b].concat()
 }
 
+/// The iteration budget after a read-back of `solve` (module docs): 2 × its iterations + 16 when it
+/// converged, else twice the budget; within [16, limit].
+pub(crate) fn next_budget(solve: &SolveStats, budget: usize, limit: usize) -> usize {
+    let wanted = if solve.converged {
+        2 * solve.iterations + 16
+    } else {
+        2 * budget
+    };
+    wanted.clamp(16.min(limit), limit)
+}
+
 /// The CG statistics of the last step from the work buffer's scalars (shaders/implicit_work.wgsl).
 pub(crate) fn solve_stats(scalars: &[f32]) -> SolveStats {
     let state = scalars[7];
@@ -287,5 +315,28 @@ pub(crate) fn solve_stats(scalars: &[f32]) -> SolveStats {
         iterations: scalars[6] as usize,
         relative_residual: f64::from(scalars[11]),
         converged: state == 1.0 || state == 3.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_iteration_budget_follows_the_solves_within_the_limit() {
+        let solve = |iterations, converged| SolveStats {
+            iterations,
+            relative_residual: 0.0,
+            converged,
+        };
+        assert_eq!(next_budget(&solve(30, true), 500, 500), 76);
+        assert_eq!(next_budget(&solve(300, true), 76, 500), 500);
+        assert_eq!(next_budget(&solve(76, false), 76, 500), 152);
+        assert_eq!(next_budget(&solve(0, true), 76, 500), 16);
+        assert_eq!(
+            next_budget(&solve(0, true), 5, 5),
+            5,
+            "never above the limit"
+        );
     }
 }

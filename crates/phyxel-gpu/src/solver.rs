@@ -2,7 +2,7 @@
 //! one compute pipeline per solver pass.
 
 use crate::context::{GpuContext, GpuError};
-use crate::implicit::{solve_stats, ImplicitStep};
+use crate::implicit::{next_budget, solve_stats, ImplicitStep};
 use crate::layout::{from_mat3, mat3, vec4, GpuCollider, Params, PhyxelConstants};
 use crate::passes::{bind, pipeline, storage_buffer};
 use crate::readback::read_buffer;
@@ -522,7 +522,13 @@ impl GpuSolver {
                 .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
             encoder.copy_buffer_to_buffer(&implicit.work, offset, &copy, 0, size);
             gpu.queue.submit([encoder.finish()]);
-            (copy, size, implicit.frames.clone())
+            (
+                copy,
+                size,
+                implicit.frames.clone(),
+                implicit.budget.clone(),
+                implicit.settings.max_iterations,
+            )
         });
         async move {
             let mut raw = Vec::with_capacity(buffers.len());
@@ -537,10 +543,16 @@ impl GpuSolver {
                 return Err(GpuError(failure));
             }
             let (last_solve, plastic_deformation) = match &scalars {
-                Some((buffer, size, frames)) => {
+                Some((buffer, size, frames, budget, limit)) => {
                     let raw = read_buffer(&device, &queue, buffer, *size)
                         .await
                         .map_err(GpuError)?;
+                    let solve = solve_stats(bytemuck::cast_slice::<u8, f32>(&raw));
+                    let queued = budget.load(std::sync::atomic::Ordering::Relaxed);
+                    budget.store(
+                        next_budget(&solve, queued, *limit),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
                     let frames = read_buffer(&device, &queue, frames, bytes * 9)
                         .await
                         .map_err(GpuError)?;
@@ -549,10 +561,7 @@ impl GpuSolver {
                         .iter()
                         .map(|frame| from_mat3(&frame[12..24]).inverse())
                         .collect();
-                    (
-                        Some(solve_stats(bytemuck::cast_slice::<u8, f32>(&raw))),
-                        Some(plastic),
-                    )
+                    (Some(solve), Some(plastic))
                 }
                 None => (None, None),
             };

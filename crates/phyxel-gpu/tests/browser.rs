@@ -95,7 +95,12 @@ async fn webgpu_and_cpu_implicit_steps_agree_on_a_landing_cube() {
         .zip(&state.displacement)
         .map(|(a, b)| a.distance(*b))
         .fold(0.0, f64::max);
-    let fell = cpu.body.displacement.iter().map(|u| -u.y).fold(0.0, f64::max);
+    let fell = cpu
+        .body
+        .displacement
+        .iter()
+        .map(|u| -u.y)
+        .fold(0.0, f64::max);
     assert!(fell > 0.25, "the cube fell {fell} m");
     assert!(
         worst <= 1e-4 * 0.4,
