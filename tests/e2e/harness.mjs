@@ -72,7 +72,8 @@ export async function openPage(env, path, contextOptions = {}, { alsoAllowed = [
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
   page.on('request', (request) => {
-    const allowed = [env.baseUrl, 'data:', ...alsoAllowed];
+    // blob: URLs of the site's own origin are local too (the solver's thread pool starts from them).
+    const allowed = [env.baseUrl, `blob:${env.baseUrl}`, 'data:', ...alsoAllowed];
     if (!allowed.some((prefix) => request.url().startsWith(prefix))) {
       problems.push(`off-site request: ${request.url()}`);
     }
@@ -169,4 +170,11 @@ export function decodePng(buffer) {
     rgba[i * 4 + 3] = channels === 4 ? pixels[i * channels + 3] : 255;
   }
   return { width, height, rgba };
+}
+
+/** Wait for the bench page (opened with ?…&run=1) to finish; returns its JSON report. */
+export async function benchReport(page) {
+  await page.waitForSelector('body[data-bench="done"], body[data-bench="failed"]', { timeout: 180_000 });
+  assert.equal(await page.getAttribute('body', 'data-bench'), 'done', await page.locator('#bench-status').textContent());
+  return JSON.parse(await page.locator('#bench-json').textContent());
 }

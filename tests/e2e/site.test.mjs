@@ -11,7 +11,7 @@ test('index lists the lessons by section and reports WebGPU', async () => {
   const sections = await page.locator('.lesson-section h2').allTextContents();
   assert.deepEqual(sections, ['Time integration', 'Kernels & approximation', 'Deformable solids', 'For teachers']);
   const links = await page.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'sph-approximation.html', 'mls-gradient.html', 'phyxels.html', 'embedding.html']) assert.ok(links.includes(lesson), links.join(', '));
+  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'sph-approximation.html', 'mls-gradient.html', 'phyxels.html', 'embedding.html', 'bench.html']) assert.ok(links.includes(lesson), links.join(', '));
   await expectBackendBadge(page);
   assert.deepEqual(problems, []);
   await context.close();
@@ -20,7 +20,7 @@ test('index lists the lessons by section and reports WebGPU', async () => {
 test('every lesson linked from the index loads without errors, typesets its theory, and embeds', async () => {
   const { page: index, context } = await openPage(env, 'index.html');
   const links = await index
-    .locator('.lesson-section:not([aria-labelledby="sec-teach"]) .lesson-list a')
+    .locator('.lesson-section:not([aria-labelledby="sec-teach"]):not([aria-labelledby="sec-develop"]) .lesson-list a')
     .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
   assert.ok(links.length >= 1);
   for (const link of links) {

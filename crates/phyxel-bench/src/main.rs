@@ -15,6 +15,7 @@ use phyxel::meshless::body::{Body, SupportRadius};
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::sampling::{sample, Lattice, Shape};
+use phyxel::meshless::scene::benchmark_cube;
 use phyxel::meshless::simulation::{Environment, Simulation};
 use serde::Serialize;
 use std::time::Instant;
@@ -179,29 +180,11 @@ fn main() {
     println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
 }
 
-/// The standard cube, before any step.
+/// The standard cube ([`benchmark_cube`]) and the time its reference shape took to build (ms).
 fn standard_cube(n: usize) -> (Simulation, f64) {
-    let spacing = 0.05;
-    let edge = spacing * (n - 1) as f64;
-    let shape = Shape::Box {
-        min: DVec3::new(0.0, 0.1, 0.0),
-        max: DVec3::new(edge, 0.1 + edge, edge),
-    };
-    let material = Material::JELLY;
-    let points = sample(&shape, spacing, Lattice::Cubic);
     let start = Instant::now();
-    let body = Body::new(
-        points,
-        spacing.powi(3),
-        spacing,
-        material,
-        SupportRadius::SpacingMultiple { factor: 1.9 },
-    );
-    let rebuild_reference_ms = millis(start);
-    (
-        Simulation::new(body, Environment::default()),
-        rebuild_reference_ms,
-    )
+    let sim = benchmark_cube(n);
+    (sim, millis(start))
 }
 
 /// The cube on the GPU: warm-up, then `steps` steps in one submission, timed to the read-back.

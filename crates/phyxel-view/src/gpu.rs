@@ -67,3 +67,67 @@ impl PhyxelDemo {
         }
     }
 }
+
+/// The benchmark cube (`phyxel::meshless::scene::benchmark_cube`) on the GPU, for the bench page.
+#[wasm_bindgen]
+pub struct GpuBenchCube {
+    context: Rc<GpuContext>,
+    solver: phyxel_gpu::GpuSolver,
+    phyxels: usize,
+    interactions: usize,
+    dt: f64,
+}
+
+#[wasm_bindgen]
+impl GpuBenchCube {
+    /// n × n × n phyxels on `device`, 2 ≤ n ≤ 100.
+    #[wasm_bindgen(constructor)]
+    pub fn new(device: &GpuDevice, n: u32) -> Result<GpuBenchCube, JsError> {
+        if !(2..=100).contains(&n) {
+            return Err(JsError::new(&format!(
+                "n = {n}: the benchmark cube takes 2 to 100 phyxels across"
+            )));
+        }
+        let sim = phyxel::meshless::scene::benchmark_cube(n as usize);
+        let solver = phyxel_gpu::GpuSolver::new(&device.context, &sim)
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(GpuBenchCube {
+            context: device.context.clone(),
+            solver,
+            phyxels: sim.body.len(),
+            interactions: sim.body.neighbours.neighbour.len(),
+            dt: sim.recommended_time_step(),
+        })
+    }
+
+    pub fn phyxels(&self) -> usize {
+        self.phyxels
+    }
+
+    pub fn neighbour_interactions(&self) -> usize {
+        self.interactions
+    }
+
+    /// Queue `steps` steps and wait until the GPU has done them (their state read back); resolves to
+    /// the displacements as x, y, z triples, or rejects on a blow-up or a GPU failure.
+    pub fn run(&mut self, steps: u32) -> js_sys::Promise {
+        self.solver.step(&self.context, self.dt, steps);
+        let state = self.solver.read_state(&self.context);
+        wasm_bindgen_futures::future_to_promise(async move {
+            let state = state
+                .await
+                .map_err(|e| JsValue::from(JsError::new(&e.to_string())))?;
+            if state.blown_up {
+                return Err(JsError::new("the GPU run blew up").into());
+            }
+            Ok(JsValue::from(js_sys::Float64Array::from(
+                state
+                    .displacement
+                    .iter()
+                    .flat_map(|u| u.to_array())
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+            )))
+        })
+    }
+}

@@ -1,5 +1,38 @@
 //! Per-phyxel passes, in parallel when the `parallel` feature is on. Every pass computes element i from
 //! read-only inputs and writes only element i, so the result does not depend on the thread count.
+//!
+//! The passes also keep their own account of which pool thread computed how many elements
+//! ([`work_per_thread`]): how the browser's threaded build shows that its threads really work.
+
+#[cfg(feature = "parallel")]
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Threads whose work is counted; beyond them, work counts for the last one.
+pub const COUNTED_THREADS: usize = 64;
+
+/// One counter per cache line, so that threads counting do not contend.
+#[cfg(feature = "parallel")]
+#[repr(align(64))]
+struct Counter(AtomicU64);
+
+#[cfg(feature = "parallel")]
+static WORK: [Counter; COUNTED_THREADS] = [const { Counter(AtomicU64::new(0)) }; COUNTED_THREADS];
+
+/// Elements one piece of a parallel pass computed, added to its thread's counter when the piece ends
+/// (one atomic addition per piece, not per element).
+#[cfg(feature = "parallel")]
+#[derive(Default)]
+struct Tally(u64);
+
+#[cfg(feature = "parallel")]
+impl Drop for Tally {
+    fn drop(&mut self) {
+        let thread = rayon::current_thread_index().unwrap_or(0);
+        WORK[thread.min(COUNTED_THREADS - 1)]
+            .0
+            .fetch_add(self.0, Ordering::Relaxed);
+    }
+}
 
 /// `(0..n).map(f).collect()`, on rayon's pool when the `parallel` feature is enabled.
 pub fn map_indices<T, F>(n: usize, f: F) -> Vec<T>
@@ -10,7 +43,13 @@ where
     #[cfg(feature = "parallel")]
     {
         use rayon::prelude::*;
-        (0..n).into_par_iter().map(f).collect()
+        (0..n)
+            .into_par_iter()
+            .map_init(Tally::default, |tally, i| {
+                tally.0 += 1;
+                f(i)
+            })
+            .collect()
     }
     #[cfg(not(feature = "parallel"))]
     {
@@ -27,5 +66,51 @@ pub fn thread_count() -> usize {
     #[cfg(not(feature = "parallel"))]
     {
         1
+    }
+}
+
+/// Elements each pool thread computed since the last [`reset_work_counters`] (index = rayon's thread
+/// index; one entry per thread of the pool). Without the `parallel` feature: one entry, always 0.
+pub fn work_per_thread() -> Vec<u64> {
+    #[cfg(feature = "parallel")]
+    {
+        WORK[..thread_count().min(COUNTED_THREADS)]
+            .iter()
+            .map(|c| c.0.load(Ordering::Relaxed))
+            .collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        vec![0]
+    }
+}
+
+/// Start counting afresh.
+pub fn reset_work_counters() {
+    #[cfg(feature = "parallel")]
+    for counter in &WORK {
+        counter.0.store(0, Ordering::Relaxed);
+    }
+}
+
+#[cfg(all(test, feature = "parallel"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_element_is_computed_once_in_order_and_counted() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            reset_work_counters();
+            let squares = map_indices(10_000, |i| i * i);
+            assert!(squares.iter().enumerate().all(|(i, s)| *s == i * i));
+            let work = work_per_thread();
+            assert_eq!(work.len(), 2);
+            // Other tests may run passes at the same time on the global pool, not on this one.
+            assert!(work.iter().sum::<u64>() >= 10_000);
+        });
     }
 }

@@ -12,6 +12,26 @@ use glam::DVec3;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The benchmark scene every backend is measured on (`phyxel-bench`, the site's bench page): an
+/// n × n × n jelly cube on a cubic lattice of spacing 0.05 m, support radius 1.9 spacings, its lowest
+/// layer 0.1 m above the ground, in the default environment.
+pub fn benchmark_cube(n: usize) -> Simulation {
+    let spacing = 0.05;
+    let edge = spacing * (n.max(1) - 1) as f64;
+    let shape = Shape::Box {
+        min: DVec3::new(0.0, 0.1, 0.0),
+        max: DVec3::new(edge, 0.1 + edge, edge),
+    };
+    let body = Body::new(
+        sample(&shape, spacing, Lattice::Cubic),
+        spacing.powi(3),
+        spacing,
+        Material::JELLY,
+        SupportRadius::SpacingMultiple { factor: 1.9 },
+    );
+    Simulation::new(body, Environment::default())
+}
+
 /// The objects of a scene.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -1,0 +1,104 @@
+//! WebAssembly glue for the CPU phyxel solver in a dedicated Web Worker (web/js/solver-worker.js).
+//! Physics lives in the `phyxel` crate; nothing here computes any.
+//!
+//! The crate is built twice (web/build-worker.sh):
+//!
+//! * **threaded** (feature `threads`): the solver's per-phyxel passes run on a rayon pool of Web
+//!   Workers sharing the module's memory (wasm-bindgen-rayon). It needs SharedArrayBuffer, so only a
+//!   cross-origin isolated page (COOP/COEP headers) can load it;
+//! * **single-threaded**: the same code on the worker's own thread, for every other page — a demo
+//!   embedded in someone else's course page, a host that cannot send the headers.
+//!
+//! The page picks the build at run time (web/js/worker-builds.js) and says which one runs.
+
+use phyxel::meshless::scene::benchmark_cube;
+use phyxel::meshless::simulation::Simulation;
+use wasm_bindgen::prelude::*;
+
+#[cfg(feature = "threads")]
+pub use wasm_bindgen_rayon::init_thread_pool;
+
+/// Runs when the module is instantiated: Rust panics become readable console errors.
+#[wasm_bindgen(start)]
+pub fn start() {
+    console_error_panic_hook::set_once();
+}
+
+/// Whether this is the threaded build.
+#[wasm_bindgen]
+pub fn threaded() -> bool {
+    cfg!(feature = "threads")
+}
+
+/// Threads the solver's passes run on (1 in the single-threaded build, or before the pool is up).
+#[wasm_bindgen]
+pub fn thread_count() -> usize {
+    phyxel::parallel::thread_count()
+}
+
+/// Phyxels each pool thread computed since the last [`reset_work_counters`], by thread index: the
+/// solver's own account of who did the work.
+#[wasm_bindgen]
+pub fn work_per_thread() -> Vec<f64> {
+    phyxel::parallel::work_per_thread()
+        .into_iter()
+        .map(|n| n as f64)
+        .collect()
+}
+
+#[wasm_bindgen]
+pub fn reset_work_counters() {
+    phyxel::parallel::reset_work_counters();
+}
+
+/// The benchmark cube (`phyxel::meshless::scene::benchmark_cube`), stepped at its recommended Δt.
+#[wasm_bindgen]
+pub struct BenchCube {
+    sim: Simulation,
+    dt: f64,
+}
+
+#[wasm_bindgen]
+impl BenchCube {
+    /// n × n × n phyxels, 2 ≤ n ≤ 40.
+    #[wasm_bindgen(constructor)]
+    pub fn new(n: u32) -> Result<BenchCube, JsError> {
+        if !(2..=40).contains(&n) {
+            return Err(JsError::new(&format!(
+                "n = {n}: the benchmark cube takes 2 to 40 phyxels across"
+            )));
+        }
+        let sim = benchmark_cube(n as usize);
+        let dt = sim.recommended_time_step();
+        Ok(BenchCube { sim, dt })
+    }
+
+    pub fn phyxels(&self) -> usize {
+        self.sim.body.len()
+    }
+
+    /// Neighbour pairs (i, j) in all neighbourhoods: the interactions one step evaluates.
+    pub fn neighbour_interactions(&self) -> usize {
+        self.sim.body.neighbours.neighbour.len()
+    }
+
+    /// Advance `steps` steps.
+    pub fn step(&mut self, steps: u32) -> Result<(), JsError> {
+        for _ in 0..steps {
+            self.sim
+                .step(self.dt)
+                .map_err(|e| JsError::new(&e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Current positions as x, y, z triples (f64: results of different builds compare exactly).
+    pub fn positions(&self) -> Vec<f64> {
+        self.sim
+            .body
+            .positions()
+            .iter()
+            .flat_map(|p| p.to_array())
+            .collect()
+    }
+}

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Trunk post-build hook: the CPU solver's Web Worker module (crates/phyxel-worker), built twice:
+#
+#   dist/worker/threaded/  rayon on a pool of Web Workers sharing memory (wasm-bindgen-rayon), for
+#                          cross-origin isolated pages. Needs the pinned nightly (./dev setup installs
+#                          it with rust-src): std rebuilt with atomics (-Z build-std), and — since
+#                          rust-lang/rust#147225 made +atomics stop implying it — shared, imported memory
+#                          and the TLS exports linked in explicitly, else the pool cannot start.
+#   dist/worker/single/    the same code on one thread, for every other page.
+#
+# Each: cargo → wasm-bindgen --target web → wasm-opt -O3 (release only), as Trunk builds the lessons'.
+set -eu
+profile=${TRUNK_PROFILE:-release}
+out=${TRUNK_STAGING_DIR:-dist}/worker
+target=${CARGO_TARGET_DIR:-target}
+nightly=${PHYXEL_NIGHTLY:-nightly-2026-05-20}
+release_flag=""
+[ "$profile" = release ] && release_flag="--release"
+
+# Single-threaded: std rebuilt too (-Z build-std, without atomics), so that both builds get the same
+# whole-program optimization and differ only in their threads (measured: the prebuilt std made the
+# single-threaded build 28 % slower than the threaded one on one thread).
+cargo "+$nightly" build $release_flag --target wasm32-unknown-unknown -p phyxel-worker \
+  -Z build-std=panic_abort,std --target-dir "$target/worker-single"
+wasm-bindgen --target web --no-typescript --out-dir "$out/single" --out-name phyxel-worker \
+  "$target/worker-single/wasm32-unknown-unknown/$profile/phyxel_worker.wasm"
+
+# Threaded (its own target directory: std and every crate are compiled with atomics).
+RUSTFLAGS="-C target-feature=+atomics,+bulk-memory \
+ -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=1073741824 \
+ -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
+ -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base" \
+  cargo "+$nightly" build $release_flag --target wasm32-unknown-unknown -p phyxel-worker \
+  --features threads -Z build-std=panic_abort,std --target-dir "$target/threads"
+wasm-bindgen --target web --no-typescript --out-dir "$out/threaded" --out-name phyxel-worker \
+  "$target/threads/wasm32-unknown-unknown/$profile/phyxel_worker.wasm"
+
+if [ "$profile" = release ]; then
+  wasm-opt -O3 --output "$out/single/phyxel-worker_bg.wasm" "$out/single/phyxel-worker_bg.wasm"
+  wasm-opt -O3 --enable-threads --enable-bulk-memory \
+    --output "$out/threaded/phyxel-worker_bg.wasm" "$out/threaded/phyxel-worker_bg.wasm"
+fi

@@ -1,0 +1,58 @@
+// Which build of the CPU solver's worker module (crates/phyxel-worker, built by web/build-worker.sh)
+// this page can run, and the worker that runs it (js/solver-worker.js).
+//
+// The threaded build shares its memory with a pool of Web Workers: that needs SharedArrayBuffer, which
+// browsers grant only to cross-origin isolated pages (served with COOP/COEP; an iframe also needs
+// allow="cross-origin-isolated" from its parent), and WebAssembly threads. Everywhere else the
+// single-threaded build runs the same code.
+
+// A module with a shared memory and one atomic instruction: valid only where WebAssembly threads are
+// (the check of GoogleChromeLabs' wasm-feature-detect, `threads`).
+const THREADS_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 5, 4, 1, 3, 1, 1, 10, 11, 1, 9, 0, 65, 0, 254, 16, 2, 0, 26, 11,
+]);
+
+/** { build: 'threaded' | 'single', reason } — the reason says why the other build was not chosen. */
+export function workerBuild() {
+  if (!globalThis.crossOriginIsolated) {
+    return { build: 'single', reason: 'the page is not cross-origin isolated (no COOP/COEP headers, or embedded without allow="cross-origin-isolated")' };
+  }
+  if (typeof SharedArrayBuffer !== 'function' || !WebAssembly.validate(THREADS_PROBE)) {
+    return { build: 'single', reason: 'this browser has no WebAssembly threads' };
+  }
+  return { build: 'threaded', reason: 'cross-origin isolated, with WebAssembly threads' };
+}
+
+/** Threads the threaded build may use here: the browser's logical processors. */
+export function availableThreads() {
+  return Math.max(1, navigator.hardwareConcurrency || 1);
+}
+
+/**
+ * Start a solver worker with `build` and (threaded) a pool of `threads`; resolves to
+ * { request(message) → Promise of the reply, terminate(), threads, threaded } once it is ready.
+ */
+export async function startSolverWorker(build, threads = 1) {
+  const worker = new Worker(new URL('./solver-worker.js', import.meta.url), { type: 'module', name: `phyxel solver (${build})` });
+  let next = 0;
+  const pending = new Map();
+  worker.addEventListener('message', ({ data }) => {
+    const reply = pending.get(data.id);
+    if (!reply) return;
+    pending.delete(data.id);
+    if (data.error) reply.reject(new Error(data.error));
+    else reply.resolve(data);
+  });
+  worker.addEventListener('error', (event) => {
+    for (const reply of pending.values()) reply.reject(new Error(`the solver worker failed: ${event.message}`));
+    pending.clear();
+  });
+  const request = (message, transfer = []) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ ...message, id }, transfer);
+    });
+  const ready = await request({ type: 'init', build, threads });
+  return { request, terminate: () => worker.terminate(), threads: ready.threads, threaded: ready.threaded };
+}
