@@ -91,6 +91,11 @@ fn lame(i: u32) -> vec2<f32> {
     return phyxel[i].stiffness_scale * params.material.xy;
 }
 
+// F_e,i = (I + ∇u_i) F_p,i⁻¹ (`corotated::elastic_deformation_gradient`; Zhou et al. 2013 eq. 13).
+fn elastic_deformation_gradient(i: u32) -> mat3x3<f32> {
+    return (IDENTITY + displacement_gradient(i)) * frames[i].plastic_inverse;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
@@ -98,7 +103,7 @@ fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let plastic_inverse = frames[i].plastic_inverse;
-    let elastic = (IDENTITY + displacement_gradient(i)) * plastic_inverse;
+    let elastic = elastic_deformation_gradient(i);
     let rotation = polar_rotation(elastic);
     frames[i].rotation = rotation;
     let strain = symmetric_part(transpose(rotation) * elastic) - IDENTITY;
@@ -169,12 +174,23 @@ fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
     frames[k].precondition = s * inverse3(system) * s + (IDENTITY - s);
 }
 
+// F's principal Hencky strains ln σ_k and right singular vectors (columns of `axes`), from the
+// eigen-decomposition of FᵀF (`plasticity::hencky_strain`).
+struct Hencky {
+    strains: vec3<f32>,
+    axes: mat3x3<f32>,
+};
+
+fn hencky_strain(f: mat3x3<f32>) -> Hencky {
+    var a = transpose(f) * f;
+    let axes = symmetric_eigen(&a);
+    let squares = max(vec3<f32>(a[0].x, a[1].y, a[2].z), vec3<f32>(SMALLEST_SQUARED_STRETCH));
+    return Hencky(0.5 * log(squares), axes);
+}
+
 // ‖ln σ(F)‖: the norm of F's principal Hencky strains (`plasticity::plastic_stretch`; the same for F⁻¹).
 fn plastic_stretch(f: mat3x3<f32>) -> f32 {
-    var a = transpose(f) * f;
-    let unused = symmetric_eigen(&a);
-    let logarithms = 0.5 * log(max(vec3<f32>(a[0].x, a[1].y, a[2].z), vec3<f32>(SMALLEST_SQUARED_STRETCH)));
-    return length(logarithms);
+    return length(hencky_strain(f).strains);
 }
 
 // Squared singular values below this are clamped before taking logarithms (`SMALLEST_SQUARED_STRETCH`).
@@ -192,13 +208,13 @@ fn plastic_flow_multiplicative(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let plastic_inverse = frames[i].plastic_inverse;
-    let elastic = (IDENTITY + displacement_gradient(i)) * plastic_inverse;
+    let elastic = elastic_deformation_gradient(i);
     if (!(determinant(elastic) > 0.0)) {
         return;
     }
-    var a = transpose(elastic) * elastic;
-    let v = symmetric_eigen(&a);
-    let hencky = 0.5 * log(max(vec3<f32>(a[0].x, a[1].y, a[2].z), vec3<f32>(SMALLEST_SQUARED_STRETCH)));
+    let split = hencky_strain(elastic);
+    let v = split.axes;
+    let hencky = split.strains;
     let deviatoric = hencky - vec3<f32>((hencky.x + hencky.y + hencky.z) / 3.0);
     let size = length(deviatoric);
     let yield_strain = params.plasticity.x * phyxel[i].stiffness_scale;

@@ -11,6 +11,14 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+/// Largest distance between two lists of vectors.
+fn worst_gap(a: &[DVec3], b: &[DVec3]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| x.distance(*y))
+        .fold(0.0, f64::max)
+}
+
 #[wasm_bindgen_test]
 async fn webgpu_and_cpu_agree_on_the_falling_cube() {
     let gpu = GpuContext::new()
@@ -38,13 +46,7 @@ async fn webgpu_and_cpu_agree_on_the_falling_cube() {
     solver.step(&gpu, dt, 100);
     let state = solver.read_state(&gpu).await.unwrap();
     assert!(!state.blown_up);
-    let worst = cpu
-        .body
-        .displacement
-        .iter()
-        .zip(&state.displacement)
-        .map(|(a, b)| a.distance(*b))
-        .fold(0.0, f64::max);
+    let worst = worst_gap(&cpu.body.displacement, &state.displacement);
     let moved = cpu
         .body
         .displacement
@@ -88,13 +90,7 @@ async fn webgpu_and_cpu_implicit_steps_agree_on_a_landing_cube() {
     solver.step(&gpu, dt, 20);
     let state = solver.read_state(&gpu).await.unwrap();
     assert!(!state.blown_up);
-    let worst = cpu
-        .body
-        .displacement
-        .iter()
-        .zip(&state.displacement)
-        .map(|(a, b)| a.distance(*b))
-        .fold(0.0, f64::max);
+    let worst = worst_gap(&cpu.body.displacement, &state.displacement);
     let fell = cpu
         .body
         .displacement
