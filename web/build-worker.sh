@@ -3,9 +3,7 @@
 #
 #   dist/worker/threaded/  rayon on a pool of Web Workers sharing memory (wasm-bindgen-rayon), for
 #                          cross-origin isolated pages. Needs the pinned nightly (./dev setup installs
-#                          it with rust-src): std rebuilt with atomics (-Z build-std), and — since
-#                          rust-lang/rust#147225 made +atomics stop implying it — shared, imported memory
-#                          and the TLS exports linked in explicitly, else the pool cannot start.
+#                          it with rust-src) and the flags of crates/phyxel-worker/threads.env.
 #   dist/worker/single/    the same code on one thread, for every other page.
 #
 # Each: cargo → wasm-bindgen --target web → wasm-opt -O3 (release only), as Trunk builds the lessons'.
@@ -26,11 +24,8 @@ wasm-bindgen --target web --no-typescript --out-dir "$out/single" --out-name phy
   "$target/worker-single/wasm32-unknown-unknown/$profile/phyxel_worker.wasm"
 
 # Threaded (its own target directory: std and every crate are compiled with atomics).
-RUSTFLAGS="-C target-feature=+atomics,+bulk-memory \
- -C link-arg=--shared-memory -C link-arg=--import-memory -C link-arg=--max-memory=1073741824 \
- -C link-arg=--export=__wasm_init_tls -C link-arg=--export=__tls_size \
- -C link-arg=--export=__tls_align -C link-arg=--export=__tls_base" \
-  cargo "+$nightly" build $release_flag --target wasm32-unknown-unknown -p phyxel-worker \
+. crates/phyxel-worker/threads.env
+RUSTFLAGS="$PHYXEL_THREADS_RUSTFLAGS" cargo "+$nightly" build $release_flag --target wasm32-unknown-unknown -p phyxel-worker \
   --features threads -Z build-std=panic_abort,std --target-dir "$target/threads"
 wasm-bindgen --target web --no-typescript --out-dir "$out/threaded" --out-name phyxel-worker \
   "$target/threads/wasm32-unknown-unknown/$profile/phyxel_worker.wasm"

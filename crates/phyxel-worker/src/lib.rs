@@ -82,6 +82,11 @@ impl BenchCube {
         self.sim.body.neighbours.neighbour.len()
     }
 
+    /// The step Δt (s): a tenth of the stability bound.
+    pub fn time_step(&self) -> f64 {
+        self.dt
+    }
+
     /// Advance `steps` steps.
     pub fn step(&mut self, steps: u32) -> Result<(), JsError> {
         for _ in 0..steps {
