@@ -193,10 +193,13 @@ fn run_gpu(options: &Options) -> Result<Report, phyxel_gpu::GpuError> {
     let dt = sim.recommended_time_step();
     let gpu = pollster::block_on(phyxel_gpu::GpuContext::new())?;
     let mut solver = phyxel_gpu::GpuSolver::new(&gpu, &sim)?;
-    solver.step(&gpu, dt, 5);
+    assert!(solver.step(&gpu, dt, 5), "the device took the steps");
     pollster::block_on(solver.read_state(&gpu))?;
     let start = Instant::now();
-    solver.step(&gpu, dt, options.steps as u32);
+    assert!(
+        solver.step(&gpu, dt, options.steps as u32),
+        "the device took the steps"
+    );
     let state = pollster::block_on(solver.read_state(&gpu))?;
     let seconds = start.elapsed().as_secs_f64();
     if state.blown_up {
@@ -308,7 +311,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         let gpu = pollster::block_on(phyxel_gpu::GpuContext::new()).expect("a GPU adapter");
         let mut solver = phyxel_gpu::GpuSolver::new(&gpu, &sim).expect("the GPU takes the scene");
         for _ in 0..options.steps {
-            solver.step(&gpu, dt, 1);
+            assert!(solver.step(&gpu, dt, 1), "the device took the steps");
             let state = pollster::block_on(solver.read_state(&gpu)).expect("a read-back");
             assert!(!state.blown_up, "implicit steps stay bounded");
             record(

@@ -14,6 +14,8 @@ use phyxel::meshless::plasticity::Plasticity;
 use phyxel::meshless::simulation::{
     Drag, Elasticity, Simulation, CONTACT_DISTANCE, MAX_TRAVEL_PER_STEP,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
 /// Phyxels per workgroup (`WORKGROUP_SIZE` in shaders/common.wgsl).
@@ -148,7 +150,14 @@ pub struct GpuSolver {
     implicit: Option<ImplicitStep>,
     /// Smallest support radius (m): the travel bound is MAX_TRAVEL_PER_STEP · h / Δt.
     min_support_radius: f64,
+    /// Submissions of steps the device has not finished yet.
+    in_flight: Arc<AtomicUsize>,
 }
+
+/// [`GpuSolver::step`] queues nothing while this many submissions are unfinished: a page that asks for
+/// steps faster than the device does them would otherwise grow the queue without bound, and a read-back
+/// queued behind it would never come back.
+pub const MAX_SUBMISSIONS_IN_FLIGHT: usize = 2;
 
 impl GpuSolver {
     /// Upload `sim` (its body, neighbourhoods, MLS weights, material and environment). Refuses what
@@ -390,6 +399,7 @@ impl GpuSolver {
             passes,
             implicit,
             min_support_radius,
+            in_flight: Arc::new(AtomicUsize::new(0)),
         };
         let touching = CONTACT_DISTANCE * min_support_radius;
         if let Some(settings) = solver.implicit.as_ref().map(|s| s.settings) {
@@ -404,6 +414,19 @@ impl GpuSolver {
         solver.set_melting(sim.melting);
         solver.set_plasticity(sim.plasticity);
         Ok(solver)
+    }
+
+    /// Queue at most `iterations` CG iterations per solve of an implicit step until the next read-back
+    /// adjusts the budget (see `implicit.rs`; it starts at the iteration limit, which suits a single
+    /// read-back after many steps). A page that reads back a few times per second starts lower, so
+    /// that its first steps do not queue the whole limit's worth of dispatches.
+    pub fn set_iteration_budget(&mut self, iterations: usize) {
+        if let Some(implicit) = &self.implicit {
+            let limit = implicit.settings.max_iterations;
+            implicit
+                .budget
+                .store(iterations.clamp(1, limit), Ordering::Relaxed);
+        }
     }
 
     /// Pull a phyxel with the drag spring, or (None) let go.
@@ -455,8 +478,13 @@ impl GpuSolver {
         }
     }
 
-    /// Queue `steps` steps of `dt`: three dispatches each, one submission in all.
-    pub fn step(&mut self, gpu: &GpuContext, dt: f64, steps: u32) {
+    /// Queue `steps` steps of `dt` in one submission — unless [`MAX_SUBMISSIONS_IN_FLIGHT`] are still
+    /// unfinished: then nothing is queued and the answer is false (the device is behind; ask again
+    /// later).
+    pub fn step(&mut self, gpu: &GpuContext, dt: f64, steps: u32) -> bool {
+        if self.in_flight.load(Ordering::Acquire) >= MAX_SUBMISSIONS_IN_FLIGHT {
+            return false;
+        }
         self.params.gravity_dt[3] = dt as f32;
         self.params.contact[1] = (MAX_TRAVEL_PER_STEP * self.min_support_radius / dt) as f32;
         gpu.queue
@@ -494,6 +522,12 @@ impl GpuSolver {
             }
         }
         gpu.queue.submit([encoder.finish()]);
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let in_flight = self.in_flight.clone();
+        gpu.queue.on_submitted_work_done(move || {
+            in_flight.fetch_sub(1, Ordering::AcqRel);
+        });
+        true
     }
 
     /// Read the displacements, velocities, temperatures, plastic strains and the flags back.
@@ -548,11 +582,8 @@ impl GpuSolver {
                         .await
                         .map_err(GpuError)?;
                     let solve = solve_stats(bytemuck::cast_slice::<u8, f32>(&raw));
-                    let queued = budget.load(std::sync::atomic::Ordering::Relaxed);
-                    budget.store(
-                        next_budget(&solve, queued, *limit),
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
+                    let queued = budget.load(Ordering::Relaxed);
+                    budget.store(next_budget(&solve, queued, *limit), Ordering::Relaxed);
                     let frames = read_buffer(&device, &queue, frames, bytes * 9)
                         .await
                         .map_err(GpuError)?;

@@ -43,7 +43,7 @@ async fn webgpu_and_cpu_agree_on_the_falling_cube() {
     for _ in 0..100 {
         cpu.step(dt).unwrap();
     }
-    solver.step(&gpu, dt, 100);
+    assert!(solver.step(&gpu, dt, 100), "the device took the steps");
     let state = solver.read_state(&gpu).await.unwrap();
     assert!(!state.blown_up);
     let worst = worst_gap(&cpu.body.displacement, &state.displacement);
@@ -87,7 +87,7 @@ async fn webgpu_and_cpu_implicit_steps_agree_on_a_landing_cube() {
     for _ in 0..20 {
         cpu.step(dt).unwrap();
     }
-    solver.step(&gpu, dt, 20);
+    assert!(solver.step(&gpu, dt, 20), "the device took the steps");
     let state = solver.read_state(&gpu).await.unwrap();
     assert!(!state.blown_up);
     let worst = worst_gap(&cpu.body.displacement, &state.displacement);

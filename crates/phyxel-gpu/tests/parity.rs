@@ -46,7 +46,7 @@ fn gpu_and_cpu_agree_after_200_steps_of_the_elastic_cube() {
     for _ in 0..200 {
         cpu.step(dt).unwrap();
     }
-    solver.step(&gpu, dt, 200);
+    assert!(solver.step(&gpu, dt, 200), "the device took the steps");
     let state = block_on(solver.read_state(&gpu)).unwrap();
     assert!(!state.blown_up);
     let size = 0.4;
@@ -117,7 +117,7 @@ fn gpu_and_cpu_agree_on_a_melting_cube_pulled_by_the_drag_spring() {
     for _ in 0..200 {
         cpu.step(dt).unwrap();
     }
-    solver.step(&gpu, dt, 200);
+    assert!(solver.step(&gpu, dt, 200), "the device took the steps");
     let state = block_on(solver.read_state(&gpu)).unwrap();
     assert!(!state.blown_up);
     let hottest = cpu.body.temperature.iter().cloned().fold(0.0, f64::max);
@@ -160,7 +160,7 @@ fn gpu_and_cpu_agree_on_a_plastic_cube() {
     for _ in 0..150 {
         cpu.step(dt).unwrap();
     }
-    solver.step(&gpu, dt, 150);
+    assert!(solver.step(&gpu, dt, 150), "the device took the steps");
     let state = block_on(solver.read_state(&gpu)).unwrap();
     assert!(!state.blown_up);
     // Flow happened, below the strain that moves the rest shape (which the GPU does not mirror yet).
@@ -200,7 +200,10 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
         volume_stiffness: 0.0,
     };
     let mut solver = GpuSolver::new(&gpu, &steel).unwrap();
-    solver.step(&gpu, 1.0 / 60.0, 20);
+    assert!(
+        solver.step(&gpu, 1.0 / 60.0, 20),
+        "the device took the steps"
+    );
     assert!(block_on(solver.read_state(&gpu)).unwrap().blown_up);
     let mut leap_frog = sheared_cube();
     leap_frog
@@ -224,7 +227,7 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
         .map(|x| DVec3::new(x.y / dt, 0.0, 0.0))
         .collect();
     let mut solver = GpuSolver::new(&gpu, &torn).unwrap();
-    solver.step(&gpu, dt, 1);
+    assert!(solver.step(&gpu, dt, 1), "the device took the steps");
     assert!(block_on(solver.read_state(&gpu)).unwrap().blown_up);
     assert!(torn.step(dt).unwrap_err().implicit);
     let mut clamped = sheared_cube();
@@ -261,7 +264,10 @@ fn implicit_steps(mut cpu: Simulation, dt: f64, steps: usize) -> (Simulation, Gp
     for _ in 0..steps {
         cpu.step(dt).unwrap();
     }
-    solver.step(&gpu, dt, steps as u32);
+    assert!(
+        solver.step(&gpu, dt, steps as u32),
+        "the device took the steps"
+    );
     let state = block_on(solver.read_state(&gpu)).unwrap();
     assert!(!state.blown_up, "the GPU flagged a blow-up");
     (cpu, state)

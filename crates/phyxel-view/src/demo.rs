@@ -549,13 +549,24 @@ fn vector(v: &[f64], name: &str) -> Result<DVec3, JsError> {
     }
 }
 
+/// CG iterations an implicit step queues on the GPU before the first read-back tells how many it needs
+/// (the page reads back a few times per second; the limit's worth would stall a slow device).
+const FIRST_ITERATION_BUDGET: usize = 32;
+
+/// The GPU solver for `sim`, with the page's first iteration budget.
+fn gpu_solver(context: &GpuContext, sim: &Simulation) -> Result<GpuSolver, GpuError> {
+    let mut solver = GpuSolver::new(context, sim)?;
+    solver.set_iteration_budget(FIRST_ITERATION_BUDGET);
+    Ok(solver)
+}
+
 /// The GPU backend (crates/phyxel-gpu), driven like the CPU one: steps are queued on the device, the
 /// state comes back asynchronously a few times per second ([`PhyxelDemo::apply_gpu_state`]).
 impl PhyxelDemo {
     /// Step on `context`'s device from the current state. Refused (with the reason) for what the GPU
     /// backend does not mirror.
     pub fn attach_gpu(&mut self, context: Rc<GpuContext>) -> Result<(), String> {
-        let solver = GpuSolver::new(&context, &self.sim).map_err(|e| e.to_string())?;
+        let solver = gpu_solver(&context, &self.sim).map_err(|e| e.to_string())?;
         self.gpu = Some(GpuBackend {
             context,
             solver,
@@ -575,7 +586,7 @@ impl PhyxelDemo {
     fn step_on_gpu(&mut self, dt: f64, steps: u32) -> Result<(), String> {
         let gpu = self.gpu.as_mut().expect("called with the GPU backend");
         if gpu.stale {
-            match GpuSolver::new(&gpu.context, &self.sim) {
+            match gpu_solver(&gpu.context, &self.sim) {
                 Ok(solver) => {
                     gpu.solver = solver;
                     gpu.stale = false;
@@ -590,7 +601,10 @@ impl PhyxelDemo {
         gpu.solver.set_drag(self.sim.drag);
         gpu.solver.set_melting(self.sim.melting);
         gpu.solver.set_plasticity(self.sim.plasticity);
-        gpu.solver.step(&gpu.context, dt, steps);
+        if !gpu.solver.step(&gpu.context, dt, steps) {
+            // The device is still busy with earlier steps: simulated time waits for it.
+            return Ok(());
+        }
         self.sim.time += dt * f64::from(steps);
         self.steps += u64::from(steps);
         self.error = None;

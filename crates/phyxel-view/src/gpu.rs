@@ -111,7 +111,11 @@ impl GpuBenchCube {
     /// Queue `steps` steps and wait until the GPU has done them (their state read back); resolves to
     /// the displacements as x, y, z triples, or rejects on a blow-up or a GPU failure.
     pub fn run(&mut self, steps: u32) -> js_sys::Promise {
-        self.solver.step(&self.context, self.dt, steps);
+        if !self.solver.step(&self.context, self.dt, steps) {
+            return js_sys::Promise::reject(
+                &JsError::new("the GPU is still busy with earlier steps").into(),
+            );
+        }
         let state = self.solver.read_state(&self.context);
         wasm_bindgen_futures::future_to_promise(async move {
             let state = state

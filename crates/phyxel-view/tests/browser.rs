@@ -48,8 +48,17 @@ fn the_phyxel_solver_runs_in_the_browser() {
     assert!(PhyxelDemo::new("cube", 5, false, 1e5, 0.5, 1000.0, 5e4, false).is_err());
     assert!(PhyxelDemo::new("cube", 120, false, 1e5, 0.3, 1000.0, 5e4, false).is_err());
     assert!(demo.set_material(f64::NAN, 0.3, 1000.0, 5e4).is_err());
-    assert!(demo.set_integrator("implicit-euler").is_err());
+    assert!(demo.set_integrator("teleport").is_err());
+    assert!(
+        demo.set_implicit_solver(0.0, 10).is_err(),
+        "a zero CG tolerance is refused"
+    );
     assert!(demo.frame_data("rainbow").is_err());
+    // Steel at 60 Hz is fine implicitly (corotated implicit Euler with CG), on the CPU in wasm.
+    steel.set_integrator("implicit-euler").unwrap();
+    assert!(steel.is_implicit());
+    assert!(steel.step(1.0 / 60.0, 30).unwrap(), "{:?}", steel.error());
+    assert!(steel.cg_iterations() > 0.0 && steel.cg_residual() <= 1e-4);
 }
 
 #[wasm_bindgen_test]

@@ -40,6 +40,9 @@ async fn the_pool_starts_and_its_threads_step_the_cube_as_theory_says() {
     let end = cube.positions();
     for (k, (a, b)) in start.iter().zip(&end).enumerate() {
         let expected = if k % 3 == 1 { a + fall } else { *a };
-        assert!((b - expected).abs() <= 1e-12, "coordinate {k}: {b} vs {expected}");
+        assert!(
+            (b - expected).abs() <= 1e-12,
+            "coordinate {k}: {b} vs {expected}"
+        );
     }
 }
