@@ -50,6 +50,16 @@ struct Report {
     neighbour_interactions_per_s: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     ms_per_pass: Option<PassTimes>,
+    /// GPU time of each pass of one step (mean of 5 profiled steps, timestamp queries), GPU backend
+    /// only; absent where the device writes no timestamps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gpu_ms_per_pass: Option<Vec<GpuPassTime>>,
+}
+
+#[derive(Serialize)]
+struct GpuPassTime {
+    pass: String,
+    ms: f64,
 }
 
 struct Options {
@@ -219,7 +229,33 @@ fn run_gpu(options: &Options) -> Result<Report, phyxel_gpu::GpuError> {
         phyxel_steps_per_s: phyxels as f64 * steps_per_s,
         neighbour_interactions_per_s: sim.body.neighbours.neighbour.len() as f64 * steps_per_s,
         ms_per_pass: None,
+        gpu_ms_per_pass: profile_passes(&gpu, &mut solver, dt)?,
     })
+}
+
+/// Mean GPU time per pass over 5 profiled steps, or None without timestamp queries.
+fn profile_passes(
+    gpu: &phyxel_gpu::GpuContext,
+    solver: &mut phyxel_gpu::GpuSolver,
+    dt: f64,
+) -> Result<Option<Vec<GpuPassTime>>, phyxel_gpu::GpuError> {
+    const PROFILED_STEPS: usize = 5;
+    let mut totals: Vec<GpuPassTime> = Vec::new();
+    for _ in 0..PROFILED_STEPS {
+        let Some(profile) = solver.profile_step(gpu, dt) else {
+            return Ok(None);
+        };
+        for (k, (pass, ms)) in pollster::block_on(profile)?.into_iter().enumerate() {
+            match totals.get_mut(k) {
+                Some(total) => total.ms += ms,
+                None => totals.push(GpuPassTime { pass, ms }),
+            }
+        }
+    }
+    for total in &mut totals {
+        total.ms /= PROFILED_STEPS as f64;
+    }
+    Ok(Some(totals))
 }
 
 fn run(options: &Options) -> Report {
@@ -262,6 +298,7 @@ fn run(options: &Options) -> Report {
         steps_per_s,
         phyxel_steps_per_s: phyxels as f64 * steps_per_s,
         neighbour_interactions_per_s: edges as f64 * steps_per_s,
+        gpu_ms_per_pass: None,
         ms_per_pass: Some(PassTimes {
             rebuild_reference_ms,
             phyxel_stresses_ms,

@@ -22,6 +22,8 @@ pub struct GpuContext {
     pub adapter: wgpu::AdapterInfo,
     /// The limits granted: the adapter's own (the largest storage binding decides how many phyxels fit).
     pub limits: wgpu::Limits,
+    /// Whether the device writes timestamps (per-pass GPU times: [`crate::GpuSolver::profile_step`]).
+    pub timestamps: bool,
     /// The first validation error, out-of-memory or device loss: results after it are not trusted.
     failure: Arc<Mutex<Option<String>>>,
     // Kept alive with the device (in browsers a device is lost once its adapter is collected).
@@ -50,10 +52,16 @@ impl GpuContext {
             .await
             .map_err(|e| GpuError(format!("no GPU adapter: {e}")))?;
         let limits = adapter.limits();
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("phyxel solver"),
                 required_limits: limits.clone(),
+                required_features: if timestamps {
+                    wgpu::Features::TIMESTAMP_QUERY
+                } else {
+                    wgpu::Features::empty()
+                },
                 ..Default::default()
             })
             .await
@@ -65,6 +73,7 @@ impl GpuContext {
             queue,
             adapter: adapter.get_info(),
             limits,
+            timestamps,
             _instance: instance,
             _adapter: adapter,
         })

@@ -54,6 +54,8 @@ enum Stage {
 
 /// One compute pass: its pipeline and its bindings.
 pub(crate) struct Pass {
+    /// The WGSL entry point.
+    name: String,
     stage: Stage,
     pipeline: wgpu::ComputePipeline,
     bindings: wgpu::BindGroup,
@@ -75,6 +77,7 @@ impl Pass {
         entries.extend_from_slice(buffers);
         let bindings = bind(device, &pipeline, &entries);
         Pass {
+            name: name.to_string(),
             stage: Stage::Always,
             pipeline,
             bindings,
@@ -485,10 +488,7 @@ impl GpuSolver {
         if self.in_flight.load(Ordering::Acquire) >= MAX_SUBMISSIONS_IN_FLIGHT {
             return false;
         }
-        self.params.gravity_dt[3] = dt as f32;
-        self.params.contact[1] = (MAX_TRAVEL_PER_STEP * self.min_support_radius / dt) as f32;
-        gpu.queue
-            .write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&self.params));
+        self.write_params(gpu, dt);
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -528,6 +528,87 @@ impl GpuSolver {
             in_flight.fetch_sub(1, Ordering::AcqRel);
         });
         true
+    }
+
+    /// The step parameters for steps of `dt`, uploaded.
+    fn write_params(&mut self, gpu: &GpuContext, dt: f64) {
+        self.params.gravity_dt[3] = dt as f32;
+        self.params.contact[1] = (MAX_TRAVEL_PER_STEP * self.min_support_radius / dt) as f32;
+        gpu.queue
+            .write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&self.params));
+    }
+
+    /// One explicit step with every pass in a compute pass of its own, timed by timestamp queries:
+    /// resolves to (entry point, GPU milliseconds) in the order the step runs them. None where the
+    /// device writes no timestamps, or for the implicit step (its thousands of dispatches are timed
+    /// as a whole by [`GpuSolver::step`] and a read-back).
+    pub fn profile_step(
+        &mut self,
+        gpu: &GpuContext,
+        dt: f64,
+    ) -> Option<impl std::future::Future<Output = Result<Vec<(String, f64)>, GpuError>> + 'static>
+    {
+        if !gpu.timestamps || self.implicit.is_some() {
+            return None;
+        }
+        self.write_params(gpu, dt);
+        let passes: Vec<&Pass> = self
+            .passes
+            .iter()
+            .filter(|p| match p.stage {
+                Stage::Always => true,
+                Stage::Melting => self.params.counts[3] == 1,
+                Stage::Plastic => self.params.plasticity[3] == 1.0,
+            })
+            .collect();
+        let count = 2 * passes.len() as u32;
+        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("pass times"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolved = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("pass times"),
+            size: u64::from(count) * 8,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("profiled step"),
+            });
+        let groups = self.phyxels.div_ceil(WORKGROUP_SIZE);
+        for (k, pass) in passes.iter().enumerate() {
+            let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&pass.name),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &queries,
+                    beginning_of_pass_write_index: Some(2 * k as u32),
+                    end_of_pass_write_index: Some(2 * k as u32 + 1),
+                }),
+            });
+            pass.dispatch(&mut compute, groups);
+        }
+        encoder.resolve_query_set(&queries, 0..count, &resolved, 0);
+        gpu.queue.submit([encoder.finish()]);
+        let names: Vec<String> = passes.iter().map(|p| p.name.clone()).collect();
+        let nanoseconds_per_tick = f64::from(gpu.queue.get_timestamp_period());
+        let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
+        Some(async move {
+            let raw = read_buffer(&device, &queue, &resolved, u64::from(count) * 8)
+                .await
+                .map_err(GpuError)?;
+            let ticks = bytemuck::cast_slice::<u8, u64>(&raw);
+            Ok(names
+                .into_iter()
+                .zip(ticks.chunks(2))
+                .map(|(name, t)| {
+                    let elapsed = t[1].saturating_sub(t[0]) as f64 * nanoseconds_per_tick;
+                    (name, elapsed * 1e-6)
+                })
+                .collect())
+        })
     }
 
     /// Read the displacements, velocities, temperatures, plastic strains and the flags back.

@@ -84,6 +84,30 @@ fn worst_gap(a: &[DVec3], b: &[DVec3]) -> f64 {
 }
 
 #[test]
+fn a_profiled_step_times_each_pass_where_the_device_writes_timestamps() {
+    let gpu = gpu();
+    let sim = sheared_cube();
+    let mut solver = GpuSolver::new(&gpu, &sim).unwrap();
+    let dt = sim.recommended_time_step();
+    match solver.profile_step(&gpu, dt) {
+        None => assert!(!gpu.timestamps, "timestamps granted but no profile"),
+        Some(profile) => {
+            let times = block_on(profile).unwrap();
+            let names: Vec<&str> = times.iter().map(|(name, _)| name.as_str()).collect();
+            assert_eq!(names, ["phyxel_stresses", "gather_forces", "integrate"]);
+            assert!(
+                times.iter().all(|(_, ms)| ms.is_finite() && *ms >= 0.0),
+                "{times:?}"
+            );
+            eprintln!("pass times on {}: {times:?}", gpu.adapter.name);
+        }
+    }
+    // The profiled step is a real step: the cube moved.
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    assert!(worst_gap(&state.displacement, &sim.body.displacement) > 0.0);
+}
+
+#[test]
 fn gpu_and_cpu_agree_on_a_melting_cube_pulled_by_the_drag_spring() {
     use phyxel::meshless::melting::{HeatSource, Melting};
     use phyxel::meshless::simulation::Drag;
