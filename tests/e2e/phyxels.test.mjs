@@ -72,7 +72,7 @@ test('the cube falls, comes to rest on the ground and is drawn', async () => {
 test('dragging the cube pulls it up, heating it melts it, dragging the sky orbits', async () => {
   const { page, context, problems } = await openDemo();
   await waitForReadout(page, 'height', (h) => h < 0.42);
-  const box = await page.locator('#scene').boundingBox();
+  let box = await page.locator('#scene').boundingBox();
   const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
   // The camera looks at the cube's centre: pressing there picks a phyxel; moving up pulls it.
   await page.mouse.move(x, y);
@@ -87,6 +87,8 @@ test('dragging the cube pulls it up, heating it melts it, dragging the sky orbit
   await page.selectOption('#param-tool', 'heat');
   await page.selectOption('#param-colourBy', 'temperature');
   await page.fill('#param-heatRate', '2000');
+  // Filling a control may have scrolled the page: where the canvas is now.
+  box = await page.locator('#scene').boundingBox();
   await waitForReadout(page, 'height', (h) => h < 0.45);
   await waitForRest(page);
   // Press where the cube now is (the drop may have moved and turned it): a point near its centre on

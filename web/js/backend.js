@@ -32,9 +32,24 @@ export async function probeWebGPU() {
 export async function showBackendBadge(computesOn) {
   const badge = document.getElementById('backend-badge');
   if (!badge) return;
+  badgeComputesOn = computesOn;
   const gpu = await probeWebGPU();
   badge.dataset.webgpu = gpu.available ? 'available' : 'unavailable';
-  const gpuText = gpu.available ? `WebGPU available (${gpu.adapter})` : `WebGPU unavailable: ${gpu.reason}`;
-  badge.textContent = computesOn ? `Runs on ${computesOn} · ${gpuText}` : gpuText;
-  badge.title = gpuText;
+  badgeGpuText = gpu.available ? `WebGPU available (${gpu.adapter})` : `WebGPU unavailable: ${gpu.reason}`;
+  fillBadge(badge);
+}
+
+let badgeComputesOn = '';
+let badgeGpuText = null;
+
+function fillBadge(badge) {
+  badge.textContent = badgeComputesOn ? `Runs on ${badgeComputesOn} · ${badgeGpuText}` : badgeGpuText;
+  badge.title = badgeGpuText;
+}
+
+/** The page's solver moved (CPU threads, GPU): the badge says where it runs now. */
+export function setComputesOn(computesOn) {
+  badgeComputesOn = computesOn;
+  const badge = document.getElementById('backend-badge');
+  if (badge && badgeGpuText !== null) fillBadge(badge);
 }

@@ -191,14 +191,21 @@ export class LessonPage {
     this.updateReadouts();
   }
 
-  /** Take `n` steps of the simulation, timing them. */
+  /**
+   * Take `n` steps of the simulation, timing them — unless the simulation steps elsewhere (a worker):
+   * its step(n) then returns 'queued' and it reports the steps itself through recordSteps.
+   */
   advance(n) {
     if (n <= 0) return;
     const start = performance.now();
-    this.sim.step(n);
-    const now = performance.now();
-    const elapsed = now - start;
+    if (this.sim.step(n) === 'queued') return;
+    this.recordSteps(n, performance.now() - start);
     this.sim.afterStep?.();
+  }
+
+  /** `n` steps were taken in `elapsed` ms: the time-per-step readout averages the last second. */
+  recordSteps(n, elapsed) {
+    const now = performance.now();
     this.stepStats.push({ now, elapsed, n });
     while (this.stepStats.length && now - this.stepStats[0].now > 1000) this.stepStats.shift();
     this.updateReadouts();

@@ -1,7 +1,8 @@
 // The CPU solver in a dedicated Web Worker (not on the page's thread: the thread pool's Atomics.wait
 // must never block the main thread). Loads one build of crates/phyxel-worker (js/worker-builds.js
 // chooses), starts its thread pool, and answers requests { id, type, … } with { id, … } or
-// { id, error }.
+// { id, error }: `bench` times the benchmark cube; `create`, `call`, `run`, `ack`, `step`, `state` and
+// `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … }.
 let solver = null;
 
 async function init({ build, threads }) {
@@ -37,14 +38,175 @@ function bench({ n, steps, warmup = 3 }) {
   }
 }
 
+// ---- The 3D demo's solver (PhyxelDemo of crates/phyxel-view), mirrored by the page ----------------
+//
+// While the page runs the simulation, the worker steps on its own, as many steps as real time needs
+// (within a batch of about BATCH_MS), and sends its state ({ event: 'state', … }) whenever the page has
+// taken the previous one ('ack'): the solver never waits for the page's frames, and the page never
+// receives more states than it can draw.
+
+/** Milliseconds of stepping between two looks at the page's messages (setters, drag, pause). */
+const BATCH_MS = 12;
+/** Longest wall-clock interval one batch may make up for (a stalled tab must not trigger a burst). */
+const MAX_CATCH_UP_S = 0.1;
+
+let demo = null;
+/** Scenes built so far: each state says which one it belongs to. */
+let generation = 0;
+/** Reference updates already sent to the page: the rest shape travels only when one happened. */
+let updatesSent = 0;
+/** How the page wants the simulation run: { running, dt, fixed } (fixed: steps per page frame, or 0
+ * for real time). */
+let run = { running: false, dt: 0, fixed: 0 };
+/** Real time the steps still owe (s), and when it was last counted. */
+let owed = 0;
+let lastCounted = 0;
+/** Whether the page has taken the last state sent (it then wants the next one). */
+let pageWaits = true;
+/** Steps, their time and each thread's work since the last state sent. */
+let unsent = { steps: 0, ms: 0, work: [] };
+let msPerStep = 1;
+let scheduled = false;
+
+/** Build the demo anew: `args` for its constructor, then `calls` [method, ...args] to set it up. */
+function create({ args, calls }) {
+  const fresh = new solver.PhyxelDemo(...args);
+  try {
+    for (const [method, ...rest] of calls) call(fresh, method, rest);
+  } catch (error) {
+    fresh.free();
+    throw error;
+  }
+  demo?.free();
+  demo = fresh;
+  generation++;
+  updatesSent = 0;
+  // A state of the old scene on its way will be dropped by the page, unanswered.
+  pageWaits = true;
+  unsent = { steps: 0, ms: 0, work: [] };
+  return { reply: { phyxels: demo.phyxel_count(), generation } };
+}
+
+/** The page's setters, mirrored (the page checked them on its own copy first). */
+function call(target, method, args) {
+  if (!/^(set_|drag$)/.test(method) || typeof target[method] !== 'function') {
+    throw new Error(`the solver worker does not take “${method}”`);
+  }
+  return target[method](...args);
+}
+
+/** Take `n` steps of `dt`, counting their time and work; false on a blow-up. */
+function advance(dt, n) {
+  solver.reset_work_counters();
+  const start = performance.now();
+  const ok = demo.step(dt, n);
+  const ms = performance.now() - start;
+  unsent.steps += n;
+  unsent.ms += ms;
+  Array.from(solver.work_per_thread()).forEach((w, k) => (unsent.work[k] = (unsent.work[k] ?? 0) + w));
+  if (n > 0) msPerStep = 0.8 * msPerStep + 0.2 * (ms / n);
+  return ok;
+}
+
+/** The state for the page's copy (PhyxelDemo.restore) and what was done since the last one. */
+function stateMessage(extra = {}) {
+  const updates = demo.reference_updates();
+  const state = new Float64Array(demo.snapshot(updates !== updatesSent));
+  updatesSent = updates;
+  const message = { generation, state, steps: unsent.steps, ms: unsent.ms, workPerThread: unsent.work, ...extra };
+  unsent = { steps: 0, ms: 0, work: [] };
+  return { message, transfer: [state.buffer] };
+}
+
+function sendState(extra) {
+  const { message, transfer } = stateMessage(extra);
+  pageWaits = false;
+  self.postMessage({ event: 'state', ...message }, transfer);
+}
+
+/** One batch: the steps real time needs (or the page's fixed count per frame), then the state. */
+function tick() {
+  scheduled = false;
+  if (!demo || !run.running) return;
+  const now = performance.now();
+  owed += Math.min((now - lastCounted) / 1000, MAX_CATCH_UP_S);
+  lastCounted = now;
+  let n;
+  if (run.fixed > 0) {
+    n = pageWaits ? run.fixed : 0;
+  } else {
+    const wanted = Math.floor(owed / run.dt);
+    n = Math.min(wanted, Math.max(1, Math.floor(BATCH_MS / msPerStep)));
+    owed = n < wanted ? 0 : owed - n * run.dt;
+  }
+  if (n > 0 && !advance(run.dt, n)) {
+    // A blow-up: the demo kept its last good state; stop there and tell the page why.
+    run = { ...run, running: false };
+    sendState({ error: demo.error() });
+    return;
+  }
+  if (pageWaits && unsent.steps > 0) sendState();
+  // Ahead of real time: wait for the next step's time; else go on after the page's messages.
+  const wait = run.fixed > 0 ? 4 : Math.max(0, (run.dt - owed) * 1000);
+  schedule(n > 0 ? 0 : wait);
+}
+
+/** A zero-delay turn that still lets queued messages in first (setTimeout(0) is clamped to 4 ms). */
+const turn = new MessageChannel();
+turn.port1.onmessage = tick;
+function schedule(ms) {
+  if (scheduled) return;
+  scheduled = true;
+  if (ms > 1) setTimeout(tick, ms);
+  else turn.port2.postMessage(null);
+}
+
+const HANDLERS = {
+  bench,
+  create,
+  call: ({ method, args }) => ({ reply: { result: call(demo, method, args) ?? null } }),
+  /** Run (real time or a fixed count per page frame) or pause. */
+  run: ({ running, dt, fixed }) => {
+    if (running && !run.running) lastCounted = performance.now();
+    run = { running, dt, fixed };
+    if (running) schedule(0);
+    return { reply: {} };
+  },
+  /** The page took the last state: the next may come. */
+  ack: () => {
+    pageWaits = true;
+    if (run.running) schedule(0);
+    return { reply: null };
+  },
+  /** `n` steps now, paused (the Step button, the message API); the reply carries the state. */
+  step: ({ dt, n }) => {
+    const ok = advance(dt, n);
+    const { message, transfer } = stateMessage({ error: ok ? null : demo.error() });
+    return { reply: message, transfer };
+  },
+  /** The current state (before the page hands the simulation to another backend). */
+  state: () => {
+    const { message, transfer } = stateMessage();
+    return { reply: message, transfer };
+  },
+  /** Continue from the page's state (after the GPU ran, or in a new worker). */
+  restore: ({ state }) => {
+    demo.restore(state);
+    updatesSent = demo.reference_updates();
+    pageWaits = true;
+    return { reply: {} };
+  },
+};
+
 self.addEventListener('message', async ({ data }) => {
   try {
     if (data.type === 'init') {
       self.postMessage({ id: data.id, ...(await init(data)) });
-    } else if (data.type === 'bench') {
+    } else if (HANDLERS[data.type]) {
       if (!solver) throw new Error('the worker was not initialized');
-      const { reply, transfer } = bench(data);
-      self.postMessage({ id: data.id, ...reply }, transfer);
+      if (data.type !== 'bench' && data.type !== 'create' && !demo) throw new Error('no demo was created');
+      const { reply, transfer = [] } = HANDLERS[data.type](data);
+      if (reply) self.postMessage({ id: data.id, ...reply }, transfer);
     } else {
       throw new Error(`unknown request “${data.type}”`);
     }

@@ -29,14 +29,20 @@ export function availableThreads() {
 }
 
 /**
- * Start a solver worker with `build` and (threaded) a pool of `threads`; resolves to
- * { request(message) → Promise of the reply, terminate(), threads, threaded } once it is ready.
+ * Start a solver worker with `build` and (threaded) a pool of `threads`, its unrequested messages
+ * ({ event, … }) going to `onEvent`; resolves to
+ * { request(message) → Promise of the reply, post(message) (no reply), terminate(), threads, threaded }
+ * once it is ready.
  */
-export async function startSolverWorker(build, threads = 1) {
+export async function startSolverWorker(build, threads = 1, onEvent = () => {}) {
   const worker = new Worker(new URL('./solver-worker.js', import.meta.url), { type: 'module', name: `phyxel solver (${build})` });
   let next = 0;
   const pending = new Map();
   worker.addEventListener('message', ({ data }) => {
+    if (data.event) {
+      onEvent(data);
+      return;
+    }
     const reply = pending.get(data.id);
     if (!reply) return;
     pending.delete(data.id);
@@ -54,5 +60,6 @@ export async function startSolverWorker(build, threads = 1) {
       worker.postMessage({ ...message, id }, transfer);
     });
   const ready = await request({ type: 'init', build, threads });
-  return { request, terminate: () => worker.terminate(), threads: ready.threads, threaded: ready.threaded };
+  const post = (message) => worker.postMessage(message);
+  return { request, post, terminate: () => worker.terminate(), threads: ready.threads, threaded: ready.threaded };
 }

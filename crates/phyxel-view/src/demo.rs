@@ -13,9 +13,7 @@ use phyxel::meshless::plasticity::{norm, plastic_stretch, Plasticity};
 use phyxel::meshless::primitive_mesh::vertex_normals;
 use phyxel::meshless::sampling::Lattice;
 use phyxel::meshless::scene::{Objects, SceneDescription};
-use phyxel::meshless::simulation::{Drag, Elasticity, Simulation};
-use phyxel_gpu::{GpuContext, GpuError, GpuSolver, GpuState};
-use std::rc::Rc;
+use phyxel::meshless::simulation::{Drag, Elasticity, Simulation, Snapshot};
 use wasm_bindgen::prelude::*;
 
 /// The most phyxels the single-threaded CPU solver is offered (a step then takes about 0.1 s).
@@ -42,18 +40,6 @@ pub struct PhyxelDemo {
     notice: Option<String>,
     /// CG settings of the implicit integration (kept while an explicit method is chosen).
     implicit_settings: CorotatedImplicit,
-}
-
-/// The demo's GPU backend: the solver on a device.
-struct GpuBackend {
-    context: Rc<GpuContext>,
-    solver: GpuSolver,
-    /// The material, damping or integrator changed: upload the simulation again before stepping.
-    stale: bool,
-    /// A read-back is under way (at most one at a time).
-    reading: bool,
-    /// The CG statistics of the last implicit step read back.
-    last_solve: Option<SolveStats>,
 }
 
 #[wasm_bindgen]
@@ -193,7 +179,7 @@ impl PhyxelDemo {
             return None;
         }
         match &self.gpu {
-            Some(gpu) => gpu.last_solve,
+            Some(gpu) => gpu.last_solve(),
             None => self.sim.last_solve(),
         }
     }
@@ -358,6 +344,32 @@ impl PhyxelDemo {
         }
         self.error = None;
         Ok(true)
+    }
+
+    /// The simulation's state as one array of numbers — the demo's step count, then
+    /// [`Simulation::snapshot`] — for the page to mirror the solver worker's simulation, or to carry
+    /// the motion over to another backend. With `with_reference` the rest shape travels too (needed
+    /// once a reference update has moved it).
+    pub fn snapshot(&self, with_reference: bool) -> Vec<f64> {
+        let mut state = vec![self.steps as f64];
+        state.extend(self.sim.snapshot(with_reference).0);
+        state
+    }
+
+    /// Take the state of [`PhyxelDemo::snapshot`] from a demo of the same scene and settings. Refused,
+    /// changing nothing, if it does not fit.
+    pub fn restore(&mut self, state: Vec<f64>) -> Result<(), JsError> {
+        let (steps, snapshot) = match state.split_first() {
+            Some((&steps, rest)) if steps >= 0.0 && steps.fract() == 0.0 => (steps, rest),
+            _ => return Err(JsError::new("the state must start with a step count")),
+        };
+        self.sim
+            .restore(&Snapshot(snapshot.to_vec()))
+            .map_err(|e| JsError::new(&e.to_string()))?;
+        self.steps = steps as u64;
+        self.error = None;
+        self.mark_gpu_stale();
+        Ok(())
     }
 
     pub fn error(&self) -> Option<String> {
@@ -549,245 +561,33 @@ fn vector(v: &[f64], name: &str) -> Result<DVec3, JsError> {
     }
 }
 
-/// CG iterations an implicit step queues on the GPU before the first read-back tells how many it needs
-/// (the page reads back a few times per second; the limit's worth would stall a slow device).
-const FIRST_ITERATION_BUDGET: usize = 32;
+#[cfg(feature = "view")]
+mod gpu_backend;
+#[cfg(feature = "view")]
+use gpu_backend::GpuBackend;
 
-/// The GPU solver for `sim`, with the page's first iteration budget.
-fn gpu_solver(context: &GpuContext, sim: &Simulation) -> Result<GpuSolver, GpuError> {
-    let mut solver = GpuSolver::new(context, sim)?;
-    solver.set_iteration_budget(FIRST_ITERATION_BUDGET);
-    Ok(solver)
+/// Without the `view` feature (the solver worker's build) there is no GPU backend: `gpu` is None.
+#[cfg(not(feature = "view"))]
+enum GpuBackend {}
+
+#[cfg(not(feature = "view"))]
+impl GpuBackend {
+    fn last_solve(&self) -> Option<SolveStats> {
+        match *self {}
+    }
 }
 
-/// The GPU backend (crates/phyxel-gpu), driven like the CPU one: steps are queued on the device, the
-/// state comes back asynchronously a few times per second ([`PhyxelDemo::apply_gpu_state`]).
+#[cfg(not(feature = "view"))]
 impl PhyxelDemo {
-    /// Step on `context`'s device from the current state. Refused (with the reason) for what the GPU
-    /// backend does not mirror.
-    pub fn attach_gpu(&mut self, context: Rc<GpuContext>) -> Result<(), String> {
-        let solver = gpu_solver(&context, &self.sim).map_err(|e| e.to_string())?;
-        self.gpu = Some(GpuBackend {
-            context,
-            solver,
-            stale: false,
-            reading: false,
-            last_solve: None,
-        });
-        Ok(())
-    }
+    fn mark_gpu_stale(&mut self) {}
 
-    fn mark_gpu_stale(&mut self) {
-        if let Some(gpu) = &mut self.gpu {
-            gpu.stale = true;
-        }
-    }
-
-    fn step_on_gpu(&mut self, dt: f64, steps: u32) -> Result<(), String> {
-        let gpu = self.gpu.as_mut().expect("called with the GPU backend");
-        if gpu.stale {
-            match gpu_solver(&gpu.context, &self.sim) {
-                Ok(solver) => {
-                    gpu.solver = solver;
-                    gpu.stale = false;
-                }
-                Err(refusal) => {
-                    self.gpu = None;
-                    return Err(format!("{refusal}; continuing on the CPU"));
-                }
-            }
-        }
-        let gpu = self.gpu.as_mut().expect("still on the GPU");
-        gpu.solver.set_drag(self.sim.drag);
-        gpu.solver.set_melting(self.sim.melting);
-        gpu.solver.set_plasticity(self.sim.plasticity);
-        if !gpu.solver.step(&gpu.context, dt, steps) {
-            // The device is still busy with earlier steps: simulated time waits for it.
-            return Ok(());
-        }
-        self.sim.time += dt * f64::from(steps);
-        self.steps += u64::from(steps);
-        self.error = None;
-        Ok(())
-    }
-
-    /// The state on the GPU, read back — unless a read-back is already under way.
-    pub fn gpu_state(
-        &mut self,
-    ) -> Option<impl std::future::Future<Output = Result<GpuState, GpuError>> + 'static> {
-        let gpu = self.gpu.as_mut()?;
-        if gpu.reading {
-            return None;
-        }
-        gpu.reading = true;
-        Some(gpu.solver.read_state(&gpu.context))
-    }
-
-    /// Take a read-back into the simulation. A blow-up keeps the last state read (finite) and
-    /// returns to the CPU with the explanation; a GPU failure (a lost device, say) returns to the CPU
-    /// from the last state read; a plastic strain past the reference-update threshold moves the rest
-    /// shape on the CPU and uploads it again.
-    pub fn apply_gpu_state(&mut self, state: Result<GpuState, GpuError>) -> Result<(), String> {
-        let Some(gpu) = self.gpu.as_mut() else {
-            return Ok(());
-        };
-        gpu.reading = false;
-        let state = match state {
-            Ok(state) => state,
-            Err(failure) => {
-                self.gpu = None;
-                return Err(format!(
-                    "the GPU stopped ({failure}); continuing on the CPU from the last state read back"
-                ));
-            }
-        };
-        if state.blown_up {
-            self.gpu = None;
-            let bound = self.sim.cfl_time_step();
-            self.error = Some(format!(
-                "the simulation became unstable on the GPU and was stopped at its last state read back \
-                 (stability bound Δt ≤ h·√(ρ/E) = {bound:.2e} s); lower Δt, use more substeps, or soften \
-                 the material — continuing on the CPU"
-            ));
-            return Ok(());
-        }
-        gpu.last_solve = state.last_solve;
-        let body = &mut self.sim.body;
-        body.displacement = state.displacement;
-        body.velocity = state.velocity;
-        body.temperature = state.temperature;
-        body.plastic_strain = state.plastic_strain;
-        if let Some(plastic) = state.plastic_deformation {
-            body.plastic_deformation = plastic;
-        }
-        if let Some(melting) = self.sim.melting {
-            body.stiffness_scale = body
-                .temperature
-                .iter()
-                .map(|t| melting.stiffness_scale(*t))
-                .collect();
-        }
-        if self.sim.plasticity.is_some()
-            && state.largest_total_strain > self.sim.reference_update_strain
-        {
-            self.sim.update_reference();
-            gpu.stale = true;
-        }
-        Ok(())
+    fn step_on_gpu(&mut self, _dt: f64, _steps: u32) -> Result<(), String> {
+        Err("this build has no GPU backend".into())
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32"), feature = "view"))]
+mod gpu_tests;
 
 #[cfg(all(test, not(target_arch = "wasm32")))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_lost() {
-        let context = Rc::new(pollster::block_on(GpuContext::new()).expect("lavapipe"));
-        let mut demo = PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
-        demo.attach_gpu(context.clone()).unwrap();
-        assert_eq!(demo.backend(), "gpu");
-        let dt = demo.recommended_time_step();
-        let top = demo.height();
-        assert!(demo.step(dt, 100).unwrap());
-        let read = pollster::block_on(demo.gpu_state().unwrap());
-        assert!(demo.gpu_state().is_none(), "one read-back at a time");
-        demo.apply_gpu_state(read).unwrap();
-        // 100 steps of free fall with damping c = 0.5/s: the cube's top fell by ≈ ½ g t².
-        let t = 100.0 * dt;
-        let fell = top - demo.height();
-        assert!(
-            (fell / (0.5 * 9.81 * t * t) - 1.0).abs() < 0.05,
-            "fell {fell} m in {t} s"
-        );
-        // A lost device: the next read-back fails and the demo is back on the CPU, where it was.
-        let before = demo.positions();
-        assert!(demo.step(dt, 10).unwrap());
-        context.lose_device();
-        let read = pollster::block_on(demo.gpu_state().unwrap());
-        let message = demo.apply_gpu_state(read).unwrap_err();
-        assert!(message.contains("continuing on the CPU"), "{message}");
-        assert_eq!(demo.backend(), "cpu");
-        assert_eq!(demo.positions(), before);
-        assert!(demo.step(dt, 10).unwrap(), "the CPU carries on");
-        // An integrator the GPU does not mirror: the next step runs on the CPU, and says why once.
-        demo.attach_gpu(Rc::new(pollster::block_on(GpuContext::new()).unwrap()))
-            .unwrap();
-        demo.set_integrator("leap-frog").unwrap();
-        let time = demo.time();
-        assert!(demo.step(dt, 5).unwrap());
-        assert_eq!(demo.backend(), "cpu");
-        assert!((demo.time() - time - 5.0 * dt).abs() < 1e-12);
-        assert!(demo
-            .take_notice()
-            .unwrap()
-            .contains("corotated implicit Euler only"));
-        assert_eq!(demo.take_notice(), None);
-        // Corotated implicit Euler steps on the GPU too, its CG statistics read back with the state.
-        let context = Rc::new(pollster::block_on(GpuContext::new()).unwrap());
-        demo.set_integrator("implicit-euler").unwrap();
-        demo.attach_gpu(context).unwrap();
-        assert!(demo.step(1.0 / 60.0, 2).unwrap());
-        assert_eq!(demo.backend(), "gpu");
-        let read = pollster::block_on(demo.gpu_state().unwrap());
-        demo.apply_gpu_state(read).unwrap();
-        assert!(demo.cg_iterations() > 0.0, "{}", demo.cg_iterations());
-        assert!(demo.cg_residual() <= 1e-4);
-        // ... with its multiplicative plasticity.
-        demo.set_plasticity(true, 0.05, 10.0, 0.5).unwrap();
-        assert!(demo.step(1.0 / 60.0, 1).unwrap());
-        assert_eq!(demo.backend(), "gpu");
-        assert_eq!(demo.take_notice(), None);
-    }
-
-    /// The vertical extent of the body (m).
-    fn height_of(demo: &PhyxelDemo) -> f64 {
-        let ys: Vec<f64> = demo
-            .positions()
-            .chunks(3)
-            .map(|p| f64::from(p[1]))
-            .collect();
-        ys.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
-            - ys.iter().cloned().fold(f64::INFINITY, f64::min)
-    }
-
-    #[test]
-    fn implicit_euler_lands_a_stiff_cube_at_60_hz_where_the_explicit_step_is_stopped() {
-        // E = 1 GPa: the explicit bound h√(ρ/E) is about 0.1 ms, 170 times shorter than 1/60 s.
-        let mut demo = PhyxelDemo::new("cube", 6, false, 1e9, 0.3, 1000.0, 0.0, false).unwrap();
-        let edge = height_of(&demo);
-        assert!(demo.cfl_time_step() < 1e-3);
-        demo.set_implicit_solver(1e-5, 300).unwrap();
-        demo.set_integrator("implicit-euler").unwrap();
-        assert!(demo.is_implicit());
-        assert_eq!(demo.cg_iterations(), -1.0, "no solve yet");
-        for _ in 0..90 {
-            assert!(demo.step(1.0 / 60.0, 1).unwrap(), "{:?}", demo.error());
-        }
-        assert!(demo.cg_iterations() > 0.0 && demo.cg_iterations() <= 300.0);
-        assert!(
-            demo.cg_residual() <= 1e-5,
-            "residual {}",
-            demo.cg_residual()
-        );
-        let lowest = demo
-            .positions()
-            .chunks(3)
-            .map(|p| p[1])
-            .fold(f32::INFINITY, f32::min);
-        assert!(
-            lowest.abs() < 1e-3,
-            "rests on the ground: lowest phyxel at {lowest} m"
-        );
-        assert!(
-            (height_of(&demo) / edge - 1.0).abs() < 0.01,
-            "a stiff elastic cube keeps its shape: {} of {edge} m",
-            height_of(&demo)
-        );
-        // The same material explicitly at 1/60 s: stopped, the bound named.
-        demo.set_integrator("symplectic-euler").unwrap();
-        assert!(!demo.is_implicit());
-        assert!(!demo.step(1.0 / 60.0, 5).unwrap());
-        assert!(demo.error().unwrap().contains("stability bound"));
-    }
-}
+mod tests;

@@ -5,11 +5,11 @@
 pub mod camera;
 pub mod demo;
 pub mod frame;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "view"))]
 pub mod gpu;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "view"))]
 mod render;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "view"))]
 pub mod view;
 
 pub use camera::OrbitCamera;

@@ -9,7 +9,8 @@
 //! * **single-threaded**: the same code on the worker's own thread, for every other page — a demo
 //!   embedded in someone else's course page, a host that cannot send the headers.
 //!
-//! The page picks the build at run time (web/js/worker-builds.js) and says which one runs.
+//! The page picks the build at run time (web/js/worker-builds.js) and says which one runs. Both
+//! export the 3D demo's solver ([`PhyxelDemo`]) and the benchmark cube ([`BenchCube`]).
 
 use phyxel::meshless::scene::benchmark_cube;
 use phyxel::meshless::simulation::Simulation;
@@ -18,11 +19,10 @@ use wasm_bindgen::prelude::*;
 #[cfg(feature = "threads")]
 pub use wasm_bindgen_rayon::init_thread_pool;
 
-/// Runs when the module is instantiated: Rust panics become readable console errors.
-#[wasm_bindgen(start)]
-pub fn start() {
-    console_error_panic_hook::set_once();
-}
+/// The 3D demo's solver, driven by the page through web/js/solver-worker.js: the page keeps a mirror
+/// of it (the same type, in the page's module) that each reply's snapshot brings up to date. (Its
+/// crate also installs the panic hook when the module is instantiated.)
+pub use phyxel_view::demo::PhyxelDemo;
 
 /// Whether this is the threaded build.
 #[wasm_bindgen]

@@ -1,18 +1,26 @@
 // "Elastic, plastic and melting objects": the phyxel solver (crates/phyxel/src/meshless) in 3D.
 // Glue: crates/phyxel-view (demo.rs: the solver as the page drives it; view.rs: the wgpu view).
+// The CPU solver steps in a Web Worker (js/cpu-solver.js; threaded where the page is cross-origin
+// isolated), the page keeping a copy of its state for drawing; the GPU solver runs on the page.
 import init, { GpuDevice, OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-view.js';
 import { LessonPage } from '../page.js';
+import { setComputesOn } from '../backend.js';
+import { availableThreads, workerBuild } from '../worker-builds.js';
+import { WorkerSolver } from '../cpu-solver.js';
 
 await init();
 
-const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, one thread)' });
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
 /** Milliseconds of stepping one frame may spend; beyond it the demo runs slower than real time. */
 const FRAME_BUDGET_MS = 14;
 /** Readouts refresh this often (ms): they are read, not watched frame by frame. */
 const READOUT_INTERVAL_MS = 250;
+/** The threaded build where this page may run it, else the single-threaded one, and why. */
+const WORKER_BUILD = workerBuild();
 
 const params = {
   backend: 'cpu',
+  threads: availableThreads(),
   scene: 'cube',
   resolution: 10,
   lattice: 'cubic',
@@ -45,8 +53,9 @@ const params = {
 
 // ---- The simulation ------------------------------------------------------------------------------
 
-function build() {
-  const fresh = new PhyxelDemo(
+/** The scene: the PhyxelDemo constructor's arguments. */
+function sceneArgs() {
+  return [
     params.scene,
     params.resolution,
     params.lattice === 'bcc',
@@ -55,12 +64,26 @@ function build() {
     params.density,
     params.volumeStiffness,
     params.obstacle,
-  );
+  ];
+}
+
+/** The settings, as the calls that make them: the page's copy and the worker's are set up alike. */
+function settingCalls() {
+  const calls = [
+    ['set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations)],
+    ['set_integrator', params.integrator],
+    ['set_damping_and_friction', params.damping, params.friction],
+    ['set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain],
+  ];
+  // Once heated, the body keeps diffusing its heat (a source of rate 0).
+  if (melting) calls.push(['set_heat_source', 0, 0, 0, params.heatRadius, 0]);
+  return calls;
+}
+
+function build() {
+  const fresh = new PhyxelDemo(...sceneArgs());
   try {
-    fresh.set_implicit_solver(params.cgTolerance, Math.round(params.cgIterations));
-    fresh.set_integrator(params.integrator);
-    fresh.set_damping_and_friction(params.damping, params.friction);
-    fresh.set_plasticity(params.plastic, params.yieldStrain, params.creep, params.maxStrain);
+    for (const [method, ...args] of settingCalls()) fresh[method](...args);
   } catch (error) {
     fresh.free();
     throw error;
@@ -77,6 +100,14 @@ function build() {
 
 /** The WebGPU device of the GPU backend, once chosen. */
 let gpuDevice = null;
+/** Whether the heat tool has switched melting on (it stays on until the scene is rebuilt). */
+let melting = false;
+/** The CPU solver's worker once it runs (null before, or where it cannot: the page then steps). */
+let cpu = null;
+/** Whether the worker steps the simulation (the CPU backend, with a worker); else the page does. */
+let workerSteps = false;
+/** Bumped by each rebuild: a worker started meanwhile builds the scene again. */
+let sceneVersion = 0;
 let demo = build();
 let accumulated = 0;
 let lastSubsteps = 0;
@@ -86,10 +117,20 @@ let lastSample = null;
 
 /** Build the scene anew (a scene control changed, or Restart). Throws, keeping the old one, if refused. */
 function rebuild() {
-  const fresh = build();
+  const wasMelting = melting;
+  melting = false;
+  let fresh;
+  try {
+    fresh = build();
+  } catch (error) {
+    melting = wasMelting;
+    throw error;
+  }
   endPointerAction();
   demo.free();
   demo = fresh;
+  sceneVersion++;
+  cpu?.create(sceneArgs(), settingCalls()).catch(workerFailed);
   accumulated = 0;
   page.notice('step-error', null);
   frameCamera();
@@ -157,9 +198,13 @@ const checkbox = (panel, key, label, onChange) =>
   });
 
 const backendSelect = select(c, 'backend', 'Solver runs on', [
-  { value: 'cpu', label: 'CPU (WebAssembly, one thread)' },
+  { value: 'cpu', label: 'CPU (WebAssembly, in a worker)' },
   { value: 'gpu', label: 'GPU (WebGPU compute)' },
 ], (value) => switchBackend(value));
+const threadsControl = number(c, 'threads', 'CPU threads', '', 1, availableThreads(), (n) => {
+  if (!cpu?.threaded) throw new Error(`this page runs the single-threaded build: ${WORKER_BUILD.reason}`);
+  changeThreads(n);
+});
 
 const scene = c.group('Scene');
 select(scene, 'scene', 'Objects', [
@@ -177,14 +222,14 @@ select(scene, 'lattice', 'Lattice', [
 checkbox(scene, 'obstacle', 'Ball on the ground', () => guard('param-obstacle', rebuild));
 
 const materialGroup = c.group('Material');
-const setMaterial = () => demo.set_material(params.young, params.poisson, params.density, params.volumeStiffness);
+const setMaterial = () => call('set_material', params.young, params.poisson, params.density, params.volumeStiffness);
 number(materialGroup, 'young', 'Young’s modulus E', 'Pa', 100, 1e10, setMaterial);
 number(materialGroup, 'poisson', 'Poisson’s ratio ν', '', 0, 0.49, setMaterial);
 number(materialGroup, 'density', 'Density ρ', 'kg/m³', 10, 20000, setMaterial);
 number(materialGroup, 'volumeStiffness', 'Volume stiffness k<sub>v</sub>', 'Pa', 0, 1e10, setMaterial);
 
 const plasticGroup = c.group('Plasticity');
-const setPlasticity = () => demo.set_plasticity(params.plastic, params.yieldStrain, params.creep, params.maxStrain);
+const setPlasticity = () => call('set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain);
 checkbox(plasticGroup, 'plastic', 'Plastic', () => {
   setPlasticity();
   plasticDetails.setVisible(params.plastic);
@@ -214,10 +259,10 @@ const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
   { value: 'explicit-euler', label: 'Explicit Euler (unstable)' },
   { value: 'implicit-euler', label: 'Implicit Euler (corotated, CG)' },
 ], (id) => {
-  demo.set_integrator(id);
+  call('set_integrator', id);
   showTimeControls();
 });
-const setImplicitSolver = () => demo.set_implicit_solver(params.cgTolerance, Math.round(params.cgIterations));
+const setImplicitSolver = () => call('set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations));
 const cgToleranceControl = number(timeGroup, 'cgTolerance', 'CG tolerance', '', 1e-8, 0.1, setImplicitSolver);
 const cgIterationsControl = number(timeGroup, 'cgIterations', 'CG iterations at most', '', 1, 5000, setImplicitSolver);
 select(timeGroup, 'timeStep', 'Δt', [
@@ -231,8 +276,9 @@ select(timeGroup, 'substeps', 'Substeps per frame', [
   { value: 'fixed', label: 'Fixed number' },
 ], () => showTimeControls());
 const substepControl = number(timeGroup, 'substepCount', 'Substeps', '', 1, 1000);
-number(timeGroup, 'damping', 'Damping c', '1/s', 0, 50, () => demo.set_damping_and_friction(params.damping, params.friction));
-number(timeGroup, 'friction', 'Friction μ', '', 0, 2, () => demo.set_damping_and_friction(params.damping, params.friction));
+const setDamping = () => call('set_damping_and_friction', params.damping, params.friction);
+number(timeGroup, 'damping', 'Damping c', '1/s', 0, 50, setDamping);
+number(timeGroup, 'friction', 'Friction μ', '', 0, 2, setDamping);
 function showTimeControls() {
   const implicit = params.integrator === 'implicit-euler';
   cflControl.input.closest('.control').hidden = params.timeStep !== 'auto' || implicit;
@@ -263,7 +309,133 @@ function guard(key, action) {
   }
 }
 
-// ---- The backend: CPU, or WebGPU compute with the state read back ---------------------------------
+// ---- The backend: the CPU in a worker, or WebGPU compute with the state read back ----------------
+
+/** A setter of the solver: checked on the page's copy (a refusal throws, at its control), then mirrored
+ * to the worker's. */
+function call(method, ...args) {
+  const result = demo[method](...args);
+  cpu?.call(method, args).catch(workerFailed);
+  return result;
+}
+
+/** Start the CPU solver's worker (the build this page can run); until it is ready the page steps. */
+async function startWorker() {
+  try {
+    const threads = WORKER_BUILD.build === 'threaded' ? params.threads : 1;
+    await adoptWorker(await startWorkerSolver(WORKER_BUILD.build, threads));
+  } catch (error) {
+    workerFailed(error);
+  } finally {
+    threadsControl.input.disabled = !cpu?.threaded;
+    threadsControl.input.closest('.control').title = cpu?.threaded
+      ? `1 to ${availableThreads()} (this browser's logical processors)`
+      : `Only the threaded build runs several: ${WORKER_BUILD.reason}.`;
+    document.body.dataset.cpuWorker = cpu ? cpu.build : 'none';
+    showBackend();
+  }
+}
+
+/** A worker whose states go into the page's copy while it is the CPU solver. */
+function startWorkerSolver(build, threads) {
+  return WorkerSolver.start(build, threads, (message, solver) => {
+    if (solver !== cpu) return;
+    takeWorkerState(message);
+    solver.taken();
+  });
+}
+
+/** Make `worker` the CPU solver: build the scene there, then let it continue from the page's state. */
+async function adoptWorker(worker) {
+  const build = async () => {
+    let version;
+    do {
+      version = sceneVersion;
+      await worker.create(sceneArgs(), settingCalls());
+    } while (version !== sceneVersion);
+  };
+  await build();
+  const old = cpu;
+  const wasStepping = workerSteps || !old;
+  if (old) {
+    await stopWorker();
+    old.terminate();
+  }
+  cpu = worker;
+  await build();
+  if (wasStepping) useWorker();
+}
+
+/** The CPU backend steps in the worker from now on, from the page's state. */
+function useWorker() {
+  if (!cpu || workerSteps || demo.backend() !== 'cpu') return;
+  cpu.restore(demo.snapshot(true)).catch(workerFailed);
+  workerSteps = true;
+}
+
+/** Restart the worker with `n` threads; the simulation carries on where it was. */
+function changeThreads(n) {
+  startWorkerSolver('threaded', n)
+    .then(adoptWorker)
+    .then(showBackend)
+    .catch((error) => page.notice('param-threads', `Could not start ${n} threads: ${error.message}.`, 'error'));
+}
+
+/** The worker failed (it could not start, say): the page steps its own copy on one thread. */
+function workerFailed(error) {
+  const failed = cpu;
+  cpu = null;
+  workerSteps = false;
+  failed?.terminate();
+  page.notice('cpu-worker', `The solver's Web Worker stopped (${error?.message ?? error}); the CPU solver runs on the page's thread instead.`, 'warning');
+  document.body.dataset.cpuWorker = 'none';
+  showBackend();
+}
+
+/** Per-thread work of the worker's steps since the last readout update. */
+let workSinceReadout = [];
+
+/** Tell the worker how to run when that changed: real time or a fixed count per frame, Δt, paused. */
+function syncWorkerRun() {
+  if (!cpu) return;
+  const wanted = {
+    running: workerSteps && page.running,
+    dt: currentDt(),
+    fixed: params.substeps === 'fixed' ? params.substepCount : 0,
+  };
+  const last = cpu.lastRun;
+  if (!last || last.running !== wanted.running || last.dt !== wanted.dt || last.fixed !== wanted.fixed) cpu.run(wanted);
+}
+
+/** A state from the worker: into the page's copy, with the steps it took and who worked. */
+function takeWorkerState(message) {
+  if (!message) return;
+  try {
+    demo.restore(message.state);
+  } catch (error) {
+    workerFailed(error);
+    return;
+  }
+  if (message.steps > 0) {
+    page.recordSteps(message.steps, message.ms);
+    lastSubsteps = message.steps;
+  }
+  message.workPerThread.forEach((work, k) => (workSinceReadout[k] = (workSinceReadout[k] ?? 0) + work));
+  if (message.error) {
+    // A blow-up: the worker stopped at the last good state. Pause there and explain.
+    cpu.lastRun = null;
+    page.setRunning(false);
+    page.notice('step-error', `Paused: ${message.error}.`, 'error');
+  }
+}
+
+/** The worker stops stepping; resolves once the page's copy has its last state. */
+async function stopWorker() {
+  if (!workerSteps) return;
+  workerSteps = false;
+  syncWorkerRun();
+  takeWorkerState(await cpu.state());
+}
 
 /**
  * Switch solver (the state carries over); a refusal says why and stays on the CPU. `quiet`: the
@@ -278,6 +450,8 @@ async function switchBackend(value, { quiet = false } = {}) {
   }
   try {
     gpuDevice ??= await GpuDevice.create();
+    // The worker's last steps first: the GPU starts from the latest state.
+    await stopWorker();
     demo.use_gpu(gpuDevice);
     page.notice('backend', null);
   } catch (error) {
@@ -290,13 +464,25 @@ function gpuUnavailable(reason) {
   page.notice('backend', `The GPU backend cannot run here (${reason}); the solver stays on the CPU.`, 'warning');
 }
 
-/** The select and the readout follow where the solver really runs. */
+/** Where the CPU solver runs, in words. */
+function cpuDescription() {
+  if (!workerSteps) return 'CPU: the page’s thread (one thread)';
+  return cpu.threaded
+    ? `CPU: Web Worker, threaded build, ${cpu.threads} thread${cpu.threads === 1 ? '' : 's'}`
+    : `CPU: Web Worker, single-threaded build (${WORKER_BUILD.reason})`;
+}
+
+/** The select and the readout follow where the solver really runs (the CPU's worker once ready). */
 function showBackend() {
   const backend = demo.backend();
+  if (backend === 'cpu') useWorker();
   params.backend = backend;
   backendSelect.select.value = backend;
-  readouts.solver(backend === 'gpu' ? `GPU: ${gpuDevice.adapter() || 'WebGPU'}` : 'CPU (WebAssembly, one thread)');
+  const where = backend === 'gpu' ? `GPU: ${gpuDevice.adapter() || 'WebGPU'}` : cpuDescription();
+  readouts.solver(where);
+  setComputesOn(where);
   document.body.dataset.solver = backend;
+  document.body.dataset.cpuThreads = workerSteps ? String(cpu.threads) : '1';
 }
 
 /** Ask the GPU for its state (one request at a time) and take it into the demo when it arrives. */
@@ -325,6 +511,7 @@ function readBack() {
 
 const readouts = {
   solver: page.readout('solver', 'Solver'),
+  threads: page.readout('thread-work', 'Work per CPU thread'),
   renderer: page.readout('renderer', 'Renderer'),
   phyxels: page.readout('phyxels', 'Phyxels'),
   neighbours: page.readout('mean-neighbours', 'Mean neighbours'),
@@ -350,6 +537,11 @@ function updateReadouts(now) {
   readouts.cfl(`${(demo.cfl_time_step() * 1e3).toPrecision(3)} ms`);
   readouts.dt(`${(currentDt() * 1e3).toPrecision(3)} ms`);
   readouts.substeps(String(lastSubsteps));
+  // The solver's own count of phyxels each pool thread computed: who really did the work.
+  const total = workSinceReadout.reduce((a, b) => a + b, 0);
+  if (!workerSteps) readouts.threads('—');
+  else if (total > 0) readouts.threads(workSinceReadout.map((w) => `${Math.round((100 * w) / total)} %`).join(' · '));
+  workSinceReadout = [];
   const sample = { demo, wall: now, steps: demo.steps(), time: demo.time() };
   if (lastSample?.demo === demo && now > lastSample.wall) {
     const seconds = (now - lastSample.wall) / 1000;
@@ -465,15 +657,16 @@ function ndc(event) {
 function applyAction(event) {
   const target = camera.drag_point(...ndc(event), ...action.anchor);
   if (action.kind === 'pull') {
-    demo.drag(action.phyxel, ...target, currentDt());
+    call('drag', action.phyxel, ...target, currentDt());
   } else {
-    demo.set_heat_source(...target, params.heatRadius, params.heatRate);
+    melting = true;
+    call('set_heat_source', ...target, params.heatRadius, params.heatRate);
   }
 }
 
 function endPointerAction() {
-  if (action?.kind === 'pull') demo.drag(-1, 0, 0, 0, 1);
-  if (action?.kind === 'heat') demo.set_heat_source(0, 0, 0, params.heatRadius, 0);
+  if (action?.kind === 'pull') call('drag', -1, 0, 0, 0, 1);
+  if (action?.kind === 'heat') call('set_heat_source', 0, 0, 0, params.heatRadius, 0);
   action = null;
   container.dataset.action = 'none';
 }
@@ -542,6 +735,8 @@ page.start({
   time: () => demo.time(),
   // Auto: as many steps as real time needs, within the frame's compute budget; fixed: the user's count.
   stepsForFrame: (wall) => {
+    // The worker steps on its own; its states are counted as they come (page.recordSteps).
+    if (workerSteps) return 0;
     const dt = currentDt();
     let n;
     if (params.substeps === 'fixed') {
@@ -559,6 +754,11 @@ page.start({
     return n;
   },
   step: (n) => {
+    if (workerSteps) {
+      // The Step button or the message API: queued behind the worker's current work.
+      cpu.step(currentDt(), n).then(takeWorkerState, workerFailed);
+      return 'queued';
+    }
     if (!demo.step(currentDt(), n)) {
       // A blow-up: the solver kept the last good state. Pause there and explain.
       page.setRunning(false);
@@ -573,19 +773,22 @@ page.start({
       showBackend();
     }
     readBack();
+    syncWorkerRun();
     draw();
     updateReadouts(performance.now());
   },
 });
 
-// For tests and the console: the live objects (the solver, the view, the camera).
+// For tests and the console: the live objects (the page's copy of the solver, the view, the camera).
 window.phyxelDemo = {
   get demo() { return demo; },
+  get cpuWorker() { return cpu; },
   get view() { return view; },
   get gpu() { return gpuDevice; },
   camera,
 };
 page.ready();
+startWorker();
 
 // The solver runs on WebGPU compute where the browser grants a device, else on the CPU — chosen once
 // the renderer has settled.

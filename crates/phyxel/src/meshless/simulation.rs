@@ -662,5 +662,8 @@ impl Simulation {
     }
 }
 
+mod snapshot;
+pub use snapshot::{Snapshot, SnapshotError};
+
 #[cfg(test)]
 mod tests;

@@ -76,6 +76,11 @@ impl EmbeddedSurface {
         self.rest.len()
     }
 
+    /// The vertices in the body's reference configuration (moved by each reference update).
+    pub fn rest_vertices(&self) -> &[DVec3] {
+        &self.rest
+    }
+
     /// Deformed vertex positions x + ũ(x) (tutorial eq. 68), given each phyxel's displacement gradient
     /// ∇u_j ([`Body::displacement_gradients`]).
     pub fn deformed_vertices(&self, body: &Body, displacement_gradients: &[DMat3]) -> Vec<DVec3> {

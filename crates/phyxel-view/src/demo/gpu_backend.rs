@@ -1,0 +1,154 @@
+//! The demo's GPU backend (crates/phyxel-gpu): steps are queued on the device, the state comes back
+//! asynchronously a few times per second ([`PhyxelDemo::apply_gpu_state`]).
+
+use super::PhyxelDemo;
+use phyxel::meshless::implicit::SolveStats;
+use phyxel::meshless::simulation::Simulation;
+use phyxel_gpu::{GpuContext, GpuError, GpuSolver, GpuState};
+use std::rc::Rc;
+
+/// The demo's GPU backend: the solver on a device.
+pub(super) struct GpuBackend {
+    context: Rc<GpuContext>,
+    solver: GpuSolver,
+    /// The material, damping or integrator changed: upload the simulation again before stepping.
+    stale: bool,
+    /// A read-back is under way (at most one at a time).
+    reading: bool,
+    /// The CG statistics of the last implicit step read back.
+    last_solve: Option<SolveStats>,
+}
+
+impl GpuBackend {
+    pub(super) fn last_solve(&self) -> Option<SolveStats> {
+        self.last_solve
+    }
+}
+
+/// CG iterations an implicit step queues on the GPU before the first read-back tells how many it needs
+/// (the page reads back a few times per second; the limit's worth would stall a slow device).
+const FIRST_ITERATION_BUDGET: usize = 32;
+
+/// The GPU solver for `sim`, with the page's first iteration budget.
+fn gpu_solver(context: &GpuContext, sim: &Simulation) -> Result<GpuSolver, GpuError> {
+    let mut solver = GpuSolver::new(context, sim)?;
+    solver.set_iteration_budget(FIRST_ITERATION_BUDGET);
+    Ok(solver)
+}
+
+/// The GPU backend (crates/phyxel-gpu), driven like the CPU one: steps are queued on the device, the
+/// state comes back asynchronously a few times per second ([`PhyxelDemo::apply_gpu_state`]).
+impl PhyxelDemo {
+    /// Step on `context`'s device from the current state. Refused (with the reason) for what the GPU
+    /// backend does not mirror.
+    pub fn attach_gpu(&mut self, context: Rc<GpuContext>) -> Result<(), String> {
+        let solver = gpu_solver(&context, &self.sim).map_err(|e| e.to_string())?;
+        self.gpu = Some(GpuBackend {
+            context,
+            solver,
+            stale: false,
+            reading: false,
+            last_solve: None,
+        });
+        Ok(())
+    }
+
+    pub(super) fn mark_gpu_stale(&mut self) {
+        if let Some(gpu) = &mut self.gpu {
+            gpu.stale = true;
+        }
+    }
+
+    pub(super) fn step_on_gpu(&mut self, dt: f64, steps: u32) -> Result<(), String> {
+        let gpu = self.gpu.as_mut().expect("called with the GPU backend");
+        if gpu.stale {
+            match gpu_solver(&gpu.context, &self.sim) {
+                Ok(solver) => {
+                    gpu.solver = solver;
+                    gpu.stale = false;
+                }
+                Err(refusal) => {
+                    self.gpu = None;
+                    return Err(format!("{refusal}; continuing on the CPU"));
+                }
+            }
+        }
+        let gpu = self.gpu.as_mut().expect("still on the GPU");
+        gpu.solver.set_drag(self.sim.drag);
+        gpu.solver.set_melting(self.sim.melting);
+        gpu.solver.set_plasticity(self.sim.plasticity);
+        if !gpu.solver.step(&gpu.context, dt, steps) {
+            // The device is still busy with earlier steps: simulated time waits for it.
+            return Ok(());
+        }
+        self.sim.time += dt * f64::from(steps);
+        self.steps += u64::from(steps);
+        self.error = None;
+        Ok(())
+    }
+
+    /// The state on the GPU, read back — unless a read-back is already under way.
+    pub fn gpu_state(
+        &mut self,
+    ) -> Option<impl std::future::Future<Output = Result<GpuState, GpuError>> + 'static> {
+        let gpu = self.gpu.as_mut()?;
+        if gpu.reading {
+            return None;
+        }
+        gpu.reading = true;
+        Some(gpu.solver.read_state(&gpu.context))
+    }
+
+    /// Take a read-back into the simulation. A blow-up keeps the last state read (finite) and
+    /// returns to the CPU with the explanation; a GPU failure (a lost device, say) returns to the CPU
+    /// from the last state read; a plastic strain past the reference-update threshold moves the rest
+    /// shape on the CPU and uploads it again.
+    pub fn apply_gpu_state(&mut self, state: Result<GpuState, GpuError>) -> Result<(), String> {
+        let Some(gpu) = self.gpu.as_mut() else {
+            return Ok(());
+        };
+        gpu.reading = false;
+        let state = match state {
+            Ok(state) => state,
+            Err(failure) => {
+                self.gpu = None;
+                return Err(format!(
+                    "the GPU stopped ({failure}); continuing on the CPU from the last state read back"
+                ));
+            }
+        };
+        if state.blown_up {
+            self.gpu = None;
+            let bound = self.sim.cfl_time_step();
+            self.error = Some(format!(
+                "the simulation became unstable on the GPU and was stopped at its last state read back \
+                 (stability bound Δt ≤ h·√(ρ/E) = {bound:.2e} s); lower Δt, use more substeps, or soften \
+                 the material — continuing on the CPU"
+            ));
+            return Ok(());
+        }
+        gpu.last_solve = state.last_solve;
+        let body = &mut self.sim.body;
+        body.displacement = state.displacement;
+        body.velocity = state.velocity;
+        body.temperature = state.temperature;
+        body.plastic_strain = state.plastic_strain;
+        if let Some(plastic) = state.plastic_deformation {
+            body.plastic_deformation = plastic;
+        }
+        if let Some(melting) = self.sim.melting {
+            body.stiffness_scale = body
+                .temperature
+                .iter()
+                .map(|t| melting.stiffness_scale(*t))
+                .collect();
+        }
+        if self.sim.plasticity.is_some()
+            && state.largest_total_strain > self.sim.reference_update_strain
+        {
+            self.sim.update_reference();
+            gpu.stale = true;
+        }
+        Ok(())
+    }
+}

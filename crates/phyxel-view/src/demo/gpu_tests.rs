@@ -1,0 +1,64 @@
+//! The GPU backend of the demo on lavapipe.
+
+use super::*;
+use phyxel_gpu::GpuContext;
+use std::rc::Rc;
+
+#[test]
+fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_lost() {
+    let context = Rc::new(pollster::block_on(GpuContext::new()).expect("lavapipe"));
+    let mut demo = PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+    demo.attach_gpu(context.clone()).unwrap();
+    assert_eq!(demo.backend(), "gpu");
+    let dt = demo.recommended_time_step();
+    let top = demo.height();
+    assert!(demo.step(dt, 100).unwrap());
+    let read = pollster::block_on(demo.gpu_state().unwrap());
+    assert!(demo.gpu_state().is_none(), "one read-back at a time");
+    demo.apply_gpu_state(read).unwrap();
+    // 100 steps of free fall with damping c = 0.5/s: the cube's top fell by ≈ ½ g t².
+    let t = 100.0 * dt;
+    let fell = top - demo.height();
+    assert!(
+        (fell / (0.5 * 9.81 * t * t) - 1.0).abs() < 0.05,
+        "fell {fell} m in {t} s"
+    );
+    // A lost device: the next read-back fails and the demo is back on the CPU, where it was.
+    let before = demo.positions();
+    assert!(demo.step(dt, 10).unwrap());
+    context.lose_device();
+    let read = pollster::block_on(demo.gpu_state().unwrap());
+    let message = demo.apply_gpu_state(read).unwrap_err();
+    assert!(message.contains("continuing on the CPU"), "{message}");
+    assert_eq!(demo.backend(), "cpu");
+    assert_eq!(demo.positions(), before);
+    assert!(demo.step(dt, 10).unwrap(), "the CPU carries on");
+    // An integrator the GPU does not mirror: the next step runs on the CPU, and says why once.
+    demo.attach_gpu(Rc::new(pollster::block_on(GpuContext::new()).unwrap()))
+        .unwrap();
+    demo.set_integrator("leap-frog").unwrap();
+    let time = demo.time();
+    assert!(demo.step(dt, 5).unwrap());
+    assert_eq!(demo.backend(), "cpu");
+    assert!((demo.time() - time - 5.0 * dt).abs() < 1e-12);
+    assert!(demo
+        .take_notice()
+        .unwrap()
+        .contains("corotated implicit Euler only"));
+    assert_eq!(demo.take_notice(), None);
+    // Corotated implicit Euler steps on the GPU too, its CG statistics read back with the state.
+    let context = Rc::new(pollster::block_on(GpuContext::new()).unwrap());
+    demo.set_integrator("implicit-euler").unwrap();
+    demo.attach_gpu(context).unwrap();
+    assert!(demo.step(1.0 / 60.0, 2).unwrap());
+    assert_eq!(demo.backend(), "gpu");
+    let read = pollster::block_on(demo.gpu_state().unwrap());
+    demo.apply_gpu_state(read).unwrap();
+    assert!(demo.cg_iterations() > 0.0, "{}", demo.cg_iterations());
+    assert!(demo.cg_residual() <= 1e-4);
+    // ... with its multiplicative plasticity.
+    demo.set_plasticity(true, 0.05, 10.0, 0.5).unwrap();
+    assert!(demo.step(1.0 / 60.0, 1).unwrap());
+    assert_eq!(demo.backend(), "gpu");
+    assert_eq!(demo.take_notice(), None);
+}

@@ -1,0 +1,101 @@
+// The 3D demo's CPU solver in a Web Worker on a cross-origin isolated page: the threaded build runs,
+// every thread of its pool computes phyxels (the solver's own per-thread counters), the thread count
+// changes at run time without losing the motion, and a 10 648-phyxel cube is measured (JSON saved in
+// tests/artifacts/phyxels-worker-*.json; a measurement, not asserted as a timing).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { useBrowser, openPage, readNumber, WEBGPU } from './harness.mjs';
+
+const env = useBrowser({ browserPerTest: true });
+const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
+
+/** The demo on the CPU backend, its worker running. */
+async function openOnCpu() {
+  const opened = await openPage(env, 'phyxels.html');
+  const { page } = opened;
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 30_000 });
+  await page.selectOption('#param-backend', 'cpu');
+  await page.waitForSelector('body[data-cpu-worker="threaded"]', { timeout: 30_000 });
+  return opened;
+}
+
+/** Poll `read()` until `accept(value)`; returns the value. */
+async function until(page, read, accept, what, timeout = 20_000) {
+  const end = Date.now() + timeout;
+  let value = await read();
+  while (!accept(value)) {
+    if (Date.now() > end) assert.fail(`${what}: still ${JSON.stringify(value)}`);
+    await page.waitForTimeout(200);
+    value = await read();
+  }
+  return value;
+}
+
+const solverText = (page) => () => page.locator('#readout-solver').textContent();
+const threadShares = (page) => async () => {
+  const text = await page.locator('#readout-thread-work').textContent();
+  return text.includes('%') ? text.split('·').map((share) => Number.parseFloat(share)) : [];
+};
+
+test('isolated: the threaded worker steps the demo on every thread; the thread count changes without losing the motion', async () => {
+  const { page, context, problems } = await openOnCpu();
+  const processors = await page.evaluate(() => navigator.hardwareConcurrency);
+  assert.ok(processors >= 2, `this machine offers ${processors} thread(s)`);
+  await until(page, solverText(page), (text) => text === `CPU: Web Worker, threaded build, ${processors} threads`, 'solver readout');
+  assert.equal(await page.locator('#param-threads').isDisabled(), false);
+  assert.equal(await page.inputValue('#param-threads'), String(processors));
+  // Every thread of the pool computed phyxels, by the solver's own count.
+  const shares = await until(page, threadShares(page), (s) => s.length === processors && s.every((p) => p > 0), 'work per thread');
+  assert.ok(Math.abs(shares.reduce((a, b) => a + b, 0) - 100) <= processors, `shares ${shares}`);
+  // The cube lands (the worker's state reaches the page's copy and the readouts).
+  await until(page, () => readNumber(page, '#readout-height'), (h) => h > 0.3 && h < 0.42, 'top of the cube');
+
+  // One thread: a new worker continues from the state the old one reached.
+  const before = await readNumber(page, '#readout-sim-time');
+  await page.fill('#param-threads', '1');
+  await until(page, solverText(page), (text) => text === 'CPU: Web Worker, threaded build, 1 thread', 'solver readout');
+  assert.equal(await page.locator('#param-threads-error').textContent(), '');
+  await until(page, threadShares(page), (s) => s.length === 1 && s[0] === 100, 'work per thread');
+  const after = await until(page, () => readNumber(page, '#readout-sim-time'), (t) => t > before + 0.05, 'simulated time');
+  assert.ok(after < before + 30, `time continues from ${before} s (now ${after} s), it did not restart`);
+  const top = await readNumber(page, '#readout-height');
+  assert.ok(top > 0.3 && top < 0.42, `the cube is still where it landed (top at ${top} m)`);
+  // Out of range: refused at the control, the worker kept.
+  await page.fill('#param-threads', String(processors + 1));
+  assert.match(await page.locator('#param-threads-error').textContent(), new RegExp(`Must be between 1 and ${processors}`));
+  assert.equal(await solverText(page)(), 'CPU: Web Worker, threaded build, 1 thread');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('isolated: a 10 648-phyxel cube runs in the worker (steps per second measured and saved)', async () => {
+  const { page, context, problems } = await openOnCpu();
+  await page.fill('#param-resolution', '22');
+  await until(page, () => readNumber(page, '#readout-phyxels'), (n) => n === 22 ** 3, 'phyxels');
+  // Let the rate settle, then average the steps-per-second readout over 5 s.
+  await page.waitForTimeout(3000);
+  const samples = [];
+  for (let k = 0; k < 10; k++) {
+    await page.waitForTimeout(500);
+    samples.push(await readNumber(page, '#readout-steps-per-second'));
+  }
+  const stepsPerSecond = samples.reduce((a, b) => a + b, 0) / samples.length;
+  const report = {
+    phyxels: 22 ** 3,
+    solver: await solverText(page)(),
+    renderer: await page.locator('#readout-renderer').textContent(),
+    steps_per_s: stepsPerSecond,
+    ms_per_step: await readNumber(page, '#readout-step-time'),
+    samples,
+  };
+  await mkdir(ARTIFACTS, { recursive: true });
+  await writeFile(join(ARTIFACTS, `phyxels-worker-10k-webgpu${WEBGPU ? 1 : 0}.json`), JSON.stringify(report, null, 2));
+  assert.ok(stepsPerSecond > 0, 'the worker steps the large cube');
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
