@@ -79,6 +79,27 @@ impl GpuContext {
         })
     }
 
+    /// A context on a device someone else opened — the 3D view's, so that the renderer draws from the
+    /// solver's buffers — sharing its failure slot (a device reports uncaptured errors to one handler).
+    pub fn shared(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        failure: Arc<Mutex<Option<String>>>,
+    ) -> Self {
+        Self {
+            limits: device.limits(),
+            timestamps: device.features().contains(wgpu::Features::TIMESTAMP_QUERY),
+            adapter: adapter.get_info(),
+            failure,
+            device,
+            queue,
+            _instance: instance,
+            _adapter: adapter,
+        }
+    }
+
     /// The slot the first failure is written to (for futures that outlive a borrow of the context).
     pub fn failure_slot(&self) -> Arc<Mutex<Option<String>>> {
         self.failure.clone()

@@ -33,6 +33,7 @@
 
 mod context;
 mod implicit;
+mod instances;
 mod layout;
 mod mls;
 mod neighbours;
@@ -41,6 +42,7 @@ mod readback;
 mod solver;
 
 pub use context::{watch_failures, GpuContext, GpuError};
+pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
 pub use solver::{GpuSolver, GpuState};

@@ -137,10 +137,25 @@ pub(crate) fn gather_forces_pass(device: &wgpu::Device, b: &SolverBuffers) -> Pa
 }
 
 /// The body on the GPU.
+/// The solver's per-phyxel state on the device (see [`GpuSolver::state_buffers`]).
+pub(crate) struct StateBuffers<'a> {
+    pub phyxels: u32,
+    pub reference: &'a wgpu::Buffer,
+    pub displacement: &'a wgpu::Buffer,
+    pub velocity: &'a wgpu::Buffer,
+    pub temperature: &'a wgpu::Buffer,
+    /// ε_p of the MKN04 model (mat3x3 per phyxel).
+    pub plastic_strain: &'a wgpu::Buffer,
+    /// The implicit step's frames (rotation, F_p⁻¹, preconditioner block per phyxel), if it runs.
+    pub frames: Option<&'a wgpu::Buffer>,
+}
+
 pub struct GpuSolver {
     phyxels: u32,
     params: Params,
     params_buffer: wgpu::Buffer,
+    /// x̄_i with the support radius in w.
+    reference: wgpu::Buffer,
     displacement: wgpu::Buffer,
     velocity: wgpu::Buffer,
     status: wgpu::Buffer,
@@ -394,6 +409,7 @@ impl GpuSolver {
             phyxels: body.len() as u32,
             params,
             params_buffer,
+            reference: reference.clone(),
             displacement,
             velocity,
             status,
@@ -417,6 +433,19 @@ impl GpuSolver {
         solver.set_melting(sim.melting);
         solver.set_plasticity(sim.plasticity);
         Ok(solver)
+    }
+
+    /// The buffers the 3D view draws from (crate::instances).
+    pub(crate) fn state_buffers(&self) -> StateBuffers<'_> {
+        StateBuffers {
+            phyxels: self.phyxels,
+            reference: &self.reference,
+            displacement: &self.displacement,
+            velocity: &self.velocity,
+            temperature: &self.temperature,
+            plastic_strain: &self.plastic_strain,
+            frames: self.implicit.as_ref().map(|implicit| &implicit.frames),
+        }
     }
 
     /// Queue at most `iterations` CG iterations per solve of an implicit step until the next read-back

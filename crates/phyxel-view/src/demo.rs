@@ -459,6 +459,17 @@ impl PhyxelDemo {
     /// What the renderer draws, coloured by `colour_by` ("object", "temperature", "plastic",
     /// "speed").
     pub fn frame_data(&self, colour_by: &str) -> Result<FrameData, String> {
+        self.frame(colour_by, true, true)
+    }
+
+    /// [`PhyxelDemo::frame_data`] with only the parts to be drawn: the phyxels and/or the surfaces
+    /// (the surface vertices need every phyxel's displacement gradient).
+    pub fn frame(
+        &self,
+        colour_by: &str,
+        with_phyxels: bool,
+        with_surfaces: bool,
+    ) -> Result<FrameData, String> {
         let body = &self.sim.body;
         let values: Vec<f64> = match colour_by {
             "object" => self.object_of.iter().map(|&k| k as f64).collect(),
@@ -494,20 +505,22 @@ impl PhyxelDemo {
         } else {
             Colouring::ByValue
         };
-        let phyxels = body
-            .positions()
-            .iter()
-            .zip(&values)
-            .map(|(p, v)| [p.x as f32, p.y as f32, p.z as f32, *v as f32])
-            .collect();
+        let phyxels = if with_phyxels {
+            body.positions()
+                .iter()
+                .zip(&values)
+                .map(|(p, v)| [p.x as f32, p.y as f32, p.z as f32, *v as f32])
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut surface_vertices = Vec::new();
-        for (k, (surface, vertices)) in self
-            .sim
-            .surfaces
-            .iter()
-            .zip(self.sim.surface_vertices())
-            .enumerate()
-        {
+        let deformed = if with_surfaces {
+            self.sim.surface_vertices()
+        } else {
+            Vec::new()
+        };
+        for (k, (surface, vertices)) in self.sim.surfaces.iter().zip(deformed).enumerate() {
             let normals = vertex_normals(&vertices, &surface.triangles);
             let vertex_values = match colouring {
                 Colouring::ByObject => vec![k as f64; vertices.len()],
@@ -531,7 +544,11 @@ impl PhyxelDemo {
             phyxels,
             phyxel_radius: 0.5 * self.spacing() as f32,
             surface_vertices,
-            surface_indices: self.triangles.clone(),
+            surface_indices: if with_surfaces {
+                self.triangles.clone()
+            } else {
+                Vec::new()
+            },
             colouring,
             obstacles,
         })

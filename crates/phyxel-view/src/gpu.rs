@@ -10,6 +10,17 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen]
 pub struct GpuDevice {
     context: Rc<GpuContext>,
+    shared: bool,
+}
+
+impl GpuDevice {
+    /// The 3D view's device, for the solver.
+    pub(crate) fn from_context(context: Rc<GpuContext>) -> Self {
+        Self {
+            context,
+            shared: true,
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -20,12 +31,18 @@ impl GpuDevice {
             .await
             .map(|context| GpuDevice {
                 context: Rc::new(context),
+                shared: false,
             })
             .map_err(|e| JsError::new(&e.to_string()))
     }
 
     pub fn adapter(&self) -> String {
         self.context.adapter.name.clone()
+    }
+
+    /// Whether this device is the 3D view's own (the solver's phyxels are then drawn from its buffers).
+    pub fn shared_with_view(&self) -> bool {
+        self.shared
     }
 
     /// Destroy the device, as a driver reset would: for testing the fallback to the CPU.

@@ -5,6 +5,8 @@
 use crate::camera::OrbitCamera;
 use crate::frame::{FrameData, SURFACE_VERTEX_FLOATS};
 use glam::Vec3;
+use phyxel_gpu::{GpuContext, InstanceColouring, PhyxelInstances};
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
 
@@ -65,8 +67,8 @@ impl GrowingBuffer {
 pub struct Renderer {
     /// Kept alive with the device: in Chromium, once the adapter's JS object is garbage-collected
     /// the device is lost ("A valid external Instance reference no longer exists").
-    _instance: wgpu::Instance,
-    _adapter: wgpu::Adapter,
+    instance: wgpu::Instance,
+    adapter: wgpu::Adapter,
     device: wgpu::Device,
     queue: wgpu::Queue,
     surface: wgpu::Surface<'static>,
@@ -86,6 +88,15 @@ pub struct Renderer {
     surface_indices: GrowingBuffer,
     /// The first uncaptured GPU error or the device-loss message, if any.
     failure: Arc<Mutex<Option<String>>>,
+    /// The solver's context on this device (WebGPU only), once asked for.
+    solver_context: Option<Rc<GpuContext>>,
+}
+
+/// Phyxels the solver wrote on the renderer's device: the instance pass to queue before drawing.
+pub struct SolverPhyxels<'a> {
+    pub context: &'a GpuContext,
+    pub instances: &'a PhyxelInstances,
+    pub colouring: InstanceColouring,
 }
 
 impl Renderer {
@@ -207,8 +218,8 @@ impl Renderer {
             cameras: Vec::new(),
             backend: info.backend,
             adapter_name: info.name,
-            _instance: instance,
-            _adapter: adapter,
+            instance,
+            adapter,
             device,
             queue,
             surface,
@@ -219,7 +230,26 @@ impl Renderer {
             mesh,
             camera_layout,
             failure,
+            solver_context: None,
         })
+    }
+
+    /// A context for the GPU solver on this renderer's device (WebGPU only; WebGL2 has no compute):
+    /// a solver built on it writes buffers this renderer can draw from.
+    pub fn solver_context(&mut self) -> Option<Rc<GpuContext>> {
+        if self.backend != wgpu::Backend::BrowserWebGpu {
+            return None;
+        }
+        let context = self.solver_context.get_or_insert_with(|| {
+            Rc::new(GpuContext::shared(
+                self.instance.clone(),
+                self.adapter.clone(),
+                self.device.clone(),
+                self.queue.clone(),
+                self.failure.clone(),
+            ))
+        });
+        Some(context.clone())
     }
 
     /// "WebGPU" or "WebGL2".
@@ -255,8 +285,14 @@ impl Renderer {
         }
     }
 
-    /// Draw one frame. Skips the frame (without error) when the canvas is not ready.
-    pub fn draw(&mut self, camera: &OrbitCamera, frame: &FrameData) -> Result<(), String> {
+    /// Draw one frame: the phyxels of `frame`, or those the solver wrote on this device
+    /// (`solver_phyxels`: no read-back). Skips the frame (without error) when the canvas is not ready.
+    pub fn draw(
+        &mut self,
+        camera: &OrbitCamera,
+        frame: &FrameData,
+        solver_phyxels: Option<SolverPhyxels>,
+    ) -> Result<(), String> {
         if let Some(failure) = self.failure() {
             return Err(failure);
         }
@@ -325,6 +361,11 @@ impl Renderer {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
         });
+        if let Some(solver) = &solver_phyxels {
+            solver
+                .instances
+                .encode(solver.context, &mut encoder, solver.colouring);
+        }
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("scene"),
@@ -362,7 +403,10 @@ impl Renderer {
                 pass.draw_indexed(0..frame.surface_indices.len() as u32, 0, 0..1);
             }
             pass.set_pipeline(&self.surfels);
-            if !frame.phyxels.is_empty() {
+            if let Some(solver) = &solver_phyxels {
+                pass.set_vertex_buffer(0, solver.instances.buffer.slice(..));
+                pass.draw(0..6, 0..solver.instances.count);
+            } else if !frame.phyxels.is_empty() {
                 pass.set_vertex_buffer(0, self.phyxels.buffer.slice(..));
                 pass.draw(0..6, 0..frame.phyxels.len() as u32);
             }

@@ -2,13 +2,16 @@
 
 use crate::camera::OrbitCamera;
 use crate::demo::PhyxelDemo;
-use crate::render::Renderer;
+use crate::gpu::GpuDevice;
+use crate::render::{Renderer, SolverPhyxels};
 use wasm_bindgen::prelude::*;
 
 /// The 3D view of a [`PhyxelDemo`] on a canvas, drawn with wgpu (WebGPU or WebGL2).
 #[wasm_bindgen]
 pub struct PhyxelView {
     renderer: Renderer,
+    /// Whether the last frame drew the phyxels from the GPU solver's buffers (no read-back needed).
+    drew_from_solver: bool,
 }
 
 #[wasm_bindgen]
@@ -21,7 +24,10 @@ impl PhyxelView {
     ) -> Result<PhyxelView, JsError> {
         Renderer::new(canvas, allow_webgpu)
             .await
-            .map(|renderer| PhyxelView { renderer })
+            .map(|renderer| PhyxelView {
+                renderer,
+                drew_from_solver: false,
+            })
             .map_err(|e| JsError::new(&e))
     }
 
@@ -39,30 +45,53 @@ impl PhyxelView {
         self.renderer.resize(width, height);
     }
 
-    /// Draw the demo's current state. An error (GPU failure or device loss) means this view is
-    /// unusable: the page opens another.
+    /// A device for the GPU solver: this view's own (WebGPU only). A solver on it writes the buffers
+    /// the view draws the phyxels from, so no frame waits for a read-back.
+    pub fn solver_device(&mut self) -> Option<GpuDevice> {
+        self.renderer.solver_context().map(GpuDevice::from_context)
+    }
+
+    /// Draw the demo's current state: the phyxels from the GPU solver's buffers when it steps on
+    /// this view's device, else from the page's copy. An error (GPU failure or device loss) means
+    /// this view is unusable: the page opens another.
     pub fn draw(
         &mut self,
-        demo: &PhyxelDemo,
+        demo: &mut PhyxelDemo,
         camera: &OrbitCamera,
         colour_by: &str,
         show_phyxels: bool,
         show_surface: bool,
     ) -> Result<(), JsError> {
-        let mut frame = demo.frame_data(colour_by).map_err(|e| JsError::new(&e))?;
-        if !show_phyxels {
-            frame.phyxels.clear();
-        }
+        let context = self.renderer.solver_context();
+        let from_solver = show_phyxels
+            && context
+                .as_ref()
+                .is_some_and(|c| demo.gpu_instances(c, colour_by).is_some());
+        self.drew_from_solver = from_solver;
+        let mut frame = demo
+            .frame(colour_by, show_phyxels && !from_solver, show_surface)
+            .map_err(|e| JsError::new(&e))?;
         if show_surface {
             // Drawn with the surface, the phyxels inside it are smaller: they mark the lattice.
             frame.phyxel_radius *= 0.25;
-        } else {
-            frame.surface_vertices.clear();
-            frame.surface_indices.clear();
         }
+        let solver_phyxels = context
+            .as_ref()
+            .filter(|_| from_solver)
+            .and_then(|c| demo.gpu_instances(c, colour_by))
+            .map(|(context, instances, colouring)| SolverPhyxels {
+                context,
+                instances,
+                colouring,
+            });
         self.renderer
-            .draw(camera, &frame)
+            .draw(camera, &frame, solver_phyxels)
             .map_err(|e| JsError::new(&e))
+    }
+
+    /// Whether the last frame drew the phyxels straight from the GPU solver's buffers.
+    pub fn draws_from_solver(&self) -> bool {
+        self.drew_from_solver
     }
 
     /// The GPU failure that stopped this view, if any.

@@ -449,7 +449,8 @@ async function switchBackend(value, { quiet = false } = {}) {
     return;
   }
   try {
-    gpuDevice ??= await GpuDevice.create();
+    // The view's own device where it draws with WebGPU: the view then draws the solver's buffers.
+    gpuDevice ??= view?.solver_device() ?? (await GpuDevice.create());
     // The worker's last steps first: the GPU starts from the latest state.
     await stopWorker();
     demo.use_gpu(gpuDevice);
@@ -478,18 +479,33 @@ function showBackend() {
   if (backend === 'cpu') useWorker();
   params.backend = backend;
   backendSelect.select.value = backend;
-  const where = backend === 'gpu' ? `GPU: ${gpuDevice.adapter() || 'WebGPU'}` : cpuDescription();
+  const where = backend === 'gpu'
+    ? `GPU: ${gpuDevice?.adapter() || 'WebGPU'}${gpuDevice?.shared_with_view() ? ', the view’s device' : ''}`
+    : cpuDescription();
   readouts.solver(where);
   setComputesOn(where);
   document.body.dataset.solver = backend;
   document.body.dataset.cpuThreads = workerSteps ? String(cpu.threads) : '1';
 }
 
-/** Ask the GPU for its state (one request at a time) and take it into the demo when it arrives. */
+/** When the GPU's state was last asked for, and how often (for the tests and the console). */
+let lastReadBack = -Infinity;
+let readBacks = 0;
+
+/**
+ * Ask the GPU for its state (one request at a time) and take it into the page's copy when it arrives:
+ * every frame while the view draws from that copy, a few times a second (readouts, picking) while the
+ * view draws the phyxels from the solver's own buffers.
+ */
 function readBack() {
   const owner = demo;
-  const promise = owner.backend() === 'gpu' ? owner.gpu_read_back() : undefined;
+  if (owner.backend() !== 'gpu') return;
+  const now = performance.now();
+  if (view?.draws_from_solver() && !params.showSurface && now - lastReadBack < READOUT_INTERVAL_MS) return;
+  const promise = owner.gpu_read_back();
   if (!promise) return;
+  lastReadBack = now;
+  readBacks++;
   promise.then((readback) => {
     if (owner === demo) {
       try {
@@ -618,6 +634,9 @@ function viewFailed(reason) {
   const failed = view;
   view = null;
   const wasWebGPU = failed?.backend() === 'WebGPU';
+  // A solver on the view's device went down with it (its next read-back says so): a later switch to
+  // the GPU opens a device of its own.
+  if (gpuDevice?.shared_with_view()) gpuDevice = null;
   failed?.free();
   framesDrawn = 0;
   page.notice('renderer', `${wasWebGPU ? 'WebGPU' : 'WebGL2'} stopped drawing (${reason}); switched to WebGL2.`, 'warning');
@@ -638,6 +657,7 @@ function draw() {
   camera.set_aspect(width / height);
   try {
     view.draw(demo, camera, params.colourBy, params.showPhyxels, params.showSurface);
+    document.body.dataset.phyxelsFrom = view.draws_from_solver() ? 'solver-buffers' : 'page-copy';
     if (++framesDrawn === 10) settleRenderer();
   } catch (error) {
     viewFailed(error.message);
@@ -783,6 +803,7 @@ page.start({
 window.phyxelDemo = {
   get demo() { return demo; },
   get cpuWorker() { return cpu; },
+  get readBacks() { return readBacks; },
   get view() { return view; },
   get gpu() { return gpuDevice; },
   camera,

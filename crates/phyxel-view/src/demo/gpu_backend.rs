@@ -3,8 +3,10 @@
 
 use super::PhyxelDemo;
 use phyxel::meshless::implicit::SolveStats;
+use phyxel::meshless::melting::AMBIENT_TEMPERATURE;
+use phyxel::meshless::simulation::Elasticity;
 use phyxel::meshless::simulation::Simulation;
-use phyxel_gpu::{GpuContext, GpuError, GpuSolver, GpuState};
+use phyxel_gpu::{GpuContext, GpuError, GpuSolver, GpuState, InstanceColouring, PhyxelInstances};
 use std::rc::Rc;
 
 /// The demo's GPU backend: the solver on a device.
@@ -17,6 +19,8 @@ pub(super) struct GpuBackend {
     reading: bool,
     /// The CG statistics of the last implicit step read back.
     last_solve: Option<SolveStats>,
+    /// The pass writing what the view draws from this solver's buffers (built when first drawn).
+    instances: Option<PhyxelInstances>,
 }
 
 impl GpuBackend {
@@ -49,8 +53,41 @@ impl PhyxelDemo {
             stale: false,
             reading: false,
             last_solve: None,
+            instances: None,
         });
         Ok(())
+    }
+
+    /// The GPU solver's phyxels for a view on `view_context`'s device, coloured by `colour_by` as
+    /// [`PhyxelDemo::frame_data`] colours them — None unless the solver steps on that very device.
+    pub fn gpu_instances(
+        &mut self,
+        view_context: &Rc<GpuContext>,
+        colour_by: &str,
+    ) -> Option<(&GpuContext, &PhyxelInstances, InstanceColouring)> {
+        let full = self.sim.plasticity.map_or(0.3, |p| p.max_strain.max(1e-3));
+        let colouring = match colour_by {
+            "object" => InstanceColouring::Object,
+            "temperature" => InstanceColouring::Temperature {
+                ambient: AMBIENT_TEMPERATURE,
+                melting_point: super::MELTING_POINT,
+            },
+            "plastic" => match self.sim.elasticity {
+                Elasticity::Mkn04 => InstanceColouring::PlasticStrain { full },
+                Elasticity::CorotatedLinear => InstanceColouring::PlasticDeformation { full },
+            },
+            "speed" => InstanceColouring::Speed,
+            _ => return None,
+        };
+        let object_of = &self.object_of;
+        let gpu = self.gpu.as_mut()?;
+        if !Rc::ptr_eq(&gpu.context, view_context) {
+            return None;
+        }
+        let instances = gpu
+            .instances
+            .get_or_insert_with(|| PhyxelInstances::new(&gpu.context, &gpu.solver, object_of));
+        Some((&gpu.context, instances, colouring))
     }
 
     pub(super) fn mark_gpu_stale(&mut self) {
@@ -65,6 +102,7 @@ impl PhyxelDemo {
             match gpu_solver(&gpu.context, &self.sim) {
                 Ok(solver) => {
                     gpu.solver = solver;
+                    gpu.instances = None;
                     gpu.stale = false;
                 }
                 Err(refusal) => {
