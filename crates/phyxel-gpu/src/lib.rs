@@ -19,6 +19,17 @@
 //! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
 //! | `Simulation::flow_multiplicative` | `plastic_flow_multiplicative` |
 //!
+//! For the 3D view, when it shares the solver's device ([`GpuContext::shared`]), two more files in
+//! `shaders/render/` write what it draws straight from the solver's buffers, mirroring what the page
+//! computes from its copy of the state:
+//!
+//! | CPU | WGSL entry point |
+//! | --- | --- |
+//! | `PhyxelDemo::frame_data`'s phyxel positions and colour values | `phyxel_instances` ([`PhyxelInstances`]) |
+//! | `Body::displacement_gradients` | `displacement_gradients` ([`GpuSurfaces`]) |
+//! | `EmbeddedSurface::deformed_vertices` + `interpolate` | `deformed_vertices` |
+//! | `primitive_mesh::vertex_normals` | `vertex_normals` |
+//!
 //! The corotated implicit step ([`GpuSolver`] built from a simulation with
 //! `Simulation::set_corotated_implicit`) runs CG entirely on the device: the iteration limit's worth of
 //! iterations is queued in one submission, and the kernels stop changing anything once CG has
@@ -40,9 +51,11 @@ mod neighbours;
 mod passes;
 mod readback;
 mod solver;
+mod surface;
 
 pub use context::{watch_failures, GpuContext, GpuError};
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
 pub use solver::{GpuSolver, GpuState};
+pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};

@@ -141,6 +141,9 @@ pub(crate) fn gather_forces_pass(device: &wgpu::Device, b: &SolverBuffers) -> Pa
 pub(crate) struct StateBuffers<'a> {
     pub phyxels: u32,
     pub reference: &'a wgpu::Buffer,
+    pub start: &'a wgpu::Buffer,
+    pub neighbour: &'a wgpu::Buffer,
+    pub d: &'a wgpu::Buffer,
     pub displacement: &'a wgpu::Buffer,
     pub velocity: &'a wgpu::Buffer,
     pub temperature: &'a wgpu::Buffer,
@@ -156,6 +159,10 @@ pub struct GpuSolver {
     params_buffer: wgpu::Buffer,
     /// x̄_i with the support radius in w.
     reference: wgpu::Buffer,
+    /// The neighbourhoods (rows `start`, columns `neighbour`) and MLS weights d_ij.
+    start: wgpu::Buffer,
+    neighbour: wgpu::Buffer,
+    d: wgpu::Buffer,
     displacement: wgpu::Buffer,
     velocity: wgpu::Buffer,
     status: wgpu::Buffer,
@@ -410,6 +417,9 @@ impl GpuSolver {
             params,
             params_buffer,
             reference: reference.clone(),
+            start: start.clone(),
+            neighbour: neighbour.clone(),
+            d: d.clone(),
             displacement,
             velocity,
             status,
@@ -440,6 +450,9 @@ impl GpuSolver {
         StateBuffers {
             phyxels: self.phyxels,
             reference: &self.reference,
+            start: &self.start,
+            neighbour: &self.neighbour,
+            d: &self.d,
             displacement: &self.displacement,
             velocity: &self.velocity,
             temperature: &self.temperature,

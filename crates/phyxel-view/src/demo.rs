@@ -582,6 +582,8 @@ fn vector(v: &[f64], name: &str) -> Result<DVec3, JsError> {
 mod gpu_backend;
 #[cfg(feature = "view")]
 use gpu_backend::GpuBackend;
+#[cfg(feature = "view")]
+pub use gpu_backend::SolverDrawing;
 
 /// Without the `view` feature (the solver worker's build) there is no GPU backend: `gpu` is None.
 #[cfg(not(feature = "view"))]

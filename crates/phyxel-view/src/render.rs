@@ -3,9 +3,10 @@
 //! Shaders: `shaders/render/*.wgsl`.
 
 use crate::camera::OrbitCamera;
+use crate::demo::SolverDrawing;
 use crate::frame::{FrameData, SURFACE_VERTEX_FLOATS};
 use glam::Vec3;
-use phyxel_gpu::{GpuContext, InstanceColouring, PhyxelInstances};
+use phyxel_gpu::GpuContext;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use wgpu::util::DeviceExt;
@@ -92,11 +93,12 @@ pub struct Renderer {
     solver_context: Option<Rc<GpuContext>>,
 }
 
-/// Phyxels the solver wrote on the renderer's device: the instance pass to queue before drawing.
-pub struct SolverPhyxels<'a> {
-    pub context: &'a GpuContext,
-    pub instances: &'a PhyxelInstances,
-    pub colouring: InstanceColouring,
+/// What the solver writes on the renderer's device, and which of it to draw.
+pub struct FromSolver<'a> {
+    pub drawing: SolverDrawing<'a>,
+    pub phyxels: bool,
+    /// Draw the solver's surfaces (instead of the frame's).
+    pub surfaces: bool,
 }
 
 impl Renderer {
@@ -285,13 +287,13 @@ impl Renderer {
         }
     }
 
-    /// Draw one frame: the phyxels of `frame`, or those the solver wrote on this device
-    /// (`solver_phyxels`: no read-back). Skips the frame (without error) when the canvas is not ready.
+    /// Draw one frame: what `frame` holds, and what the solver wrote on this device (`from_solver`:
+    /// no read-back). Skips the frame (without error) when the canvas is not ready.
     pub fn draw(
         &mut self,
         camera: &OrbitCamera,
         frame: &FrameData,
-        solver_phyxels: Option<SolverPhyxels>,
+        from_solver: Option<FromSolver>,
     ) -> Result<(), String> {
         if let Some(failure) = self.failure() {
             return Err(failure);
@@ -361,10 +363,19 @@ impl Renderer {
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
             label: Some("frame"),
         });
-        if let Some(solver) = &solver_phyxels {
-            solver
+        let solver_surfaces = from_solver
+            .as_ref()
+            .filter(|solver| solver.surfaces)
+            .and_then(|solver| solver.drawing.surfaces);
+        if let Some(solver) = &from_solver {
+            let drawing = &solver.drawing;
+            drawing
                 .instances
-                .encode(solver.context, &mut encoder, solver.colouring);
+                .encode(drawing.context, &mut encoder, drawing.colouring);
+            if let Some(surfaces) = solver_surfaces {
+                let by_object = frame.colouring == crate::frame::Colouring::ByObject;
+                surfaces.encode(drawing.context, &mut encoder, by_object);
+            }
         }
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -393,7 +404,12 @@ impl Renderer {
             pass.set_bind_group(0, &self.cameras[0].1, &[]);
             pass.set_pipeline(&self.ground);
             pass.draw(0..6, 0..1);
-            if !frame.surface_indices.is_empty() {
+            if let Some(surfaces) = solver_surfaces {
+                pass.set_pipeline(&self.mesh);
+                pass.set_vertex_buffer(0, surfaces.vertices.slice(..));
+                pass.set_index_buffer(surfaces.indices.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..surfaces.index_count, 0, 0..1);
+            } else if !frame.surface_indices.is_empty() {
                 pass.set_pipeline(&self.mesh);
                 pass.set_vertex_buffer(0, self.surface_vertices.buffer.slice(..));
                 pass.set_index_buffer(
@@ -403,9 +419,10 @@ impl Renderer {
                 pass.draw_indexed(0..frame.surface_indices.len() as u32, 0, 0..1);
             }
             pass.set_pipeline(&self.surfels);
-            if let Some(solver) = &solver_phyxels {
-                pass.set_vertex_buffer(0, solver.instances.buffer.slice(..));
-                pass.draw(0..6, 0..solver.instances.count);
+            if let Some(solver) = from_solver.as_ref().filter(|solver| solver.phyxels) {
+                let instances = solver.drawing.instances;
+                pass.set_vertex_buffer(0, instances.buffer.slice(..));
+                pass.draw(0..6, 0..instances.count);
             } else if !frame.phyxels.is_empty() {
                 pass.set_vertex_buffer(0, self.phyxels.buffer.slice(..));
                 pass.draw(0..6, 0..frame.phyxels.len() as u32);

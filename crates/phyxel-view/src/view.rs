@@ -3,14 +3,14 @@
 use crate::camera::OrbitCamera;
 use crate::demo::PhyxelDemo;
 use crate::gpu::GpuDevice;
-use crate::render::{Renderer, SolverPhyxels};
+use crate::render::{FromSolver, Renderer};
 use wasm_bindgen::prelude::*;
 
 /// The 3D view of a [`PhyxelDemo`] on a canvas, drawn with wgpu (WebGPU or WebGL2).
 #[wasm_bindgen]
 pub struct PhyxelView {
     renderer: Renderer,
-    /// Whether the last frame drew the phyxels from the GPU solver's buffers (no read-back needed).
+    /// Whether the last frame drew from the GPU solver's buffers (no read-back needed).
     drew_from_solver: bool,
 }
 
@@ -63,33 +63,43 @@ impl PhyxelView {
         show_surface: bool,
     ) -> Result<(), JsError> {
         let context = self.renderer.solver_context();
-        let from_solver = show_phyxels
-            && context
-                .as_ref()
-                .is_some_and(|c| demo.gpu_instances(c, colour_by).is_some());
-        self.drew_from_solver = from_solver;
+        // What the GPU solver can draw from its own buffers, when it steps on this view's device.
+        let (solver_phyxels, solver_surfaces) = match context
+            .as_ref()
+            .and_then(|c| demo.gpu_drawing(c, colour_by))
+        {
+            Some(drawing) => (show_phyxels, show_surface && drawing.surfaces.is_some()),
+            None => (false, false),
+        };
+        self.drew_from_solver = solver_phyxels || solver_surfaces;
+        // The rest comes from the page's copy.
         let mut frame = demo
-            .frame(colour_by, show_phyxels && !from_solver, show_surface)
+            .frame(
+                colour_by,
+                show_phyxels && !solver_phyxels,
+                show_surface && !solver_surfaces,
+            )
             .map_err(|e| JsError::new(&e))?;
         if show_surface {
             // Drawn with the surface, the phyxels inside it are smaller: they mark the lattice.
             frame.phyxel_radius *= 0.25;
         }
-        let solver_phyxels = context
+        let from_solver = context
             .as_ref()
-            .filter(|_| from_solver)
-            .and_then(|c| demo.gpu_instances(c, colour_by))
-            .map(|(context, instances, colouring)| SolverPhyxels {
-                context,
-                instances,
-                colouring,
+            .filter(|_| self.drew_from_solver)
+            .and_then(|c| demo.gpu_drawing(c, colour_by))
+            .map(|drawing| FromSolver {
+                drawing,
+                phyxels: solver_phyxels,
+                surfaces: solver_surfaces,
             });
         self.renderer
-            .draw(camera, &frame, solver_phyxels)
+            .draw(camera, &frame, from_solver)
             .map_err(|e| JsError::new(&e))
     }
 
-    /// Whether the last frame drew the phyxels straight from the GPU solver's buffers.
+    /// Whether the last frame drew straight from the GPU solver's buffers (what it showed of the
+    /// phyxels and surfaces; obstacles and readouts come from the page's copy).
     pub fn draws_from_solver(&self) -> bool {
         self.drew_from_solver
     }

@@ -495,13 +495,13 @@ let readBacks = 0;
 /**
  * Ask the GPU for its state (one request at a time) and take it into the page's copy when it arrives:
  * every frame while the view draws from that copy, a few times a second (readouts, picking) while the
- * view draws the phyxels from the solver's own buffers.
+ * view draws phyxels and surfaces from the solver's own buffers.
  */
 function readBack() {
   const owner = demo;
   if (owner.backend() !== 'gpu') return;
   const now = performance.now();
-  if (view?.draws_from_solver() && !params.showSurface && now - lastReadBack < READOUT_INTERVAL_MS) return;
+  if (view?.draws_from_solver() && now - lastReadBack < READOUT_INTERVAL_MS) return;
   const promise = owner.gpu_read_back();
   if (!promise) return;
   lastReadBack = now;

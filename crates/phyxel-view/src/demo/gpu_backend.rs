@@ -6,7 +6,9 @@ use phyxel::meshless::implicit::SolveStats;
 use phyxel::meshless::melting::AMBIENT_TEMPERATURE;
 use phyxel::meshless::simulation::Elasticity;
 use phyxel::meshless::simulation::Simulation;
-use phyxel_gpu::{GpuContext, GpuError, GpuSolver, GpuState, InstanceColouring, PhyxelInstances};
+use phyxel_gpu::{
+    GpuContext, GpuError, GpuSolver, GpuState, GpuSurfaces, InstanceColouring, PhyxelInstances,
+};
 use std::rc::Rc;
 
 /// The demo's GPU backend: the solver on a device.
@@ -19,8 +21,17 @@ pub(super) struct GpuBackend {
     reading: bool,
     /// The CG statistics of the last implicit step read back.
     last_solve: Option<SolveStats>,
-    /// The pass writing what the view draws from this solver's buffers (built when first drawn).
-    instances: Option<PhyxelInstances>,
+    /// The passes writing what the view draws from this solver's buffers (built when first drawn).
+    drawing: Option<(PhyxelInstances, Option<GpuSurfaces>)>,
+}
+
+/// What a view on the solver's device draws from the solver's buffers.
+pub struct SolverDrawing<'a> {
+    pub context: &'a GpuContext,
+    pub instances: &'a PhyxelInstances,
+    pub colouring: InstanceColouring,
+    /// The surface meshes (None for a scene without any).
+    pub surfaces: Option<&'a GpuSurfaces>,
 }
 
 impl GpuBackend {
@@ -53,18 +64,19 @@ impl PhyxelDemo {
             stale: false,
             reading: false,
             last_solve: None,
-            instances: None,
+            drawing: None,
         });
         Ok(())
     }
 
-    /// The GPU solver's phyxels for a view on `view_context`'s device, coloured by `colour_by` as
-    /// [`PhyxelDemo::frame_data`] colours them — None unless the solver steps on that very device.
-    pub fn gpu_instances(
+    /// The GPU solver's phyxels and surfaces for a view on `view_context`'s device, coloured by
+    /// `colour_by` as [`PhyxelDemo::frame_data`] colours them — None unless the solver steps on that
+    /// very device.
+    pub fn gpu_drawing(
         &mut self,
         view_context: &Rc<GpuContext>,
         colour_by: &str,
-    ) -> Option<(&GpuContext, &PhyxelInstances, InstanceColouring)> {
+    ) -> Option<SolverDrawing<'_>> {
         let full = self.sim.plasticity.map_or(0.3, |p| p.max_strain.max(1e-3));
         let colouring = match colour_by {
             "object" => InstanceColouring::Object,
@@ -79,15 +91,22 @@ impl PhyxelDemo {
             "speed" => InstanceColouring::Speed,
             _ => return None,
         };
-        let object_of = &self.object_of;
+        let (object_of, surfaces) = (&self.object_of, &self.sim.surfaces);
         let gpu = self.gpu.as_mut()?;
         if !Rc::ptr_eq(&gpu.context, view_context) {
             return None;
         }
-        let instances = gpu
-            .instances
-            .get_or_insert_with(|| PhyxelInstances::new(&gpu.context, &gpu.solver, object_of));
-        Some((&gpu.context, instances, colouring))
+        let (instances, gpu_surfaces) = gpu.drawing.get_or_insert_with(|| {
+            let instances = PhyxelInstances::new(&gpu.context, &gpu.solver, object_of);
+            let gpu_surfaces = GpuSurfaces::new(&gpu.context, &gpu.solver, &instances, surfaces);
+            (instances, gpu_surfaces)
+        });
+        Some(SolverDrawing {
+            context: &gpu.context,
+            instances,
+            colouring,
+            surfaces: gpu_surfaces.as_ref(),
+        })
     }
 
     pub(super) fn mark_gpu_stale(&mut self) {
@@ -102,7 +121,7 @@ impl PhyxelDemo {
             match gpu_solver(&gpu.context, &self.sim) {
                 Ok(solver) => {
                     gpu.solver = solver;
-                    gpu.instances = None;
+                    gpu.drawing = None;
                     gpu.stale = false;
                 }
                 Err(refusal) => {

@@ -81,6 +81,12 @@ impl EmbeddedSurface {
         &self.rest
     }
 
+    /// The binding: vertex v follows phyxels `phyxel[start[v]..start[v + 1]]` with the normalized
+    /// weights ω̃ at the same places of `weight` (for the GPU's copy of [`Self::deformed_vertices`]).
+    pub fn binding(&self) -> (&[u32], &[u32], &[f64]) {
+        (&self.start, &self.phyxel, &self.weight)
+    }
+
     /// Deformed vertex positions x + ũ(x) (tutorial eq. 68), given each phyxel's displacement gradient
     /// ∇u_j ([`Body::displacement_gradients`]).
     pub fn deformed_vertices(&self, body: &Body, displacement_gradients: &[DMat3]) -> Vec<DVec3> {
