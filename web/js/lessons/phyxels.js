@@ -443,6 +443,18 @@ async function stopWorker() {
  */
 async function switchBackend(value, { quiet = false } = {}) {
   if (value !== 'gpu') {
+    // The GPU's latest state first (a read-back may already be on its way: then one after it; at
+    // most a second's worth of frames).
+    const owner = demo;
+    for (let frames = 0; frames < 60 && owner === demo && demo.backend() === 'gpu'; frames++) {
+      const read = readBack({ now: true });
+      if (read) {
+        await read;
+        break;
+      }
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+    }
+    if (owner !== demo) return;
     demo.use_cpu();
     page.notice('backend', null);
     showBackend();
@@ -497,16 +509,16 @@ let readBacks = 0;
  * every frame while the view draws from that copy, a few times a second (readouts, picking) while the
  * view draws phyxels and surfaces from the solver's own buffers.
  */
-function readBack() {
+function readBack({ now: immediately = false } = {}) {
   const owner = demo;
   if (owner.backend() !== 'gpu') return;
   const now = performance.now();
-  if (view?.draws_from_solver() && now - lastReadBack < READOUT_INTERVAL_MS) return;
+  if (!immediately && view?.draws_from_solver() && now - lastReadBack < READOUT_INTERVAL_MS) return;
   const promise = owner.gpu_read_back();
   if (!promise) return;
   lastReadBack = now;
   readBacks++;
-  promise.then((readback) => {
+  return promise.then((readback) => {
     if (owner === demo) {
       try {
         owner.apply_gpu_readback(readback);
