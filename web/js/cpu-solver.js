@@ -7,6 +7,7 @@ import { startSolverWorker } from './worker-builds.js';
 export class WorkerSolver {
   #worker;
   #onState;
+  #onFailure;
   /** Scenes built: states of an older one are stale. */
   #generation = 0;
 
@@ -14,25 +15,28 @@ export class WorkerSolver {
    * A worker running `build` ('threaded' with a pool of `threads`, or 'single'); resolves once ready.
    * `onState(state, solver)` receives each state it sends while running: { state (for PhyxelDemo.restore),
    * steps and ms (done since the last one), workPerThread, error (a blow-up stopped it) }; call
-   * `taken()` once it is in the page's copy.
+   * `taken()` once it is in the page's copy. `onFailure(message, solver)` hears of a crash outside any
+   * request (a trap while running).
    */
-  static async start(build, threads, onState) {
-    const solver = new WorkerSolver(build, onState);
+  static async start(build, threads, onState, onFailure = () => {}) {
+    const solver = new WorkerSolver(build, onState, onFailure);
     solver.#worker = await startSolverWorker(build, threads, (message) => solver.#event(message));
     solver.threads = solver.#worker.threads;
     solver.threaded = solver.#worker.threaded;
     return solver;
   }
 
-  constructor(build, onState) {
+  constructor(build, onState, onFailure) {
     this.build = build;
     this.#onState = onState;
+    this.#onFailure = onFailure;
     /** The last { running, dt, fixed } sent. */
     this.lastRun = null;
   }
 
   #event(message) {
     if (message.event === 'state' && message.generation === this.#generation) this.#onState(message, this);
+    if (message.event === 'failed') this.#onFailure(message.message, this);
   }
 
   #request(message, transfer) {

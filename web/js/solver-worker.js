@@ -95,17 +95,23 @@ function call(target, method, args) {
   return target[method](...args);
 }
 
-/** Take `n` steps of `dt`, counting their time and work; false on a blow-up. */
+/** Take `n` steps of `dt`, counting their time and work; null, or why the simulation stopped (a
+ * blow-up, a refused Δt: the demo keeps its last good state). */
 function advance(dt, n) {
   solver.reset_work_counters();
   const start = performance.now();
-  const ok = demo.step(dt, n);
+  let stopped = null;
+  try {
+    if (!demo.step(dt, n)) stopped = demo.error();
+  } catch (error) {
+    stopped = error.message;
+  }
   const ms = performance.now() - start;
   unsent.steps += n;
   unsent.ms += ms;
   Array.from(solver.work_per_thread()).forEach((w, k) => (unsent.work[k] = (unsent.work[k] ?? 0) + w));
   if (n > 0) msPerStep = 0.8 * msPerStep + 0.2 * (ms / n);
-  return ok;
+  return stopped;
 }
 
 /** The state for the page's copy (PhyxelDemo.restore) and what was done since the last one. */
@@ -139,10 +145,11 @@ function tick() {
     n = Math.min(wanted, Math.max(1, Math.floor(BATCH_MS / msPerStep)));
     owed = n < wanted ? 0 : owed - n * run.dt;
   }
-  if (n > 0 && !advance(run.dt, n)) {
-    // A blow-up: the demo kept its last good state; stop there and tell the page why.
+  const stopped = n > 0 ? advance(run.dt, n) : null;
+  if (stopped) {
+    // A blow-up (or a refused Δt): the demo kept its last good state; stop there and tell the page why.
     run = { ...run, running: false };
-    sendState({ error: demo.error() });
+    sendState({ error: stopped });
     return;
   }
   if (pageWaits && unsent.steps > 0) sendState();
@@ -180,8 +187,7 @@ const HANDLERS = {
   },
   /** `n` steps now, paused (the Step button, the message API); the reply carries the state. */
   step: ({ dt, n }) => {
-    const ok = advance(dt, n);
-    const { message, transfer } = stateMessage({ error: ok ? null : demo.error() });
+    const { message, transfer } = stateMessage({ error: advance(dt, n) });
     return { reply: message, transfer };
   },
   /** The current state (before the page hands the simulation to another backend). */

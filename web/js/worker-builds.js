@@ -50,8 +50,10 @@ export async function startSolverWorker(build, threads = 1, onEvent = () => {}) 
     else reply.resolve(data);
   });
   worker.addEventListener('error', (event) => {
-    for (const reply of pending.values()) reply.reject(new Error(`the solver worker failed: ${event.message}`));
+    const message = `the solver worker failed: ${event.message}`;
+    for (const reply of pending.values()) reply.reject(new Error(message));
     pending.clear();
+    onEvent({ event: 'failed', message });
   });
   const request = (message, transfer = []) =>
     new Promise((resolve, reject) => {

@@ -338,23 +338,24 @@ async function startWorker() {
 
 /** A worker whose states go into the page's copy while it is the CPU solver. */
 function startWorkerSolver(build, threads) {
-  return WorkerSolver.start(build, threads, (message, solver) => {
-    if (solver !== cpu) return;
-    takeWorkerState(message);
-    solver.taken();
-  });
+  return WorkerSolver.start(
+    build,
+    threads,
+    (message, solver) => {
+      if (solver !== cpu) return;
+      takeWorkerState(message);
+      solver.taken();
+    },
+    (message, solver) => {
+      if (solver === cpu) workerFailed(message);
+    },
+  );
 }
 
 /** Make `worker` the CPU solver: build the scene there, then let it continue from the page's state. */
 async function adoptWorker(worker) {
-  const build = async () => {
-    let version;
-    do {
-      version = sceneVersion;
-      await worker.create(sceneArgs(), settingCalls());
-    } while (version !== sceneVersion);
-  };
-  await build();
+  const version = sceneVersion;
+  await worker.create(sceneArgs(), settingCalls());
   const old = cpu;
   const wasStepping = workerSteps || !old;
   if (old) {
@@ -362,7 +363,8 @@ async function adoptWorker(worker) {
     old.terminate();
   }
   cpu = worker;
-  await build();
+  // A rebuild while this worker was getting ready went to the old one: build the scene again.
+  if (version !== sceneVersion) await worker.create(sceneArgs(), settingCalls());
   if (wasStepping) useWorker();
 }
 
