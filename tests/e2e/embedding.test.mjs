@@ -318,3 +318,32 @@ test('the docs page reads each demo’s parameters from the running demo and dri
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the 3D demo embedded by another origin (not isolated) runs its single-threaded worker and takes steps by message', async () => {
+  const site = env.baseUrl.replace(/\/$/, '');
+  course.pages.set('/solids.html', `<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Solids</title></head><body>
+<iframe id="demo" src="${site}/embed.html?demo=phyxels&backend=cpu" width="800" height="450"></iframe>
+<script>
+  window.replies = [];
+  addEventListener('message', (event) => { if (event.origin === '${site}' && 'ok' in (event.data ?? {})) window.replies.push(event.data); });
+  window.send = (message) => document.getElementById('demo').contentWindow.postMessage(message, '${site}');
+</script></body></html>`);
+  const { page, context, problems } = await openPage(env, `${course.url}/solids.html`, {}, { alsoAllowed: [course.url] });
+  const demo = page.frameLocator('#demo');
+  // Inside a frame without allow="cross-origin-isolated" there is no SharedArrayBuffer: the single build.
+  await demo.locator('body[data-cpu-worker="single"]').waitFor({ timeout: 30_000 });
+  assert.equal(await demo.locator('body').getAttribute('data-solver'), 'cpu');
+  await waitFor(() => demo.locator('#readout-solver').textContent(), (s) => /^CPU: Web Worker, single-threaded build \(the page is not cross-origin isolated/.test(s), 'solver readout');
+  await waitFor(() => demo.locator('#readout-sim-time').textContent(), (s) => parseFloat(s) > 0.1, 'the demo runs');
+  // Paused, ten steps by message: the worker takes them and the frame's time moves by 10 Δt.
+  await page.evaluate(() => window.send({ phyxel: 1, id: 1, action: 'pause' }));
+  await waitFor(() => page.evaluate(() => window.replies.length), (n) => n === 1, 'pause reply');
+  await page.waitForTimeout(300);
+  const before = parseFloat(await demo.locator('#readout-sim-time').textContent());
+  await page.evaluate(() => window.send({ phyxel: 1, id: 2, action: 'step', steps: 10 }));
+  // Auto Δt = 0.880 ms for the default jelly cube: 10 steps are 8.8 ms.
+  const after = await waitFor(() => demo.locator('#readout-sim-time').textContent(), (s) => parseFloat(s) > before, 'stepped time');
+  assert.ok(Math.abs(parseFloat(after) - before - 0.0088) < 0.0015, `${before} s → ${after}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -826,9 +826,13 @@ page.ready();
 startWorker();
 
 // The solver runs on WebGPU compute where the browser grants a device, else on the CPU — chosen once
-// the renderer has settled.
+// the renderer has settled, unless the address names the backend (`?backend=cpu`, an embedding page).
+const namedBackend = new URLSearchParams(location.search).get('backend');
 rendererSettled
-  .then(() => ('gpu' in navigator ? switchBackend('gpu', { quiet: true }) : undefined))
+  .then(() => {
+    if (namedBackend === 'gpu') return switchBackend('gpu');
+    if (namedBackend === null && 'gpu' in navigator) return switchBackend('gpu', { quiet: true });
+  })
   .finally(() => {
     document.body.dataset.solverChosen = 'true';
   });
