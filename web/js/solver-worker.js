@@ -177,12 +177,15 @@ const HANDLERS = {
     if (running && !run.running) lastCounted = performance.now();
     run = { running, dt, fixed };
     if (running) schedule(0);
-    return { reply: {} };
+    // Paused: the steps taken since the last state sent must reach the page all the same.
+    else if (unsent.steps > 0) sendState();
+    return { reply: null };
   },
   /** The page took the last state: the next may come. */
   ack: () => {
     pageWaits = true;
     if (run.running) schedule(0);
+    else if (unsent.steps > 0) sendState();
     return { reply: null };
   },
   /** `n` steps now, paused (the Step button, the message API); the reply carries the state. */
