@@ -445,16 +445,21 @@ async function stopWorker() {
  */
 async function switchBackend(value, { quiet = false } = {}) {
   if (value !== 'gpu') {
-    // The GPU's latest state first (a read-back may already be on its way: then one after it; at
-    // most a second's worth of frames).
+    // No more GPU steps; its latest state first (a read-back may already be on its way: then one
+    // after it; at most a second's worth of frames).
     const owner = demo;
-    for (let frames = 0; frames < 60 && owner === demo && demo.backend() === 'gpu'; frames++) {
-      const read = readBack({ now: true });
-      if (read) {
-        await read;
-        break;
+    leavingGpu = true;
+    try {
+      for (let frames = 0; frames < 60 && owner === demo && demo.backend() === 'gpu'; frames++) {
+        const read = readBack({ now: true });
+        if (read) {
+          await read;
+          break;
+        }
+        await new Promise((resolve) => requestAnimationFrame(resolve));
       }
-      await new Promise((resolve) => requestAnimationFrame(resolve));
+    } finally {
+      leavingGpu = false;
     }
     if (owner !== demo) return;
     demo.use_cpu();
@@ -502,6 +507,8 @@ function showBackend() {
   document.body.dataset.cpuThreads = workerSteps ? String(cpu.threads) : '1';
 }
 
+/** Set while the page leaves the GPU: no steps are queued there meanwhile. */
+let leavingGpu = false;
 /** When the GPU's state was last asked for, and how often (for the tests and the console). */
 let lastReadBack = -Infinity;
 let readBacks = 0;
@@ -770,7 +777,7 @@ page.start({
   // Auto: as many steps as real time needs, within the frame's compute budget; fixed: the user's count.
   stepsForFrame: (wall) => {
     // The worker steps on its own; its states are counted as they come (page.recordSteps).
-    if (workerSteps) return 0;
+    if (workerSteps || leavingGpu) return 0;
     const dt = currentDt();
     let n;
     if (params.substeps === 'fixed') {
