@@ -11,6 +11,20 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 /// A 5 × 5 × 5 jelly cube (spacing 0.08 m) on a cubic lattice.
+/// A 320 × 200 canvas added to the test page.
+fn canvas_on_page() -> web_sys::HtmlCanvasElement {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let canvas: web_sys::HtmlCanvasElement = document
+        .create_element("canvas")
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    canvas.set_width(320);
+    canvas.set_height(200);
+    document.body().unwrap().append_child(&canvas).unwrap();
+    canvas
+}
+
 fn jelly_cube() -> PhyxelDemo {
     PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap()
 }
@@ -83,15 +97,7 @@ fn frames_carry_every_phyxel_and_the_surface() {
 
 #[wasm_bindgen_test]
 async fn the_webgl2_view_draws_without_gpu_errors() {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let canvas: web_sys::HtmlCanvasElement = document
-        .create_element("canvas")
-        .unwrap()
-        .dyn_into()
-        .unwrap();
-    canvas.set_width(320);
-    canvas.set_height(200);
-    document.body().unwrap().append_child(&canvas).unwrap();
+    let canvas = canvas_on_page();
     let mut view = PhyxelView::create(canvas, false).await.unwrap();
     assert_eq!(view.backend(), "WebGL2");
     let mut demo = jelly_cube();
@@ -114,15 +120,7 @@ async fn the_webgl2_view_draws_without_gpu_errors() {
 
 #[wasm_bindgen_test]
 async fn a_webgpu_view_lends_its_device_to_the_solver_and_draws_the_solvers_buffers() {
-    let document = web_sys::window().unwrap().document().unwrap();
-    let canvas: web_sys::HtmlCanvasElement = document
-        .create_element("canvas")
-        .unwrap()
-        .dyn_into()
-        .unwrap();
-    canvas.set_width(320);
-    canvas.set_height(200);
-    document.body().unwrap().append_child(&canvas).unwrap();
+    let canvas = canvas_on_page();
     let Ok(mut view) = PhyxelView::create(canvas, true).await else {
         return; // no WebGPU view here: nothing to share
     };
