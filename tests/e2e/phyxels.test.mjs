@@ -51,7 +51,7 @@ test('the cube falls, comes to rest on the ground and is drawn', async () => {
   assert.equal(await page.locator('#readout-dt').textContent(), '0.880 ms');
   // Dropped from 0.3 m, the 0.4 m cube's top (0.7 m at the start) settles near 0.4 m.
   const top = await waitForReadout(page, 'height', (h) => h < 0.42 && h > 0.3);
-  assert.ok(await readNumber(page, '#readout-steps-per-second') > 0);
+  await waitForReadout(page, 'steps-per-second', (rate) => rate > 0);
   const renderer = await page.getAttribute('body', 'data-renderer');
   if (WEBGPU) {
     // WebGPU draws, or (headless SwiftShader loses the device at its first frame) the page says so
