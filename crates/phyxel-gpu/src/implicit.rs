@@ -23,6 +23,17 @@ const SECTIONS: usize = 11;
 const OWN_D: usize = 9;
 const SCALARS: usize = 4;
 
+/// Bytes of the implicit step's largest buffers for `phyxels` phyxels: the work buffer (sections,
+/// scalars, one partial sum per workgroup) and the frames (rotation, F_p⁻¹, preconditioner block).
+pub(crate) fn largest_buffer_bytes(phyxels: usize) -> u64 {
+    let groups = phyxels
+        .div_ceil(crate::solver::WORKGROUP_SIZE as usize)
+        .max(1);
+    let work = (SECTIONS * phyxels + SCALARS + groups) * 16;
+    let frames = phyxels * 36 * 4;
+    work.max(frames) as u64
+}
+
 /// The implicit step's pipelines, bindings and buffers.
 pub(crate) struct ImplicitStep {
     pub settings: CorotatedImplicit,

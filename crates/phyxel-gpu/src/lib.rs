@@ -57,5 +57,5 @@ pub use context::{watch_failures, GpuContext, GpuError};
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
-pub use solver::{GpuSolver, GpuState};
+pub use solver::{largest_buffer_bytes, GpuSolver, GpuState};
 pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};

@@ -137,6 +137,35 @@ pub(crate) fn gather_forces_pass(device: &wgpu::Device, b: &SolverBuffers) -> Pa
 }
 
 /// The body on the GPU.
+/// `bytes` as B, KiB, MiB or GiB, one decimal.
+fn bytes_in_words(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// Bytes of the largest buffer the solver binds for `phyxels` phyxels with `edges` neighbour pairs:
+/// d_ij (a vec4 per edge), the force matrices and plastic strains (a mat3x3 per phyxel), and with the
+/// implicit step its work buffer and frames. A body needing more than one binding holds is refused
+/// with this number (the buffers are not split).
+pub fn largest_buffer_bytes(phyxels: usize, edges: usize, implicit: bool) -> u64 {
+    let explicit = (edges * 16).max(phyxels * 48) as u64;
+    if implicit {
+        explicit.max(crate::implicit::largest_buffer_bytes(phyxels))
+    } else {
+        explicit
+    }
+}
+
 /// The solver's per-phyxel state on the device (see [`GpuSolver::state_buffers`]).
 pub(crate) struct StateBuffers<'a> {
     pub phyxels: u32,
@@ -208,17 +237,17 @@ impl GpuSolver {
         }
         let body = &sim.body;
         let hoods = &body.neighbours;
-        let largest = (hoods.neighbour.len().max(body.len()) * 48) as u64;
+        let largest = largest_buffer_bytes(body.len(), hoods.neighbour.len(), implicit.is_some());
         let limit = gpu
             .limits
             .max_storage_buffer_binding_size
             .min(gpu.limits.max_buffer_size);
         if largest > limit {
             return Err(GpuError(format!(
-                "{} phyxels need a {} MiB buffer; this GPU binds at most {} MiB: lower the resolution",
+                "{} phyxels need a {} buffer; this GPU binds at most {}: lower the resolution",
                 body.len(),
-                largest >> 20,
-                limit >> 20
+                bytes_in_words(largest),
+                bytes_in_words(limit)
             )));
         }
         let device = &gpu.device;

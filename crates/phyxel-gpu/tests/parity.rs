@@ -260,6 +260,40 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
     assert!(refused.to_string().contains("fixed phyxels"), "{refused}");
 }
 
+#[test]
+fn a_body_larger_than_one_storage_binding_is_refused_with_the_size_it_needs() {
+    use phyxel_gpu::largest_buffer_bytes;
+    let mut gpu = gpu();
+    let cube = sheared_cube();
+    let (n, edges) = (cube.body.len(), cube.body.neighbours.neighbour.len());
+    // d_ij, a vec4 per neighbour pair, is the largest buffer of this dense lattice.
+    let largest = largest_buffer_bytes(n, edges, false);
+    assert_eq!(largest, (edges * 16) as u64);
+    gpu.limits.max_storage_buffer_binding_size = largest;
+    assert!(
+        GpuSolver::new(&gpu, &cube).is_ok(),
+        "exactly one binding's worth fits"
+    );
+    gpu.limits.max_storage_buffer_binding_size = largest - 1;
+    let refused = GpuSolver::new(&gpu, &cube).err().unwrap().to_string();
+    let size = format!("{:.1} KiB", largest as f64 / 1024.0);
+    assert!(
+        refused.contains(&format!("{n} phyxels need a {size} buffer"))
+            && refused.contains("lower the resolution"),
+        "{refused}"
+    );
+    // The implicit step's work buffer (11 vec4 per phyxel, 4 scalars, a partial sum per workgroup) and
+    // frames (three mat3x3 per phyxel) count too: for a sparse body they are the largest.
+    let groups = n.div_ceil(64);
+    let implicit_largest = ((11 * n + 4 + groups) * 16).max(n * 144) as u64;
+    assert_eq!(largest_buffer_bytes(n, n, true), implicit_largest);
+    assert!(largest_buffer_bytes(n, n, false) < implicit_largest);
+    assert_eq!(
+        largest_buffer_bytes(n, edges, true),
+        largest.max(implicit_largest)
+    );
+}
+
 /// CG settings tight enough that f32 and f64 solves agree well inside the parity bound.
 fn tight_cg() -> CorotatedImplicit {
     CorotatedImplicit {
