@@ -46,14 +46,14 @@ impl PhyxelView {
     }
 
     /// A device for the GPU solver: this view's own (WebGPU only). A solver on it writes the buffers
-    /// the view draws the phyxels from, so no frame waits for a read-back.
+    /// the view draws phyxels and surfaces from, so no frame waits for a read-back.
     pub fn solver_device(&mut self) -> Option<GpuDevice> {
         self.renderer.solver_context().map(GpuDevice::from_context)
     }
 
-    /// Draw the demo's current state: the phyxels from the GPU solver's buffers when it steps on
-    /// this view's device, else from the page's copy. An error (GPU failure or device loss) means
-    /// this view is unusable: the page opens another.
+    /// Draw the demo's current state: phyxels and surfaces from the GPU solver's buffers when it
+    /// steps on this view's device, else from the page's copy. An error (GPU failure or device loss)
+    /// means this view is unusable: the page opens another.
     pub fn draw(
         &mut self,
         demo: &mut PhyxelDemo,
