@@ -24,7 +24,8 @@ test('isolated: the threaded build runs the cube on every thread, equal to one t
   const most = threaded.at(-1);
   assert.equal(most.threads, report.hardware_concurrency, 'the largest pool has a thread per processor');
   assert.ok(most.threads >= 2, `this machine offers ${most.threads} thread(s)`);
-  // 12³ phyxels × 2 per-phyxel passes × 43 steps, each counted once, spread over all the pool's threads.
+  // 12³ phyxels × 2 per-phyxel passes (stresses; gather + integration + contacts) × 40 timed steps, each
+  // counted once, spread over all the pool's threads.
   assert.equal(most.work_per_thread.length, most.threads);
   assert.equal(most.work_per_thread.reduce((a, b) => a + b, 0), 12 ** 3 * 2 * 40);
   assert.ok(most.work_per_thread.every((work) => work > 0), `work per thread ${most.work_per_thread}`);

@@ -13,11 +13,24 @@ async function init({ build, threads }) {
   return { threads: solver.thread_count(), threaded: solver.threaded() };
 }
 
-/** The benchmark cube: `warmup` untimed steps, then `steps` timed ones. */
-function bench({ n, steps, warmup = 3 }) {
+/** Untimed warm-up before a bench run, on a cube of its own (the timed cube takes the same steps in
+ * every run, so that runs compare exactly): at least this long, for the browser's optimizing compiler to
+ * take over from its baseline one and the pool's threads to be up. */
+const WARMUP_MS = 250;
+/** Untimed steps of the timed cube itself. */
+const WARMUP_STEPS = 3;
+
+/** The benchmark cube: the warm-up, then `steps` timed steps. */
+function bench({ n, steps }) {
+  const warmup = new solver.BenchCube(n);
+  try {
+    for (const begun = performance.now(); performance.now() - begun < WARMUP_MS; ) warmup.step(1);
+  } finally {
+    warmup.free();
+  }
   const cube = new solver.BenchCube(n);
   try {
-    cube.step(warmup);
+    cube.step(WARMUP_STEPS);
     solver.reset_work_counters();
     const start = performance.now();
     cube.step(steps);

@@ -14,6 +14,7 @@ use phyxel::meshless::primitive_mesh::vertex_normals;
 use phyxel::meshless::sampling::Lattice;
 use phyxel::meshless::scene::{Objects, SceneDescription};
 use phyxel::meshless::simulation::{Drag, Elasticity, Simulation, Snapshot};
+use phyxel::parallel::in_pool;
 use wasm_bindgen::prelude::*;
 
 /// The most phyxels the single-threaded CPU solver is offered (a step then takes about 0.1 s).
@@ -335,15 +336,19 @@ impl PhyxelDemo {
                 Err(reason) => self.notice = Some(reason),
             }
         }
-        for _ in 0..steps {
-            if let Err(blow_up) = self.sim.step(dt) {
-                self.error = Some(blow_up.to_string());
-                return Ok(false);
+        let sim = &mut self.sim;
+        // The whole batch on one pool thread (the threaded build): see `parallel::in_pool`.
+        let (taken, blow_up) = in_pool(|| {
+            for taken in 0..steps {
+                if let Err(blow_up) = sim.step(dt) {
+                    return (taken, Some(blow_up));
+                }
             }
-            self.steps += 1;
-        }
-        self.error = None;
-        Ok(true)
+            (steps, None)
+        });
+        self.steps += u64::from(taken);
+        self.error = blow_up.map(|b| b.to_string());
+        Ok(self.error.is_none())
     }
 
     /// The simulation's state as one array of numbers — the demo's step count, then

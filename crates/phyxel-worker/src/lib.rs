@@ -14,6 +14,7 @@
 
 use phyxel::meshless::scene::benchmark_cube;
 use phyxel::meshless::simulation::Simulation;
+use phyxel::parallel::in_pool;
 use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "threads")]
@@ -89,12 +90,10 @@ impl BenchCube {
 
     /// Advance `steps` steps.
     pub fn step(&mut self, steps: u32) -> Result<(), JsError> {
-        for _ in 0..steps {
-            self.sim
-                .step(self.dt)
-                .map_err(|e| JsError::new(&e.to_string()))?;
-        }
-        Ok(())
+        let (sim, dt) = (&mut self.sim, self.dt);
+        // The whole batch on one pool thread (the threaded build): see `parallel::in_pool`.
+        in_pool(|| (0..steps).try_for_each(|_| sim.step(dt)))
+            .map_err(|e| JsError::new(&e.to_string()))
     }
 
     /// Current positions as x, y, z triples (f64: results of different builds compare exactly).

@@ -57,6 +57,61 @@ where
     }
 }
 
+/// `f(i, &mut a[i], &mut b[i])` for every i, on rayon's pool when the `parallel` feature is enabled;
+/// the flags f returned, or-ed together. Each call changes only element i of both slices, so the
+/// result does not depend on the thread count.
+pub fn update_pairs<A, B, F>(a: &mut [A], b: &mut [B], f: F) -> u8
+where
+    A: Send,
+    B: Send,
+    F: Fn(usize, &mut A, &mut B) -> u8 + Sync + Send,
+{
+    assert_eq!(a.len(), b.len(), "paired slices differ in length");
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        a.par_iter_mut()
+            .zip(b.par_iter_mut())
+            .enumerate()
+            .map_init(Tally::default, |tally, (i, (a, b))| {
+                tally.0 += 1;
+                f(i, a, b)
+            })
+            .reduce(|| 0, |x, y| x | y)
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        a.iter_mut()
+            .zip(b.iter_mut())
+            .enumerate()
+            .fold(0, |flags, (i, (a, b))| flags | f(i, a, b))
+    }
+}
+
+/// Run `f` on a thread of rayon's pool (with the `parallel` feature) and wait for it. The passes inside
+/// then split their work from a pool thread instead of each being handed to the pool from outside and
+/// waited for: in the browser the solver worker's own thread is not one of the pool's, and every such
+/// hand-over parks it (Atomics.wait) and wakes it again. Already on a pool thread, or without the
+/// feature, f simply runs here.
+pub fn in_pool<R, F>(f: F) -> R
+where
+    R: Send,
+    F: FnOnce() -> R + Send,
+{
+    #[cfg(feature = "parallel")]
+    {
+        if rayon::current_thread_index().is_some() {
+            f()
+        } else {
+            rayon::scope(|_| f())
+        }
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        f()
+    }
+}
+
 /// Threads the passes run on.
 pub fn thread_count() -> usize {
     #[cfg(feature = "parallel")]
@@ -111,6 +166,31 @@ mod tests {
             assert_eq!(work.len(), 2);
             // Other tests may run passes at the same time on the global pool, not on this one.
             assert!(work.iter().sum::<u64>() >= 10_000);
+        });
+    }
+
+    #[test]
+    fn paired_updates_see_every_element() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut a: Vec<usize> = (0..10_000).collect();
+            let mut b = vec![0usize; 10_000];
+            let touched = update_pairs(&mut a, &mut b, |i, a, b| {
+                *b = *a * 2;
+                *a += 1;
+                match i {
+                    7_777 => 1,
+                    9_999 => 4,
+                    _ => 0,
+                }
+            });
+            assert_eq!(touched, 5);
+            assert!(work_per_thread().iter().sum::<u64>() >= 10_000);
+            assert!((0..10_000).all(|i| a[i] == i + 1 && b[i] == 2 * i));
+            assert_eq!(update_pairs(&mut a, &mut b, |_, _, _| 0), 0);
         });
     }
 }

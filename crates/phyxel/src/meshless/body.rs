@@ -156,14 +156,18 @@ impl Body {
     /// −M_k Σ_j d_kj, plus M_i d_ik from every neighbourhood i that contains it. Each phyxel writes only
     /// its own force.
     pub fn gather_forces(&self, stresses: &[PhyxelStress]) -> Vec<DVec3> {
+        map_indices(self.len(), |k| self.gather_force(k, stresses))
+    }
+
+    /// Pass 4 for one phyxel k: f_k = −M_k Σ_j d_kj + Σ_{i : k ∈ N(i)} M_i d_ik (MKN04 eq. 13 in
+    /// gather form).
+    pub fn gather_force(&self, k: usize, stresses: &[PhyxelStress]) -> DVec3 {
         let hoods = &self.neighbours;
-        map_indices(self.len(), |k| {
-            let own_d: DVec3 = hoods.edges(k).map(|e| self.mls.d[e]).sum();
-            let reaction = -(stresses[k].force_matrix * own_d);
-            hoods.edges_into(k).iter().fold(reaction, |f, &e| {
-                let i = hoods.owner[e as usize] as usize;
-                f + stresses[i].force_matrix * self.mls.d[e as usize]
-            })
+        let own_d: DVec3 = hoods.edges(k).map(|e| self.mls.d[e]).sum();
+        let reaction = -(stresses[k].force_matrix * own_d);
+        hoods.edges_into(k).iter().fold(reaction, |f, &e| {
+            let i = hoods.owner[e as usize] as usize;
+            f + stresses[i].force_matrix * self.mls.d[e as usize]
         })
     }
 

@@ -10,7 +10,7 @@ use super::melting::Melting;
 use super::plasticity::{norm, Plasticity};
 use super::surface::EmbeddedSurface;
 use crate::integrators::{Dynamics, Integrator, Method, NeedsLinearization, State};
-use crate::parallel::map_indices;
+use crate::parallel::{map_indices, update_pairs};
 use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -103,16 +103,21 @@ impl Dynamics for BodyDynamics<'_> {
     type Vector = Vec<DVec3>;
     fn acceleration(&self, _t: f64, u: &Vec<DVec3>, v: &Vec<DVec3>) -> Vec<DVec3> {
         let stresses = self.elasticity.stresses(self.body, u);
-        let mut forces = self.body.gather_forces(&stresses);
-        if let Some(drag) = self.drag {
-            forces[drag.phyxel] += drag.force(self.body.reference[drag.phyxel] + u[drag.phyxel]);
+        map_indices(self.body.len(), |k| {
+            self.acceleration_of(k, &stresses, u[k], v[k])
+        })
+    }
+}
+
+impl BodyDynamics<'_> {
+    /// Phyxel k's ü_k = (f_k + f_drag)/m_k + g − c·u̇_k, f_k gathered from the phyxel stresses.
+    fn acceleration_of(&self, k: usize, stresses: &[PhyxelStress], u: DVec3, v: DVec3) -> DVec3 {
+        let body = self.body;
+        let mut f = body.gather_force(k, stresses);
+        if let Some(drag) = self.drag.filter(|d| d.phyxel == k) {
+            f += drag.force(body.reference[k] + u);
         }
-        forces
-            .iter()
-            .zip(&self.body.mass)
-            .zip(v)
-            .map(|((f, m), v)| *f / *m + self.gravity - self.damping * *v)
-            .collect()
+        f / body.mass[k] + self.gravity - self.damping * v
     }
 }
 
@@ -139,6 +144,52 @@ pub const MAX_ROTATION_PER_STEP: f64 = 0.4;
 /// A phyxel within this fraction of the smallest support radius of an obstacle's surface rests on it:
 /// the implicit step constrains its normal velocity inside the solve.
 pub const CONTACT_DISTANCE: f64 = 1e-6;
+
+/// What happens to each phyxel after it is integrated: the blow-up test on the integrated state, then
+/// the colliders in their order (as the GPU's `resolve_contacts`), then a fixed phyxel is held where it
+/// was. After a blow-up these changes are discarded with the rest of the step.
+struct Settle<'a> {
+    colliders: &'a [Collider],
+    friction: f64,
+    fixed: &'a [bool],
+    /// The displacements before the step.
+    held: &'a [DVec3],
+    /// |u| beyond this is a runaway.
+    runaway: f64,
+    /// The advective bound on the speed (explicit steps only).
+    max_speed: Option<f64>,
+}
+
+impl Settle<'_> {
+    /// Settle phyxel i (rest position `reference[i]`, state u, v); the flags it raises.
+    fn phyxel(&self, i: usize, reference: &[DVec3], u: &mut DVec3, v: &mut DVec3) -> u8 {
+        let mut flags = 0;
+        if !u.is_finite()
+            || !v.is_finite()
+            || u.length() > self.runaway
+            || self.max_speed.is_some_and(|bound| v.length() > bound)
+        {
+            flags |= BLOWN_UP;
+        }
+        for collider in self.colliders {
+            let correction = resolve_contact(collider, reference[i] + *u, v, self.friction);
+            *u += correction;
+            if correction != DVec3::ZERO {
+                flags |= TOUCHED;
+            }
+        }
+        if self.fixed.get(i).copied().unwrap_or(false) {
+            *u = self.held[i];
+            *v = DVec3::ZERO;
+        }
+        flags
+    }
+}
+
+/// Flags of the per-phyxel pass after a step: some phyxel's state blew up…
+const BLOWN_UP: u8 = 1;
+/// … or touched a collider.
+const TOUCHED: u8 = 2;
 
 /// A step that would have moved phyxels farther than [`MAX_TRAVEL_PER_STEP`] support radii or produced
 /// non-finite values; the simulation keeps its last state.
@@ -210,6 +261,9 @@ pub struct Simulation {
     pub surfaces: Vec<EmbeddedSurface>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
+    /// Where the fused symplectic Euler step writes the next displacements and velocities (kept between
+    /// steps: the state before the step stays intact for a roll-back, and nothing is allocated).
+    next_state: (Vec<DVec3>, Vec<DVec3>),
 }
 
 impl Simulation {
@@ -242,6 +296,7 @@ impl Simulation {
             melting: None,
             surfaces: Vec::new(),
             size,
+            next_state: (Vec::new(), Vec::new()),
         }
     }
 
@@ -338,6 +393,10 @@ impl Simulation {
     /// Advance by `dt`. On a blow-up the state is left as it was before the step.
     pub fn step(&mut self, dt: f64) -> Result<(), BlowUp> {
         let max_speed = MAX_TRAVEL_PER_STEP * self.min_support_radius() / dt;
+        let implicit = self.implicit.is_some();
+        if !implicit && self.integrator.method() == Method::SymplecticEuler {
+            return self.step_symplectic_euler(dt, max_speed);
+        }
         let before = (
             self.body.displacement.clone(),
             self.body.velocity.clone(),
@@ -347,56 +406,90 @@ impl Simulation {
             Some(settings) => self.advance_implicit(dt, settings),
             None => self.advance_explicit(dt),
         }
-        let runaway = 100.0 * self.size;
-        let body = &self.body;
-        let blown_up = body
-            .displacement
-            .iter()
-            .chain(&body.velocity)
-            .any(|v| !v.is_finite())
-            || body.displacement.iter().any(|u| u.length() > runaway)
-            || if self.implicit.is_some() {
-                self.largest_rotation_per_step(dt) > MAX_ROTATION_PER_STEP
-            } else {
-                body.velocity.iter().any(|v| v.length() > max_speed)
-            };
+        let settle = Settle {
+            colliders: &self.environment.colliders,
+            friction: self.environment.friction,
+            fixed: &self.fixed,
+            held: &before.0,
+            runaway: 100.0 * self.size,
+            max_speed: (!implicit).then_some(max_speed),
+        };
         let body = &mut self.body;
-        if blown_up {
+        let reference = &body.reference;
+        let flags = update_pairs(&mut body.displacement, &mut body.velocity, |i, u, v| {
+            settle.phyxel(i, reference, u, v)
+        });
+        let turned_too_far = implicit && self.largest_rotation_per_step(dt) > MAX_ROTATION_PER_STEP;
+        let body = &mut self.body;
+        if flags & BLOWN_UP != 0 || turned_too_far {
             (body.displacement, body.velocity, self.integrator) = before;
             self.last_velocity_change.clear();
             return Err(BlowUp {
                 time: self.time,
                 dt,
                 cfl_time_step: self.cfl_time_step(),
-                implicit: self.implicit.is_some(),
+                implicit,
             });
         }
-        let body = &mut self.body;
-        let mut contact = false;
-        for collider in &self.environment.colliders {
-            for i in 0..body.len() {
-                let x = body.reference[i] + body.displacement[i];
-                let correction = resolve_contact(
-                    collider,
-                    x,
-                    &mut body.velocity[i],
-                    self.environment.friction,
-                );
-                body.displacement[i] += correction;
-                contact |= correction != DVec3::ZERO;
-            }
-        }
-        if contact {
+        if flags & TOUCHED != 0 {
             // A multistep method's remembered x(t − Δt) or v(t − Δt/2) predates the correction.
             self.integrator.reset();
         }
-        // Fixed phyxels stay where they are, whatever the integrator or a collider did.
-        for i in 0..body.len() {
-            if self.fixed.get(i).copied().unwrap_or(false) {
-                body.displacement[i] = before.0[i];
-                body.velocity[i] = DVec3::ZERO;
-            }
+        self.after_step(dt);
+        Ok(())
+    }
+
+    /// [`Simulation::step`] with symplectic Euler, v ← v + Δt·a(u, v), u ← u + Δt·v, in one pass with
+    /// the force gather: a_k needs every phyxel's stress but only phyxel k's own state, so each phyxel
+    /// is gathered, integrated and settled at once, into [`Simulation::next_state`] — one pass fewer
+    /// to wait for per step, and the state before the step stays as it was for a roll-back.
+    fn step_symplectic_euler(&mut self, dt: f64, max_speed: f64) -> Result<(), BlowUp> {
+        let (mut next_u, mut next_v) = std::mem::take(&mut self.next_state);
+        let body = &self.body;
+        let stresses = self.elasticity.stresses(body, &body.displacement);
+        let dynamics = BodyDynamics {
+            body,
+            elasticity: self.elasticity,
+            gravity: self.environment.gravity,
+            damping: self.environment.damping,
+            drag: self.drag.filter(|d| d.phyxel < body.len()),
+        };
+        let settle = Settle {
+            colliders: &self.environment.colliders,
+            friction: self.environment.friction,
+            fixed: &self.fixed,
+            held: &body.displacement,
+            runaway: 100.0 * self.size,
+            max_speed: Some(max_speed),
+        };
+        next_u.resize(body.len(), DVec3::ZERO);
+        next_v.resize(body.len(), DVec3::ZERO);
+        let flags = update_pairs(&mut next_u, &mut next_v, |k, u, v| {
+            let (u_k, v_k) = (body.displacement[k], body.velocity[k]);
+            *v = v_k + dt * dynamics.acceleration_of(k, &stresses, u_k, v_k);
+            *u = u_k + dt * *v;
+            settle.phyxel(k, &body.reference, u, v)
+        });
+        if flags & BLOWN_UP != 0 {
+            self.next_state = (next_u, next_v);
+            return Err(BlowUp {
+                time: self.time,
+                dt,
+                cfl_time_step: self.cfl_time_step(),
+                implicit: false,
+            });
         }
+        let body = &mut self.body;
+        std::mem::swap(&mut body.displacement, &mut next_u);
+        std::mem::swap(&mut body.velocity, &mut next_v);
+        self.next_state = (next_u, next_v);
+        self.after_step(dt);
+        Ok(())
+    }
+
+    /// What follows every step: heating and melting, plastic flow, the clock.
+    fn after_step(&mut self, dt: f64) {
+        let body = &mut self.body;
         if let Some(melting) = self.melting {
             melting.heat(body, dt);
         }
@@ -408,7 +501,6 @@ impl Simulation {
             (None, _) => {}
         }
         self.time += dt;
-        Ok(())
     }
 
     /// MKN04's additive plastic flow after a step ([`Plasticity::flow`]), and the reference-shape
