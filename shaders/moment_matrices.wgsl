@@ -2,15 +2,14 @@
 // mls.rs): per phyxel the density ρ_i = Σ_j m_j W(|x_ij|, h_i) (i itself included) and volume
 // V_i = m_i/ρ_i, the moment matrix A_i = Σ_j x_ij x_ijᵀ w_ij (MKN04 eq. 8; tutorial eq. 38) and its
 // safe inverse — Jacobi eigen-decomposition, eigenvalues below 10⁻⁴ of the largest dropped
-// (`symmetric_eigen`, `safe_inverse`) — then per edge the MLS weight d_ij = A_i⁻¹ x_ij w_ij.
+// (`symmetric_eigen`, `safe_inverse`) — then along its row the MLS weights d_ij = A_i⁻¹ x_ij w_ij.
 
-// Reference positions x̄ (xyz) and support radii h (w); masses; results.
-@group(0) @binding(0) var<uniform> edges: vec4<u32>;
+// x: phyxels. Then reference positions x̄ (xyz) and support radii h (w); masses; the rows; results.
+@group(0) @binding(0) var<uniform> counts: vec4<u32>;
 @group(0) @binding(1) var<storage, read> reference: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> mass: array<f32>;
 @group(0) @binding(3) var<storage, read> start: array<u32>;
 @group(0) @binding(4) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(5) var<storage, read> owner: array<u32>;
 @group(0) @binding(6) var<storage, read_write> moment_inverse: array<mat3x3<f32>>;
 // x: density, y: volume, z: rank (as f32), w: unused.
 @group(0) @binding(7) var<storage, read_write> density_volume_rank: array<vec4<f32>>;
@@ -33,7 +32,7 @@ fn poly6(r: f32, h: f32) -> f32 {
 @compute @workgroup_size(64)
 fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= edges.x) {
+    if (i >= counts.x) {
         return;
     }
     let x_i = reference[i].xyz;
@@ -64,17 +63,11 @@ fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
         vec3<f32>(0.0, inverse_diagonal.y, 0.0),
         vec3<f32>(0.0, 0.0, inverse_diagonal.z),
     );
-    moment_inverse[i] = q * diagonal * transpose(q);
+    let inverse = q * diagonal * transpose(q);
+    moment_inverse[i] = inverse;
     density_volume_rank[i] = vec4<f32>(density, mass[i] / density, rank, 0.0);
-}
-
-@compute @workgroup_size(64)
-fn mls_weights(@builtin(global_invocation_id) id: vec3<u32>) {
-    let e = id.x;
-    if (e >= edges.y) {
-        return;
+    for (var e = start[i]; e < start[i + 1u]; e++) {
+        let x_ij = reference[neighbour[e]].xyz - x_i;
+        d[e] = vec4<f32>(inverse * (x_ij * poly6(length(x_ij), h)), 0.0);
     }
-    let i = owner[e];
-    let x_ij = reference[neighbour[e]].xyz - reference[i].xyz;
-    d[e] = vec4<f32>(moment_inverse[i] * (x_ij * poly6(length(x_ij), reference[i].w)), 0.0);
 }

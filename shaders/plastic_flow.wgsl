@@ -4,7 +4,8 @@
 //   ε_elastic = ε − ε_plastic;  if ‖ε_elastic‖ > c_yield·s_i: ε_plastic += min(c_creep Δt, 1) ε_elastic;
 //   if ‖ε_plastic‖ > c_max: ε_plastic ← ε_plastic · c_max / ‖ε_plastic‖,
 // (s_i: the melting stiffness factor — a warm phyxel yields earlier), and the largest ‖ε‖ is kept
-// (status[1], as f32 bits: non-negative floats order like their bits) for the reference update.
+// (status[1] since the start, status[2] in this step; as f32 bits: non-negative floats order like their
+// bits) for the reference update (reference_update.wgsl).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
@@ -28,6 +29,7 @@ fn plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let total = green_strain(displacement_gradient(i));
     atomicMax(&status[1], bitcast<u32>(norm(total)));
+    atomicMax(&status[2], bitcast<u32>(norm(total)));
     var plastic = plastic_strain[i];
     let elastic = total - plastic;
     if (norm(elastic) > params.plasticity.x * phyxel[i].stiffness_scale) {

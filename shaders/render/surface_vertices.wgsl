@@ -20,7 +20,7 @@ struct SurfaceSettings {
 @group(0) @binding(7) var<storage, read> bound_start: array<u32>;
 @group(0) @binding(8) var<storage, read> bound: array<vec2<u32>>;
 // Rest position xyz and the surface's (object's) index in w.
-@group(0) @binding(10) var<storage, read> rest: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read_write> rest: array<vec4<f32>>;
 // The phyxel instances (phyxel_instances.wgsl): the colour value in w.
 @group(0) @binding(11) var<storage, read> instances: array<vec4<f32>>;
 @group(0) @binding(12) var<storage, read_write> deformed: array<vec4<f32>>;
@@ -91,4 +91,16 @@ fn vertex_normals(@builtin(global_invocation_id) id: vec3<u32>) {
     vertices[o + 4u] = normal.y;
     vertices[o + 5u] = normal.z;
     vertices[o + 6u] = p.w;
+}
+
+// At a reference update on the device (reference_update.wgsl), after displacement_gradients and
+// deformed_vertices and before the rest shape moves: each vertex's deformed position becomes its rest
+// position, as `Simulation::update_reference` rebinds the surfaces at their deformed shape (the
+// binding is kept until the page binds them anew).
+@compute @workgroup_size(64)
+fn rebase_rest(@builtin(global_invocation_id) id: vec3<u32>) {
+    let v = id.x;
+    if (v < settings.counts.y) {
+        rest[v] = vec4<f32>(deformed[v].xyz, rest[v].w);
+    }
 }

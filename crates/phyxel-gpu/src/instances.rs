@@ -186,13 +186,12 @@ mod tests {
     ) {
         let object_of = scene.object_of_phyxels();
         let instances = PhyxelInstances::new(gpu, solver, &object_of);
-        let positions: Vec<DVec3> = scene
-            .simulation
-            .body
+        // The rest shape as the device holds it (its reference updates move it).
+        let positions: Vec<DVec3> = state
             .reference
             .iter()
             .zip(&state.displacement)
-            .map(|(x, u)| x.as_vec3().as_dvec3() + *u)
+            .map(|(x, u)| *x + *u)
             .collect();
         for (colouring, expected) in colourings {
             let mut encoder = gpu.device.create_command_encoder(&Default::default());

@@ -5,12 +5,13 @@
 //! | --- | --- |
 //! | `HashGrid::build` (pass 1: count, prefix sum, scatter) | `hash_cells`, `scan_blocks` + `add_block_offsets`, `scatter_cells` |
 //! | `Neighbourhoods::build` (pass 1: rows and reverse lists) | `count_neighbours`, `write_neighbours`, `count_reverse`, `scatter_reverse`, `sort_reverse` |
-//! | `Body::rebuild_reference`, `MlsWeights::compute` (pass 2: densities, moment matrices, safe inverses, d_ij) | `moment_matrices`, `mls_weights` |
+//! | `Body::rebuild_reference`, `MlsWeights::compute` (pass 2: densities, moment matrices, safe inverses, d_ij) | `moment_matrices` |
 //! | `Body::phyxel_stresses_at` (pass 3: ∇u, strain, stress, force matrix) | `phyxel_stresses` |
 //! | `Body::gather_forces` (pass 4: the force gather) | `gather_forces` |
 //! | `Simulation::step` with symplectic Euler, the drag spring, collisions (pass 5) | `integrate` |
 //! | `Melting::heat` (pass 6) | `heat`, `commit_temperature` |
 //! | plastic flow in `Simulation::step` (pass 7) | `plastic_flow` |
+//! | `Simulation::update_reference` (pass 7, when the strain passed the threshold) with `Body::rebuild_reference` | `reference_update_due`, `deformed_points`, `clear_counts`, pass 1 on the deformed shape, `keep_bucket_starts`, `neighbour_capacity`, `update_reference`, `move_reference`, `commit_starts`, `keep_reverse_starts`, `moment_matrices`, `store_volumes` |
 //! | `corotated::rotations` + `corotated::stresses` | `corotated_stresses` |
 //! | `corotated::stiffness_product` (per phyxel; then the force gather) | `stiffness_stresses`, `cg_stiffness_stresses` |
 //! | `corotated::stiffness_diagonal` + the block-Jacobi inverses | `stiffness_diagonal` |
@@ -35,10 +36,14 @@
 //! iterations is queued in one submission, and the kernels stop changing anything once CG has
 //! converged, so no read-back interrupts a step.
 //!
-//! Passes 1 and 2 run on the GPU and are checked against the CPU's; the stepping solver
-//! ([`GpuSolver`]) is still handed the CPU's neighbour lists and MLS weights, and the reference-shape
-//! update that large plastic strains trigger is not mirrored yet ([`GpuState::largest_total_strain`]
-//! reports when one is due).
+//! The solver is uploaded with the CPU's neighbour lists and MLS weights; from then on it rebuilds
+//! them itself. When a step's plastic flow strains some phyxel past `reference_update_strain`, the
+//! reference update runs inside the same submission: every pass of it is dispatched indirectly, with
+//! workgroup counts the device writes (zero when no update is due), so the steps never wait for a
+//! read-back. The per-edge buffers have room for twice the upload's edges; an update whose rows do
+//! not fit is not made and is reported ([`GpuState::neighbour_overflow`]) for the host to make on the
+//! CPU. Drawn surfaces ([`GpuSurfaces::follow_reference_updates`]) take their deformed shape as rest
+//! shape at each update.
 //!
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
 
@@ -49,7 +54,9 @@ mod layout;
 mod mls;
 mod neighbours;
 mod passes;
+mod prefix_sum;
 mod readback;
+mod reference_update;
 mod solver;
 mod surface;
 

@@ -1,5 +1,5 @@
 //! Pass 2 on the GPU: densities, volumes, moment matrices with their safe inverses, and the MLS
-//! weights d_ij (`shaders/moment_matrices.wgsl`) — the twin of `Body::rebuild_reference` after the
+//! weights d_ij along each phyxel's row (`shaders/moment_matrices.wgsl`) — the twin of `Body::rebuild_reference` after the
 //! neighbour search and of `phyxel::meshless::mls::MlsWeights::compute`.
 
 use crate::context::{GpuContext, GpuError};
@@ -51,21 +51,19 @@ pub async fn compute_mls_weights(
     let masses: Vec<f32> = mass.iter().map(|m| *m as f32).collect();
     let counts = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("counts"),
-        contents: bytemuck::cast_slice(&[n as u32, edges as u32, 0, 0]),
+        contents: bytemuck::cast_slice(&[n as u32, 0, 0, 0]),
         usage: wgpu::BufferUsages::UNIFORM,
     });
     let reference_buffer = storage("reference", bytemuck::cast_slice(&points));
     let mass_buffer = storage("mass", bytemuck::cast_slice(&masses));
     let start = storage("start", bytemuck::cast_slice(&hoods.start));
     let neighbour = storage("neighbour", bytemuck::cast_slice(&hoods.neighbour));
-    let owner = storage("owner", bytemuck::cast_slice(&hoods.owner));
     let moment_inverse = storage("moment inverse", &vec![0u8; n * 48]);
     let per_phyxel = storage("density, volume, rank", &vec![0u8; n * 16]);
     let d = storage("d", &vec![0u8; edges * 16]);
     let eigen = include_str!("../../../shaders/symmetric_eigen.wgsl");
     let source = include_str!("../../../shaders/moment_matrices.wgsl");
     let moment_matrices = pipeline(device, &[eigen, "\n", source], "moment_matrices");
-    let mls_weights = pipeline(device, &[eigen, "\n", source], "mls_weights");
     let mut encoder = device.create_command_encoder(&Default::default());
     let group = bind(
         device,
@@ -78,6 +76,7 @@ pub async fn compute_mls_weights(
             (4, &neighbour),
             (6, &moment_inverse),
             (7, &per_phyxel),
+            (8, &d),
         ],
     );
     dispatch(
@@ -85,24 +84,6 @@ pub async fn compute_mls_weights(
         &moment_matrices,
         &group,
         (n as u32).div_ceil(64),
-    );
-    let group = bind(
-        device,
-        &mls_weights,
-        &[
-            (0, &counts),
-            (1, &reference_buffer),
-            (4, &neighbour),
-            (5, &owner),
-            (6, &moment_inverse),
-            (8, &d),
-        ],
-    );
-    dispatch(
-        &mut encoder,
-        &mls_weights,
-        &group,
-        (edges as u32).div_ceil(64),
     );
     gpu.queue.submit([encoder.finish()]);
     let read = |buffer, bytes| read_buffer(device, &gpu.queue, buffer, bytes);

@@ -4,20 +4,19 @@
 
 use crate::context::{GpuContext, GpuError};
 use crate::passes::{bind, dispatch, pipeline, storage_buffer};
+use crate::prefix_sum::{self, prefix_sum};
 use crate::readback::read_buffer;
 use glam::DVec3;
 use phyxel::meshless::neighbours::Neighbourhoods;
 use wgpu::util::DeviceExt;
 
-/// Values one `scan_blocks` workgroup scans.
-const SCAN_BLOCK: u32 = 256;
-
 /// A storage buffer of `u32` values.
-fn u32_buffer(device: &wgpu::Device, label: &str, values: &[u32]) -> wgpu::Buffer {
+pub(crate) fn u32_buffer(device: &wgpu::Device, label: &str, values: &[u32]) -> wgpu::Buffer {
     storage_buffer(device, label, bytemuck::cast_slice(values))
 }
 
-fn uniform(device: &wgpu::Device, values: [u32; 8]) -> wgpu::Buffer {
+/// A small uniform buffer of `u32` values.
+pub(crate) fn uniform(device: &wgpu::Device, values: [u32; 4]) -> wgpu::Buffer {
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("pass parameters"),
         contents: bytemuck::cast_slice(&values),
@@ -25,40 +24,28 @@ fn uniform(device: &wgpu::Device, values: [u32; 8]) -> wgpu::Buffer {
     })
 }
 
-/// The exclusive prefix sum of `values[..len]`, in place (`prefix_sum.wgsl`).
-struct PrefixSum {
-    scan_blocks: wgpu::ComputePipeline,
-    add_block_offsets: wgpu::ComputePipeline,
+/// The hash-grid parameters of `shaders/hash.wgsl` (`GridParams`): phyxels, table size, `extra`
+/// (the reference update's edge capacity), cell edge and `threshold` (its strain threshold).
+pub(crate) fn grid_params(
+    device: &wgpu::Device,
+    phyxels: u32,
+    table: u32,
+    extra: u32,
+    cell: f32,
+    threshold: f32,
+) -> wgpu::Buffer {
+    let mut bytes = bytemuck::cast_slice::<u32, u8>(&[phyxels, table, extra, 0]).to_vec();
+    bytes.extend_from_slice(bytemuck::cast_slice(&[cell, threshold, 0.0, 0.0]));
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("grid"),
+        contents: &bytes,
+        usage: wgpu::BufferUsages::UNIFORM,
+    })
 }
 
-impl PrefixSum {
-    fn new(device: &wgpu::Device) -> Self {
-        let source = include_str!("../../../shaders/prefix_sum.wgsl");
-        Self {
-            scan_blocks: pipeline(device, &[source], "scan_blocks"),
-            add_block_offsets: pipeline(device, &[source], "add_block_offsets"),
-        }
-    }
-
-    fn encode(
-        &self,
-        device: &wgpu::Device,
-        encoder: &mut wgpu::CommandEncoder,
-        values: &wgpu::Buffer,
-        len: u32,
-    ) {
-        let blocks = len.div_ceil(SCAN_BLOCK).max(1);
-        let block_sums = u32_buffer(device, "block sums", &vec![0; blocks as usize]);
-        let params = uniform(device, [len, 0, 0, 0, 0, 0, 0, 0]);
-        let buffers = [(0, &params), (1, values), (2, &block_sums)];
-        let group = bind(device, &self.scan_blocks, &buffers);
-        dispatch(encoder, &self.scan_blocks, &group, blocks);
-        if blocks > 1 {
-            self.encode(device, encoder, &block_sums, blocks);
-            let group = bind(device, &self.add_block_offsets, &buffers);
-            dispatch(encoder, &self.add_block_offsets, &group, blocks);
-        }
-    }
+/// Buckets of the hash table for `phyxels` phyxels (odd, about two per phyxel).
+pub(crate) fn hash_table_size(phyxels: u32) -> u32 {
+    (2 * phyxels).max(1) | 1
 }
 
 /// Neighbour lists of `points` with support radii `radii` (j ∈ N(i) ⇔ j ≠ i, |x_j − x_i| < h_i), built
@@ -75,16 +62,10 @@ pub async fn build_neighbourhoods(
     if n == 0 || cell <= 0.0 {
         return Ok(Neighbourhoods::build(points, radii));
     }
-    let table = (2 * n).max(1) | 1;
+    let table = hash_table_size(n);
     let groups = n.div_ceil(64);
     let hash = include_str!("../../../shaders/hash.wgsl");
-    let mut grid_bytes = bytemuck::cast_slice::<u32, u8>(&[n, table, 0, 0]).to_vec();
-    grid_bytes.extend_from_slice(bytemuck::cast_slice(&[cell as f32, 0.0, 0.0, 0.0]));
-    let grid_params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("grid"),
-        contents: &grid_bytes,
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
+    let grid_params = grid_params(device, n, table, 0, cell as f32, 0.0);
     let packed: Vec<[f32; 4]> = points
         .iter()
         .zip(radii)
@@ -100,7 +81,6 @@ pub async fn build_neighbourhoods(
     let bucket_start = u32_buffer(device, "bucket start", &vec![0; table as usize + 1]);
     let sorted = u32_buffer(device, "sorted", &vec![0; n as usize]);
     let start = u32_buffer(device, "start", &vec![0; n as usize + 1]);
-    let scan = PrefixSum::new(device);
 
     // Grid: count, prefix sum, keep the starts, scatter. Then count neighbours and sum them up.
     let grid_source = include_str!("../../../shaders/hash_grid.wgsl");
@@ -122,7 +102,7 @@ pub async fn build_neighbourhoods(
         &bind(device, &hash_cells, &counting_cells),
         groups,
     );
-    scan.encode(device, &mut encoder, &bucket_fill, table + 1);
+    prefix_sum::encode(&mut encoder, &prefix_sum(device, &bucket_fill, table + 1));
     encoder.copy_buffer_to_buffer(&bucket_fill, 0, &bucket_start, 0, u64::from(table + 1) * 4);
     let scattering_cells = [
         (0, &grid_params),
@@ -154,7 +134,7 @@ pub async fn build_neighbourhoods(
         ],
     );
     dispatch(&mut encoder, &count_neighbours, &count_group, groups);
-    scan.encode(device, &mut encoder, &start, n + 1);
+    prefix_sum::encode(&mut encoder, &prefix_sum(device, &start, n + 1));
     gpu.queue.submit([encoder.finish()]);
     let starts = read_u32(gpu, &start, n as usize + 1).await?;
     gpu.check()?;
@@ -166,12 +146,11 @@ pub async fn build_neighbourhoods(
     let reverse_fill = u32_buffer(device, "reverse fill", &vec![0; n as usize + 1]);
     let reverse_start = u32_buffer(device, "reverse start", &vec![0; n as usize + 1]);
     let reverse = u32_buffer(device, "reverse", &vec![0; edges as usize]);
-    let edge_params = uniform(device, [n, edges, 0, 0, 0, 0, 0, 0]);
+    let edge_params = uniform(device, [n, 0, 0, 0]);
     let reverse_source = include_str!("../../../shaders/reverse_neighbours.wgsl");
     let count_reverse = pipeline(device, &[reverse_source], "count_reverse");
     let scatter_reverse = pipeline(device, &[reverse_source], "scatter_reverse");
     let sort_reverse = pipeline(device, &[reverse_source], "sort_reverse");
-    let edge_groups = edges.div_ceil(64);
     let mut encoder = device.create_command_encoder(&Default::default());
     let write_group = bind(
         device,
@@ -187,26 +166,32 @@ pub async fn build_neighbourhoods(
         ],
     );
     dispatch(&mut encoder, &write_neighbours, &write_group, groups);
-    let counting = [(0, &edge_params), (1, &neighbour), (2, &reverse_fill)];
+    let counting = [
+        (0, &edge_params),
+        (1, &neighbour),
+        (2, &reverse_fill),
+        (5, &start),
+    ];
     dispatch(
         &mut encoder,
         &count_reverse,
         &bind(device, &count_reverse, &counting),
-        edge_groups,
+        groups,
     );
-    scan.encode(device, &mut encoder, &reverse_fill, n + 1);
+    prefix_sum::encode(&mut encoder, &prefix_sum(device, &reverse_fill, n + 1));
     encoder.copy_buffer_to_buffer(&reverse_fill, 0, &reverse_start, 0, u64::from(n + 1) * 4);
     let scattering = [
         (0, &edge_params),
         (1, &neighbour),
         (2, &reverse_fill),
         (3, &reverse),
+        (5, &start),
     ];
     dispatch(
         &mut encoder,
         &scatter_reverse,
         &bind(device, &scatter_reverse, &scattering),
-        edge_groups,
+        groups,
     );
     let sorting = bind(
         device,

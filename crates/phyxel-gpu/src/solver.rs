@@ -5,11 +5,14 @@ use crate::context::{GpuContext, GpuError};
 use crate::implicit::{next_budget, solve_stats, ImplicitStep};
 use crate::layout::{from_mat3, mat3, vec4, GpuCollider, Params, PhyxelConstants};
 use crate::passes::{bind, pipeline, storage_buffer};
+use crate::prefix_sum::Dispatch;
 use crate::readback::read_buffer;
+use crate::reference_update::{ReferenceUpdate, UpdatedBuffers};
 use glam::{DMat3, DVec3};
 use phyxel::integrators::Method;
 use phyxel::meshless::implicit::SolveStats;
 use phyxel::meshless::melting::Melting;
+use phyxel::meshless::neighbours::Neighbourhoods;
 use phyxel::meshless::plasticity::Plasticity;
 use phyxel::meshless::simulation::{
     Drag, Elasticity, Simulation, CONTACT_DISTANCE, MAX_TRAVEL_PER_STEP,
@@ -40,6 +43,13 @@ pub struct GpuState {
     pub last_solve: Option<SolveStats>,
     /// The corotated model's plastic deformations F_p (implicit steps only).
     pub plastic_deformation: Option<Vec<DMat3>>,
+    /// The rest shape x̄ (moved by the reference updates).
+    pub reference: Vec<DVec3>,
+    /// Reference updates the device has made since the upload.
+    pub reference_updates: u32,
+    /// A reference update was due but the deformed shape's neighbour lists would not fit the edge
+    /// buffers: the edges it needed (the device kept the old rest shape).
+    pub neighbour_overflow: Option<u32>,
 }
 
 /// When a pass runs.
@@ -197,6 +207,23 @@ pub struct GpuSolver {
     status: wgpu::Buffer,
     temperature: wgpu::Buffer,
     plastic_strain: wgpu::Buffer,
+    /// What the reference update rewrites besides: the edges' owners, the reverse lists, the
+    /// per-phyxel constants (volumes), and the masses it weighs densities with.
+    owner: wgpu::Buffer,
+    reverse_start: wgpu::Buffer,
+    reverse: wgpu::Buffer,
+    phyxel: wgpu::Buffer,
+    mass: wgpu::Buffer,
+    /// Edges the per-edge buffers hold (room for the neighbourhoods of a compressed rest shape).
+    edge_capacity: u32,
+    /// The hash grid's cell edge: the largest support radius (m).
+    max_support_radius: f64,
+    /// `Simulation::reference_update_strain`.
+    reference_update_strain: f64,
+    /// The reference update's passes, made at the first plastic step.
+    reference_update: Option<ReferenceUpdate>,
+    /// Passes that follow the rest shape at each update (the drawn surfaces').
+    rest_shape_followers: Vec<Dispatch>,
     /// phyxel_stresses, gather_forces, integrate, then (when the material melts) heat and
     /// commit_temperature, then (when it is plastic) plastic_flow: in the order a step runs them.
     passes: Vec<Pass>,
@@ -250,8 +277,23 @@ impl GpuSolver {
                 bytes_in_words(limit)
             )));
         }
+        // Per-edge buffers hold up to twice the edges (within the binding limit): room for the rows
+        // of a rest shape that a reference update finds compressed. (The implicit step has no
+        // reference update.)
+        let edges = hoods.neighbour.len();
+        let edge_capacity = if implicit.is_some() {
+            edges
+        } else {
+            (2 * edges).min((limit / 16) as usize).max(edges)
+        };
         let device = &gpu.device;
         let storage = |label: &str, bytes: &[u8]| storage_buffer(device, label, bytes);
+        // A per-edge buffer of `bytes`, zero-padded to the capacity.
+        let per_edge = |label: &str, bytes: &[u8]| {
+            let mut padded = bytes.to_vec();
+            padded.resize(bytes.len() / edges.max(1) * edge_capacity, 0);
+            storage(label, &padded)
+        };
         let vectors = |v: &[DVec3]| -> Vec<[f32; 4]> { v.iter().map(|x| vec4(*x)).collect() };
         // Reference positions with the support radius in w (the heat pass weighs neighbours with it).
         let reference_and_radius: Vec<[f32; 4]> = body
@@ -268,11 +310,13 @@ impl GpuSolver {
         let velocity = storage("velocity", bytemuck::cast_slice(&vectors(&body.velocity)));
         let forces = storage("forces", &vec![0u8; body.len() * 16]);
         let start = storage("start", bytemuck::cast_slice(&hoods.start));
-        let neighbour = storage("neighbour", bytemuck::cast_slice(&hoods.neighbour));
+        let neighbour = per_edge("neighbour", bytemuck::cast_slice(&hoods.neighbour));
         let reverse_start = storage("reverse start", bytemuck::cast_slice(&hoods.reverse_start));
-        let reverse = storage("reverse", bytemuck::cast_slice(&hoods.reverse));
-        let owner = storage("owner", bytemuck::cast_slice(&hoods.owner));
-        let d = storage("MLS weights d", bytemuck::cast_slice(&vectors(&body.mls.d)));
+        let reverse = per_edge("reverse", bytemuck::cast_slice(&hoods.reverse));
+        let owner = per_edge("owner", bytemuck::cast_slice(&hoods.owner));
+        let d = per_edge("MLS weights d", bytemuck::cast_slice(&vectors(&body.mls.d)));
+        let masses: Vec<f32> = body.mass.iter().map(|m| *m as f32).collect();
+        let mass = storage("mass", bytemuck::cast_slice(&masses));
         let constants: Vec<PhyxelConstants> = (0..body.len())
             .map(|i| PhyxelConstants {
                 mass: body.mass[i] as f32,
@@ -298,7 +342,9 @@ impl GpuSolver {
             colliders.clone()
         };
         let collider_buffer = storage("colliders", bytemuck::cast_slice(&padded));
-        let status = storage("status", &[0u8; 16]);
+        // [0] blown up, [1] largest ‖ε‖ so far, [2] … in this step, [3] reference updates, [4] edges
+        // an update needed that did not fit (shaders/reference_update.wgsl).
+        let status = storage("status", &[0u8; 32]);
         let temperatures: Vec<f32> = body.temperature.iter().map(|t| *t as f32).collect();
         let temperature = storage("temperature", bytemuck::cast_slice(&temperatures));
         let temperature_next = storage("next temperature", bytemuck::cast_slice(&temperatures));
@@ -454,6 +500,16 @@ impl GpuSolver {
             status,
             temperature,
             plastic_strain,
+            owner,
+            reverse_start,
+            reverse,
+            phyxel,
+            mass,
+            edge_capacity: edge_capacity as u32,
+            max_support_radius: body.support_radius.iter().cloned().fold(0.0, f64::max),
+            reference_update_strain: sim.reference_update_strain,
+            reference_update: None,
+            rest_shape_followers: Vec::new(),
             passes,
             implicit,
             min_support_radius,
@@ -472,6 +528,24 @@ impl GpuSolver {
         solver.set_melting(sim.melting);
         solver.set_plasticity(sim.plasticity);
         Ok(solver)
+    }
+
+    /// Hold the neighbour lists of reference updates on the device to at most `edges` edges (within
+    /// the buffers' room, which is twice the upload's): an update needing more is not made, and
+    /// [`GpuState::neighbour_overflow`] says how many it needed — the host makes it on the CPU then.
+    pub fn limit_edge_capacity(&mut self, edges: u32) {
+        self.edge_capacity = self.edge_capacity.min(edges);
+        // Made again, with the new limit, at the next plastic step.
+        self.reference_update = None;
+    }
+
+    /// Run `passes` at each reference update on the device, before the rest shape moves (the drawn
+    /// surfaces take their deformed shape as their new rest shape there).
+    pub(crate) fn follow_rest_shape(&mut self, gpu: &GpuContext, passes: Vec<Dispatch>) {
+        if let Some(update) = &mut self.reference_update {
+            update.set_followers(&gpu.queue, &passes);
+        }
+        self.rest_shape_followers = passes;
     }
 
     /// The buffers the 3D view draws from (crate::instances).
@@ -560,6 +634,32 @@ impl GpuSolver {
             return false;
         }
         self.write_params(gpu, dt);
+        let plastic = self.params.plasticity[3] == 1.0;
+        if plastic && self.implicit.is_none() && self.reference_update.is_none() {
+            let mut update = ReferenceUpdate::new(
+                &gpu.device,
+                &UpdatedBuffers {
+                    reference: &self.reference,
+                    displacement: &self.displacement,
+                    start: &self.start,
+                    neighbour: &self.neighbour,
+                    owner: &self.owner,
+                    reverse_start: &self.reverse_start,
+                    reverse: &self.reverse,
+                    d: &self.d,
+                    plastic_strain: &self.plastic_strain,
+                    phyxel: &self.phyxel,
+                    mass: &self.mass,
+                    status: &self.status,
+                },
+                self.phyxels,
+                self.edge_capacity,
+                self.max_support_radius as f32,
+                self.reference_update_strain as f32,
+            );
+            update.set_followers(&gpu.queue, &self.rest_shape_followers);
+            self.reference_update = Some(update);
+        }
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -584,6 +684,12 @@ impl GpuSolver {
                 }
                 for pass in self.passes.iter().filter(|p| runs(p.stage)) {
                     pass.dispatch(&mut compute, groups);
+                }
+                // After the plastic flow (explicit steps): the rest shape moves when it is due.
+                if let (Some(update), true, None) =
+                    (&self.reference_update, plastic, &self.implicit)
+                {
+                    update.encode(&mut compute);
                 }
                 if let Some(implicit) = &self.implicit {
                     if self.params.plasticity[3] == 1.0 {
@@ -682,6 +788,46 @@ impl GpuSolver {
         })
     }
 
+    /// Read the neighbourhoods back as the solver holds them now (rows, reverse lists, owners): after
+    /// reference updates on the device, they are the device's own rebuild.
+    pub fn read_neighbourhoods(
+        &self,
+        gpu: &GpuContext,
+    ) -> impl std::future::Future<Output = Result<Neighbourhoods, GpuError>> + 'static {
+        let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
+        let n = u64::from(self.phyxels);
+        let (start, reverse_start) = (self.start.clone(), self.reverse_start.clone());
+        let per_edge = [
+            self.neighbour.clone(),
+            self.reverse.clone(),
+            self.owner.clone(),
+        ];
+        async move {
+            let read = |buffer: wgpu::Buffer, len: u64| {
+                let (device, queue) = (device.clone(), queue.clone());
+                async move {
+                    if len == 0 {
+                        return Ok(Vec::new());
+                    }
+                    read_buffer(&device, &queue, &buffer, len * 4)
+                        .await
+                        .map(|bytes| bytemuck::pod_collect_to_vec::<u8, u32>(&bytes))
+                        .map_err(GpuError)
+                }
+            };
+            let start = read(start, n + 1).await?;
+            let edges = u64::from(start[n as usize]);
+            let [neighbour, reverse, owner] = per_edge;
+            Ok(Neighbourhoods {
+                neighbour: read(neighbour, edges).await?,
+                reverse_start: read(reverse_start, n + 1).await?,
+                reverse: read(reverse, edges).await?,
+                owner: read(owner, edges).await?,
+                start,
+            })
+        }
+    }
+
     /// Read the displacements, velocities, temperatures, plastic strains and the flags back.
     /// (The future owns what it needs — handles to the device, queue and buffers — so the solver can
     /// go on stepping while it is pending.)
@@ -697,7 +843,8 @@ impl GpuSolver {
             (self.velocity.clone(), bytes),
             (self.temperature.clone(), bytes / 4),
             (self.plastic_strain.clone(), bytes * 3),
-            (self.status.clone(), 16),
+            (self.status.clone(), 32),
+            (self.reference.clone(), bytes),
         ];
         // The CG scalars of an implicit step: copied out of the work buffer first.
         let scalars = self.implicit.as_ref().map(|implicit| {
@@ -748,8 +895,9 @@ impl GpuSolver {
                 }
                 None => (None, None),
             };
-            let [displacement, velocity, temperature, plastic, status] =
-                <[Vec<u8>; 5]>::try_from(raw).expect("five buffers read");
+            let [displacement, velocity, temperature, plastic, status, reference] =
+                <[Vec<u8>; 6]>::try_from(raw).expect("six buffers read");
+            let status: Vec<u32> = bytemuck::pod_collect_to_vec(&status);
             let vectors = |raw: &[u8]| -> Vec<DVec3> {
                 bytemuck::cast_slice::<u8, [f32; 4]>(raw)
                     .iter()
@@ -768,12 +916,13 @@ impl GpuSolver {
                     .iter()
                     .map(|m| from_mat3(m))
                     .collect(),
-                largest_total_strain: f32::from_bits(u32::from_le_bytes([
-                    status[4], status[5], status[6], status[7],
-                ])) as f64,
+                largest_total_strain: f32::from_bits(status[1]) as f64,
                 blown_up: status[0] != 0,
                 last_solve,
                 plastic_deformation,
+                reference: vectors(&reference),
+                reference_updates: status[3],
+                neighbour_overflow: (status[4] != 0).then_some(status[4]),
             })
         }
     }

@@ -6,6 +6,7 @@
 use crate::context::GpuContext;
 use crate::instances::PhyxelInstances;
 use crate::passes::{bind, dispatch, pipeline, storage_buffer};
+use crate::prefix_sum::Dispatch;
 use crate::solver::{GpuSolver, WORKGROUP_SIZE};
 use glam::DVec3;
 use phyxel::meshless::surface::EmbeddedSurface;
@@ -32,6 +33,8 @@ pub struct GpuSurfaces {
     phyxels: u32,
     vertex_count: u32,
     stages: [Stage; 3],
+    /// `rebase_rest`: the deformed shape becomes the rest shape (at the solver's reference updates).
+    rebase: Stage,
 }
 
 impl GpuSurfaces {
@@ -175,6 +178,11 @@ impl GpuSurfaces {
                 vertex_count,
             ),
         ];
+        let rebase = stage(
+            "rebase_rest",
+            &[(0, &settings), (10, &rest), (12, &deformed)],
+            vertex_count,
+        );
         Some(Self {
             vertices,
             indices,
@@ -183,7 +191,24 @@ impl GpuSurfaces {
             phyxels: state.phyxels,
             vertex_count,
             stages,
+            rebase,
         })
+    }
+
+    /// Follow `solver`'s reference updates on the device: at each, before the rest shape moves, the
+    /// surfaces' deformed vertices become their rest vertices (`Simulation::update_reference` rebinds
+    /// them there), so that what is drawn does not snap back while the page catches up.
+    pub fn follow_reference_updates(&self, gpu: &GpuContext, solver: &mut GpuSolver) {
+        let pass = |stage: &Stage| Dispatch {
+            pipeline: stage.pipeline.clone(),
+            bindings: stage.group.clone(),
+            workgroups: stage.items.div_ceil(WORKGROUP_SIZE).max(1),
+        };
+        let [gradients, deformed, _] = &self.stages;
+        solver.follow_rest_shape(
+            gpu,
+            vec![pass(gradients), pass(deformed), pass(&self.rebase)],
+        );
     }
 
     /// Queue the passes that fill [`GpuSurfaces::vertices`], after the instance pass that wrote the
@@ -284,5 +309,91 @@ mod tests {
                 .map(|s| 3 * s.triangles.len())
                 .sum::<usize>()
         );
+    }
+
+    /// The drawn vertices' positions.
+    fn drawn_positions(
+        gpu: &GpuContext,
+        instances: &PhyxelInstances,
+        surfaces: &GpuSurfaces,
+    ) -> Vec<DVec3> {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        instances.encode(gpu, &mut encoder, InstanceColouring::Object);
+        surfaces.encode(gpu, &mut encoder, true);
+        gpu.queue.submit([encoder.finish()]);
+        let bytes = block_on(read_buffer(
+            &gpu.device,
+            &gpu.queue,
+            &surfaces.vertices,
+            surfaces.vertices.size(),
+        ))
+        .unwrap();
+        bytemuck::cast_slice::<u8, [f32; SURFACE_VERTEX_FLOATS]>(&bytes)
+            .iter()
+            .map(|v| DVec3::new(v[0].into(), v[1].into(), v[2].into()))
+            .collect()
+    }
+
+    #[test]
+    fn drawn_surfaces_follow_the_reference_updates_on_the_device() {
+        use phyxel::meshless::plasticity::Plasticity;
+        let gpu = block_on(GpuContext::new()).expect("lavapipe");
+        let scene = SceneDescription {
+            objects: Objects::Bunny,
+            resolution: 6,
+            ..SceneDescription::default()
+        }
+        .build(10_000)
+        .unwrap();
+        let object_of = scene.object_of_phyxels();
+        let mut sim = scene.simulation;
+        sim.plasticity = Some(Plasticity {
+            yield_strain: 0.0,
+            creep: 20.0,
+            max_strain: 0.5,
+        });
+        let gap = |a: &[DVec3], b: &[DVec3]| {
+            a.iter()
+                .zip(b)
+                .map(|(a, b)| a.distance(*b))
+                .fold(0.0, f64::max)
+        };
+        let dt = sim.recommended_time_step();
+        let mut gaps = Vec::new();
+        for follow in [true, false] {
+            let mut cpu = sim.clone();
+            let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+            let instances = PhyxelInstances::new(&gpu, &solver, &object_of);
+            let surfaces = GpuSurfaces::new(&gpu, &solver, &instances, &cpu.surfaces).unwrap();
+            if follow {
+                surfaces.follow_reference_updates(&gpu, &mut solver);
+            }
+            // Dropped, the bunny lands and flattens: its rest shape moves (on the CPU at the same steps).
+            for _ in 0..8 {
+                assert!(solver.step(&gpu, dt, 50));
+                for _ in 0..50 {
+                    cpu.step(dt).unwrap();
+                }
+                block_on(solver.read_state(&gpu)).unwrap();
+            }
+            let state = block_on(solver.read_state(&gpu)).unwrap();
+            assert!(
+                cpu.reference_updates > 0,
+                "the landing moved the rest shape"
+            );
+            assert_eq!(state.reference_updates as usize, cpu.reference_updates);
+            let drawn = drawn_positions(&gpu, &instances, &surfaces);
+            gaps.push(gap(&drawn, &cpu.surface_vertices()[0]));
+        }
+        let size = 0.4;
+        eprintln!(
+            "drawn surface vs the CPU's: following {:.2e} m, not following {:.2e} m",
+            gaps[0], gaps[1]
+        );
+        // Rebased at each update but bound with the weights of the upload (the page binds anew at its
+        // next read-back), the drawn surface stays on the CPU's; without following, it snaps back
+        // towards the rest shape of the upload.
+        assert!(gaps[0] <= 0.01 * size, "following: {} m", gaps[0]);
+        assert!(gaps[1] > 0.05 * size, "not following: {} m", gaps[1]);
     }
 }

@@ -62,6 +62,54 @@ async fn webgpu_and_cpu_agree_on_the_falling_cube() {
 }
 
 #[wasm_bindgen_test]
+async fn webgpu_moves_the_rest_shape_of_a_plastic_cube_as_the_cpu_does() {
+    use phyxel::meshless::plasticity::Plasticity;
+    let gpu = GpuContext::new().await.expect("a WebGPU adapter");
+    let mut cpu = SceneDescription {
+        objects: Objects::Cube,
+        resolution: 6,
+        ..SceneDescription::default()
+    }
+    .build(10_000)
+    .unwrap()
+    .simulation;
+    cpu.body.displacement = cpu
+        .body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.05 * (x.y - 0.5), 0.0, 0.02 * x.x))
+        .collect();
+    cpu.plasticity = Some(Plasticity {
+        yield_strain: 0.0,
+        creep: 20.0,
+        max_strain: 0.5,
+    });
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let dt = cpu.recommended_time_step();
+    for _ in 0..200 {
+        cpu.step(dt).unwrap();
+    }
+    assert!(solver.step(&gpu, dt, 200), "the device took the steps");
+    let state = solver.read_state(&gpu).await.unwrap();
+    assert!(!state.blown_up);
+    assert!(
+        cpu.reference_updates > 0,
+        "the landing moved the rest shape"
+    );
+    assert_eq!(state.reference_updates as usize, cpu.reference_updates);
+    let positions: Vec<DVec3> = state
+        .reference
+        .iter()
+        .zip(&state.displacement)
+        .map(|(x, u)| *x + *u)
+        .collect();
+    let worst = worst_gap(&cpu.body.positions(), &positions);
+    assert!(worst <= 1e-4 * 0.4, "WebGPU and CPU differ by {worst} m");
+    let hoods = solver.read_neighbourhoods(&gpu).await.unwrap();
+    assert_eq!(hoods, cpu.body.neighbours);
+}
+
+#[wasm_bindgen_test]
 async fn webgpu_and_cpu_implicit_steps_agree_on_a_landing_cube() {
     // Corotated implicit Euler at 1/60 s, CG on the device: 3 × 3 × 3 phyxels dropped 0.3 m, 20 steps
     // (it lands at step 15: contacts and their release), CG limited to 40 iterations.

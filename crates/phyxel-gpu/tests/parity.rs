@@ -166,7 +166,7 @@ fn gpu_and_cpu_agree_on_a_melting_cube_pulled_by_the_drag_spring() {
 }
 
 #[test]
-fn gpu_and_cpu_agree_on_a_plastic_cube() {
+fn gpu_and_cpu_agree_on_a_plastic_cube_whose_landing_moves_its_rest_shape() {
     use phyxel::meshless::plasticity::{norm, Plasticity};
     let gpu = gpu();
     let mut cpu = sheared_cube();
@@ -178,18 +178,26 @@ fn gpu_and_cpu_agree_on_a_plastic_cube() {
         max_strain: 0.5,
     });
     let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
-    // 150 steps: the sheared cube flows while it falls, before the impact would strain it past the
-    // reference-update threshold.
+    // 200 steps: the sheared cube flows while it falls, and the impact strains it past the
+    // reference-update threshold — the device moves the rest shape and rebuilds the neighbourhoods,
+    // volumes and MLS weights inside the same submission.
     let dt = cpu.recommended_time_step();
-    for _ in 0..150 {
+    let mut first_update = None;
+    for step in 0..200 {
         cpu.step(dt).unwrap();
+        if cpu.reference_updates > 0 && first_update.is_none() {
+            first_update = Some(step);
+        }
     }
-    assert!(solver.step(&gpu, dt, 150), "the device took the steps");
+    assert!(solver.step(&gpu, dt, 200), "the device took the steps");
     let state = block_on(solver.read_state(&gpu)).unwrap();
     assert!(!state.blown_up);
-    // Flow happened, below the strain that moves the rest shape (which the GPU does not mirror yet).
-    assert_eq!(cpu.reference_updates, 0);
-    assert!(state.largest_total_strain < cpu.reference_update_strain);
+    assert_eq!(state.neighbour_overflow, None);
+    assert!(
+        cpu.reference_updates > 0,
+        "the landing moved the rest shape (the test covers the update)"
+    );
+    assert_eq!(state.reference_updates as usize, cpu.reference_updates);
     let most = cpu
         .body
         .plastic_strain
@@ -204,13 +212,65 @@ fn gpu_and_cpu_agree_on_a_plastic_cube() {
         .zip(&state.plastic_strain)
         .map(|(a, b)| norm(*a - *b))
         .fold(0.0, f64::max);
-    let gap = worst_gap(&cpu.body.displacement, &state.displacement);
-    eprintln!("plastic: positions {gap:.2e} m, plastic strains {strain_gap:.2e} apart");
+    let gpu_positions: Vec<DVec3> = state
+        .reference
+        .iter()
+        .zip(&state.displacement)
+        .map(|(x, u)| *x + *u)
+        .collect();
+    let gap = worst_gap(&cpu.body.positions(), &gpu_positions);
+    let rest_gap = worst_gap(&cpu.body.reference, &state.reference);
+    eprintln!(
+        "plastic: {} reference update(s), the first at step {first_update:?}; positions {gap:.2e} m, \
+         rest shapes {rest_gap:.2e} m, plastic strains {strain_gap:.2e} apart",
+        cpu.reference_updates
+    );
     assert!(
-        strain_gap < 1e-3 * most,
+        strain_gap < 1e-3 * most.max(cpu.reference_update_strain),
         "plastic strains differ by {strain_gap}"
     );
     assert!(gap <= 1e-4 * 0.4, "GPU and CPU positions differ by {gap} m");
+    assert!(
+        rest_gap <= 1e-4 * 0.4,
+        "the rest shapes differ by {rest_gap} m"
+    );
+    // The device's own rebuild found exactly the CPU's neighbourhoods of the new rest shape.
+    let hoods = block_on(solver.read_neighbourhoods(&gpu)).unwrap();
+    assert_eq!(hoods, cpu.body.neighbours);
+}
+
+#[test]
+fn a_reference_update_whose_neighbour_lists_outgrow_the_buffers_is_refused_and_said() {
+    use phyxel::meshless::plasticity::Plasticity;
+    let gpu = gpu();
+    let mut cpu = sheared_cube();
+    cpu.plasticity = Some(Plasticity {
+        yield_strain: 0.0,
+        creep: 20.0,
+        max_strain: 0.5,
+    });
+    let edges = cpu.body.neighbours.neighbour.len() as u32;
+    let rest = cpu.body.reference.clone();
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    solver.limit_edge_capacity(edges / 2);
+    assert!(solver.step(&gpu, cpu.recommended_time_step(), 200));
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    // The landing made an update due (as in the test above); its rows did not fit half the room.
+    let needed = state.neighbour_overflow.expect("the overflow is reported");
+    assert!(needed > edges / 2, "needed {needed} edges");
+    assert_eq!(state.reference_updates, 0);
+    assert!(
+        worst_gap(&state.reference, &rest) < 1e-6,
+        "the rest shape stayed"
+    );
+    assert!(!state.blown_up);
+    // The host's way on: the update on the CPU, uploaded with room for it.
+    let mut cpu = sheared_cube();
+    cpu.body.displacement = state.displacement.clone();
+    cpu.update_reference();
+    let resized = GpuSolver::new(&gpu, &cpu).unwrap();
+    let hoods = block_on(resized.read_neighbourhoods(&gpu)).unwrap();
+    assert_eq!(hoods, cpu.body.neighbours);
 }
 
 #[test]

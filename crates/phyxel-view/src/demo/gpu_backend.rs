@@ -23,6 +23,8 @@ pub(super) struct GpuBackend {
     last_solve: Option<SolveStats>,
     /// The passes writing what the view draws from this solver's buffers (built when first drawn).
     drawing: Option<(PhyxelInstances, Option<GpuSurfaces>)>,
+    /// The simulation's reference updates when it was uploaded: the device counts its own from there.
+    updates_at_upload: usize,
 }
 
 /// What a view on the solver's device draws from the solver's buffers.
@@ -65,6 +67,7 @@ impl PhyxelDemo {
             reading: false,
             last_solve: None,
             drawing: None,
+            updates_at_upload: self.sim.reference_updates,
         });
         Ok(())
     }
@@ -96,11 +99,17 @@ impl PhyxelDemo {
         if !Rc::ptr_eq(&gpu.context, view_context) {
             return None;
         }
-        let (instances, gpu_surfaces) = gpu.drawing.get_or_insert_with(|| {
+        if gpu.drawing.is_none() {
             let instances = PhyxelInstances::new(&gpu.context, &gpu.solver, object_of);
             let gpu_surfaces = GpuSurfaces::new(&gpu.context, &gpu.solver, &instances, surfaces);
-            (instances, gpu_surfaces)
-        });
+            if let Some(drawn) = &gpu_surfaces {
+                // Drawn surfaces take their deformed shape as rest shape at the device's reference
+                // updates (the page binds them anew at its next read-back).
+                drawn.follow_reference_updates(&gpu.context, &mut gpu.solver);
+            }
+            gpu.drawing = Some((instances, gpu_surfaces));
+        }
+        let (instances, gpu_surfaces) = gpu.drawing.as_ref()?;
         Some(SolverDrawing {
             context: &gpu.context,
             instances,
@@ -123,6 +132,7 @@ impl PhyxelDemo {
                     gpu.solver = solver;
                     gpu.drawing = None;
                     gpu.stale = false;
+                    gpu.updates_at_upload = self.sim.reference_updates;
                 }
                 Err(refusal) => {
                     self.gpu = None;
@@ -158,8 +168,10 @@ impl PhyxelDemo {
 
     /// Take a read-back into the simulation. A blow-up keeps the last state read (finite) and
     /// returns to the CPU with the explanation; a GPU failure (a lost device, say) returns to the CPU
-    /// from the last state read; a plastic strain past the reference-update threshold moves the rest
-    /// shape on the CPU and uploads it again.
+    /// from the last state read. Reference updates the device made move the page's rest shape too
+    /// (and the surfaces drawn from the solver are bound again); one the device could not make (the
+    /// deformed shape's neighbour lists outgrew its buffers) is made on the CPU and uploaded, with
+    /// buffers sized for it.
     pub fn apply_gpu_state(&mut self, state: Result<GpuState, GpuError>) -> Result<(), String> {
         let Some(gpu) = self.gpu.as_mut() else {
             return Ok(());
@@ -185,6 +197,13 @@ impl PhyxelDemo {
             return Ok(());
         }
         gpu.last_solve = state.last_solve;
+        let device_updates = gpu.updates_at_upload + state.reference_updates as usize;
+        if device_updates != self.sim.reference_updates {
+            self.sim
+                .adopt_reference(state.reference, state.displacement.clone(), device_updates);
+            // The surfaces drawn from the solver's buffers take the new binding.
+            gpu.drawing = None;
+        }
         let body = &mut self.sim.body;
         body.displacement = state.displacement;
         body.velocity = state.velocity;
@@ -200,9 +219,7 @@ impl PhyxelDemo {
                 .map(|t| melting.stiffness_scale(*t))
                 .collect();
         }
-        if self.sim.plasticity.is_some()
-            && state.largest_total_strain > self.sim.reference_update_strain
-        {
+        if state.neighbour_overflow.is_some() {
             self.sim.update_reference();
             gpu.stale = true;
         }

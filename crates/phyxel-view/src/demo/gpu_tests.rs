@@ -62,3 +62,47 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
     assert_eq!(demo.backend(), "gpu");
     assert_eq!(demo.take_notice(), None);
 }
+
+#[test]
+fn reference_updates_on_the_device_move_the_pages_rest_shape_and_surfaces_too() {
+    let context = Rc::new(pollster::block_on(GpuContext::new()).expect("lavapipe"));
+    let plastic_bunny = || {
+        let mut demo = PhyxelDemo::new("bunny", 6, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+        demo.set_plasticity(true, 0.0, 20.0, 0.5).unwrap();
+        demo
+    };
+    let (mut cpu, mut page) = (plastic_bunny(), plastic_bunny());
+    page.attach_gpu(context).unwrap();
+    let dt = page.recommended_time_step();
+    // The page's rhythm: steps queued, the state read back now and then.
+    for _ in 0..8 {
+        assert!(page.step(dt, 50).unwrap());
+        let read = pollster::block_on(page.gpu_state().unwrap());
+        page.apply_gpu_state(read).unwrap();
+        assert!(cpu.step(dt, 50).unwrap());
+    }
+    assert_eq!(page.backend(), "gpu");
+    assert!(
+        cpu.reference_updates() > 0,
+        "the landing moved the rest shape (the test covers the update)"
+    );
+    assert_eq!(page.reference_updates(), cpu.reference_updates());
+    let gap = |a: &[DVec3], b: &[DVec3]| {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| a.distance(*b))
+            .fold(0.0, f64::max)
+    };
+    let size = 0.4;
+    let positions = gap(&page.sim.body.positions(), &cpu.sim.body.positions());
+    assert!(positions <= 1e-4 * size, "positions {positions} m apart");
+    let rest = gap(&page.sim.body.reference, &cpu.sim.body.reference);
+    assert!(rest <= 1e-4 * size, "rest shapes {rest} m apart");
+    // The surface follows the body: rebound at the shape of the device's last update (where the CPU
+    // rebinds at each), it lies where the CPU's does to well within a lattice spacing. (Rebound at
+    // the read-back's shape instead, the motion since the update counted twice: 4.6 cm.)
+    let (page_surface, cpu_surface) = (page.sim.surface_vertices(), cpu.sim.surface_vertices());
+    assert!(!cpu_surface.is_empty());
+    let surface = gap(&page_surface[0], &cpu_surface[0]);
+    assert!(surface <= 0.01 * size, "surfaces {surface} m apart");
+}

@@ -711,6 +711,36 @@ impl Simulation {
         self.reference_updates += 1;
     }
 
+    /// Take a rest shape that a reference update moved elsewhere (the GPU solver's, read back) with
+    /// the displacements `displacement` from it and `updates` updates so far: the surfaces are rebound
+    /// at their current deformed shape (as [`Simulation::update_reference`] rebinds them), the
+    /// neighbourhoods, volumes and MLS weights are rebuilt. The plastic state is the caller's to set.
+    pub fn adopt_reference(
+        &mut self,
+        reference: Vec<DVec3>,
+        displacement: Vec<DVec3>,
+        updates: usize,
+    ) {
+        let body = &mut self.body;
+        // The shape at the update (the new rest shape), as displacements from the rest shape the
+        // surfaces are bound to: there they are bound again, and `displacement` carries them on.
+        body.displacement = reference
+            .iter()
+            .zip(&body.reference)
+            .map(|(x, bound)| *x - *bound)
+            .collect();
+        let deformed_surfaces = self.surface_vertices();
+        let body = &mut self.body;
+        body.reference = reference;
+        body.displacement = displacement;
+        body.rebuild_reference();
+        for (surface, rest) in self.surfaces.iter_mut().zip(deformed_surfaces) {
+            surface.rebind(rest, body);
+        }
+        self.integrator.reset();
+        self.reference_updates = updates;
+    }
+
     /// The deformed vertices of each surface (tutorial eq. 68).
     pub fn surface_vertices(&self) -> Vec<Vec<DVec3>> {
         if self.surfaces.is_empty() {
