@@ -19,25 +19,32 @@ fn worst_gap(a: &[DVec3], b: &[DVec3]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-#[wasm_bindgen_test]
-async fn webgpu_and_cpu_agree_on_the_falling_cube() {
-    let gpu = GpuContext::new()
-        .await
-        .expect("a WebGPU adapter (webdriver.json passes --enable-unsafe-webgpu)");
-    let mut cpu = SceneDescription {
+/// A jelly cube of `resolution`³ phyxels dropped from 0.3 m, sheared a little so elastic forces act
+/// from the start (as tests/parity.rs's).
+fn sheared_cube(resolution: u32) -> phyxel::meshless::simulation::Simulation {
+    let mut sim = SceneDescription {
         objects: Objects::Cube,
-        resolution: 4,
+        resolution,
         ..SceneDescription::default()
     }
-    .build(1_000)
+    .build(10_000)
     .unwrap()
     .simulation;
-    cpu.body.displacement = cpu
+    sim.body.displacement = sim
         .body
         .reference
         .iter()
         .map(|x| DVec3::new(0.05 * (x.y - 0.5), 0.0, 0.02 * x.x))
         .collect();
+    sim
+}
+
+#[wasm_bindgen_test]
+async fn webgpu_and_cpu_agree_on_the_falling_cube() {
+    let gpu = GpuContext::new()
+        .await
+        .expect("a WebGPU adapter (webdriver.json passes --enable-unsafe-webgpu)");
+    let mut cpu = sheared_cube(4);
     let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
     let dt = cpu.recommended_time_step();
     for _ in 0..100 {
@@ -65,20 +72,7 @@ async fn webgpu_and_cpu_agree_on_the_falling_cube() {
 async fn webgpu_moves_the_rest_shape_of_a_plastic_cube_as_the_cpu_does() {
     use phyxel::meshless::plasticity::Plasticity;
     let gpu = GpuContext::new().await.expect("a WebGPU adapter");
-    let mut cpu = SceneDescription {
-        objects: Objects::Cube,
-        resolution: 6,
-        ..SceneDescription::default()
-    }
-    .build(10_000)
-    .unwrap()
-    .simulation;
-    cpu.body.displacement = cpu
-        .body
-        .reference
-        .iter()
-        .map(|x| DVec3::new(0.05 * (x.y - 0.5), 0.0, 0.02 * x.x))
-        .collect();
+    let mut cpu = sheared_cube(6);
     cpu.plasticity = Some(Plasticity {
         yield_strain: 0.0,
         creep: 20.0,

@@ -165,18 +165,23 @@ fn gpu_and_cpu_agree_on_a_melting_cube_pulled_by_the_drag_spring() {
     assert!(gap <= 1e-4 * 0.4, "GPU and CPU positions differ by {gap} m");
 }
 
-#[test]
-fn gpu_and_cpu_agree_on_a_plastic_cube_whose_landing_moves_its_rest_shape() {
-    use phyxel::meshless::plasticity::{norm, Plasticity};
-    let gpu = gpu();
-    let mut cpu = sheared_cube();
-    cpu.plasticity = Some(Plasticity {
-        // No yield threshold: every phyxel flows (a threshold would make f32 and f64 runs part ways
-        // wherever a strain sits right at it).
+/// The sheared cube, perfectly plastic: no yield threshold, so every phyxel flows (a threshold would
+/// make f32 and f64 runs part ways wherever a strain sits right at it).
+fn plastic_sheared_cube() -> Simulation {
+    let mut sim = sheared_cube();
+    sim.plasticity = Some(phyxel::meshless::plasticity::Plasticity {
         yield_strain: 0.0,
         creep: 20.0,
         max_strain: 0.5,
     });
+    sim
+}
+
+#[test]
+fn gpu_and_cpu_agree_on_a_plastic_cube_whose_landing_moves_its_rest_shape() {
+    use phyxel::meshless::plasticity::norm;
+    let gpu = gpu();
+    let mut cpu = plastic_sheared_cube();
     let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
     // 200 steps: the sheared cube flows while it falls, and the impact strains it past the
     // reference-update threshold — the device moves the rest shape and rebuilds the neighbourhoods,
@@ -241,14 +246,8 @@ fn gpu_and_cpu_agree_on_a_plastic_cube_whose_landing_moves_its_rest_shape() {
 
 #[test]
 fn a_reference_update_whose_neighbour_lists_outgrow_the_buffers_is_refused_and_said() {
-    use phyxel::meshless::plasticity::Plasticity;
     let gpu = gpu();
-    let mut cpu = sheared_cube();
-    cpu.plasticity = Some(Plasticity {
-        yield_strain: 0.0,
-        creep: 20.0,
-        max_strain: 0.5,
-    });
+    let cpu = plastic_sheared_cube();
     let edges = cpu.body.neighbours.neighbour.len() as u32;
     let rest = cpu.body.reference.clone();
     let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
