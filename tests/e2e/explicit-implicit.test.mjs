@@ -21,17 +21,17 @@ test('below the bound both beams sag; raising E stops the explicit one and the i
   const { page, context, problems } = await openPage(env, 'explicit-implicit.html');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
   // 0.5 m × 0.1 m × 0.1 m at 3 across: 15 × 3 × 3 free phyxels and 2 clamped layers of 3 × 3.
-  assert.equal(await readNumber(page, '#readout-phyxels'), 153);
+  await waitForReadout(page, 'phyxels', (t) => t === '153');
   // h√(ρ/E) with h = 2.2 × 0.1/3 m, ρ = 1000, E = 1 MPa: 2.32 ms; the explicit 0.25 ms is 0.108 of it.
-  assert.equal(await page.locator('#readout-cfl').textContent(), '2.32 ms');
-  assert.equal(await page.locator('#readout-explicit-ratio').textContent(), '0.108');
+  await waitForReadout(page, 'cfl', (t) => t === '2.32 ms');
+  await waitForReadout(page, 'explicit-ratio', (t) => t === '0.108');
   // Euler–Bernoulli at the last layer (x = L − s/2 = 0.4833 m): q x²(6L² − 4Lx + x²)/(24EI) with
   // q = 1000·9.81·0.01 N/m and EI = 10⁶·10⁻⁴/12 N m²: 87.9 mm.
-  assert.equal(await page.locator('#readout-tip-theory').textContent(), '87.9 mm');
+  await waitForReadout(page, 'tip-theory', (t) => t === '87.9 mm');
   await waitForReadout(page, 'sim-time', (t) => parseFloat(t) > 1);
   // 1/60 s of explicit steps of 0.25 ms each frame: 66 or 67.
   assert.match(await page.locator('#readout-explicit-steps').textContent(), /^6[67]$/);
-  assert.equal(await page.locator('#readout-implicit-steps').textContent(), '1');
+  await waitForReadout(page, 'implicit-steps', (t) => t === '1');
   assert.ok(await readNumber(page, '#readout-cg-iterations') >= 1);
   assert.ok(await readNumber(page, '#readout-cg-residual') <= 1e-4);
   const tipExplicit = await readNumber(page, '#readout-tip-explicit');
@@ -43,7 +43,7 @@ test('below the bound both beams sag; raising E stops the explicit one and the i
 
   // E = 100 MPa: the bound drops to 0.232 ms, below the explicit 0.25 ms.
   await page.fill('#param-young', '1e8');
-  assert.equal(await page.locator('#readout-cfl').textContent(), '0.232 ms');
+  await waitForReadout(page, 'cfl', (t) => t === '0.232 ms');
   const notice = page.locator('#notices .notice.error');
   await notice.waitFor({ timeout: 20_000 });
   assert.match(await notice.textContent(), /^Explicit beam stopped: the simulation became unstable at t = .* h·√\(ρ\/E\)/);
@@ -62,7 +62,7 @@ test('below the bound both beams sag; raising E stops the explicit one and the i
   assert.match(await page.locator('#param-young-error').textContent(), /not a number/);
   await page.fill('#param-tolerance', '2');
   assert.match(await page.locator('#param-tolerance-error').textContent(), /Must be between/);
-  assert.equal(await page.locator('#readout-cfl').textContent(), '0.232 ms');
+  await waitForReadout(page, 'cfl', (t) => t === '0.232 ms');
   // Restart with a softer material: both run again.
   await page.fill('#param-young', '1e6');
   await waitForReadout(page, 'explicit-steps', (s) => /^6[67]$/.test(s));

@@ -100,6 +100,32 @@ export async function readNumber(page, selector) {
   return value;
 }
 
+/**
+ * Wait until an element's text matches `pattern` (a RegExp) and return the text: readouts of a solver
+ * in a lesson worker arrive a frame or two after the page is ready.
+ */
+export async function waitForText(page, selector, pattern, timeout = 10_000) {
+  try {
+    await page.waitForFunction(
+      ([sel, source, flags]) => new RegExp(source, flags).test(document.querySelector(sel)?.textContent ?? ''),
+      [selector, pattern.source, pattern.flags],
+      { timeout },
+    );
+  } catch {
+    assert.fail(`${selector} shows “${await page.locator(selector).textContent()}”, not ${pattern}`);
+  }
+  return page.locator(selector).textContent();
+}
+
+/**
+ * Wait until the page has finished what it asked of its lesson worker (a Step, a restart, a frame):
+ * js/page.js keeps body[data-busy] true meanwhile.
+ */
+export async function settled(page, timeout = 10_000) {
+  // Polled on a timer: a check on animation frames would always meet the frame's own drawing.
+  await page.waitForFunction(() => document.body.dataset.busy !== 'true', null, { timeout, polling: 10 });
+}
+
 /** Statistics of a canvas's pixels: how many differ from white, and a hash to compare frames. */
 export function canvasStats(page, selector) {
   return page.evaluate((sel) => {

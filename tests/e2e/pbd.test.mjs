@@ -2,7 +2,7 @@
 // the solver switch swaps stiffness for compliance, the pointer drags particles, bad input is refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, readNumber, canvasStats } from './harness.mjs';
+import { useBrowser, openPage, readNumber, canvasStats, waitForText, settled } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -14,7 +14,7 @@ async function openLesson() {
 
 test('the classic cloth runs, is timed step by step, and XPBD swaps stiffness for compliance', async () => {
   const { page, context, problems } = await openLesson();
-  assert.equal(await page.locator('#readout-counts').textContent(), '1200 / 4592');
+  await waitForText(page, '#readout-counts', /^1200 \/ 4592$/);
   const t0 = await readNumber(page, '#readout-sim-time');
   await page.waitForTimeout(1200);
   assert.ok((await readNumber(page, '#readout-sim-time')) > t0 + 0.3, 'the cloth simulation advances');
@@ -26,7 +26,7 @@ test('the classic cloth runs, is timed step by step, and XPBD swaps stiffness fo
   assert.ok(await page.locator('#param-compliance').isVisible());
   assert.equal(await page.locator('#param-stiffness').isVisible(), false);
   await page.selectOption('#scene-select', 'rope');
-  assert.equal(await page.locator('#readout-counts').textContent(), '21 / 20');
+  await waitForText(page, '#readout-counts', /^21 \/ 20$/);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -34,6 +34,7 @@ test('the classic cloth runs, is timed step by step, and XPBD swaps stiffness fo
 test('the pointer drags a particle and bad input is refused', async () => {
   const { page, context, problems } = await openLesson();
   await page.click('#pause');
+  await settled(page);
   const box = await page.locator('#scene').boundingBox();
   // The cloth's top-left pinned corner sits at world (0, 0): find it in the middle of the upper left.
   const before = await canvasStats(page, '#scene');
@@ -50,6 +51,7 @@ test('the pointer drags a particle and bad input is refused', async () => {
   await page.mouse.down();
   await page.mouse.move(x + 120, y + 80, { steps: 5 });
   await page.click('#step');
+  await settled(page);
   await page.mouse.up();
   const after = await canvasStats(page, '#scene');
   assert.notEqual(before.hash, after.hash, 'dragging moved the cloth');

@@ -2,7 +2,7 @@
 // input without stopping, explains blow-ups, and works by mouse, by touch, on a phone and a projector.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, readNumber, canvasStats } from './harness.mjs';
+import { useBrowser, openPage, readNumber, canvasStats, settled } from './harness.mjs';
 
 const env = useBrowser();
 const PATH = 'time-integration.html';
@@ -15,13 +15,27 @@ async function openLesson(options) {
 
 const simTime = (page) => readNumber(page, '#readout-sim-time');
 
+// The integrators run in a lesson worker: wait for what a control or a button asked of it.
 async function setControl(page, id, value) {
   await page.fill(`#${id}`, String(value));
+  await settled(page);
+}
+
+async function press(page, selector) {
+  await page.click(selector);
+  await settled(page);
 }
 
 async function pauseAndRestart(page) {
   if ((await page.locator('#pause').textContent()) === 'Pause') await page.click('#pause');
-  await page.click('#restart');
+  await press(page, '#restart');
+}
+
+/** The x₀ control's value once a drag has set it (the pointer's world position comes from the worker). */
+async function draggedX0(page) {
+  await page.waitForFunction(() => document.getElementById('param-x0').value !== '1', null, { timeout: 10_000 });
+  await settled(page);
+  return Number(await page.locator('#param-x0').inputValue());
 }
 
 test('the simulation advances in real time and the canvas is drawn and changes', async () => {
@@ -51,10 +65,10 @@ test('Pause stops time, Step advances exactly Δt, Restart goes back to zero', a
   const paused = await simTime(page);
   await page.waitForTimeout(500);
   assert.equal(await simTime(page), paused, 'time moved while paused');
-  await page.click('#step');
-  await page.click('#step');
+  await press(page, '#step');
+  await press(page, '#step');
   assert.ok(Math.abs((await simTime(page)) - paused - 0.04) < 1.5e-3, 'two steps of Δt = 0.02');
-  await page.click('#restart');
+  await press(page, '#restart');
   assert.equal(await simTime(page), 0);
   await page.click('#pause');
   await page.waitForTimeout(500);
@@ -68,7 +82,7 @@ test('Δt changes the accuracy the way the order of each method says', async () 
   const errorsAfterOneSecond = async (dt) => {
     await pauseAndRestart(page);
     await setControl(page, 'param-dt', dt);
-    for (let i = 0; i < Math.round(0.2 / dt); i++) await page.click('#step');
+    for (let i = 0; i < Math.round(0.2 / dt); i++) await press(page, '#step');
     assert.ok(Math.abs((await simTime(page)) - 0.2) < 1e-6);
     return {
       explicit: await readNumber(page, '#readout-error-explicit-euler'),
@@ -90,7 +104,7 @@ test('Δt changes the accuracy the way the order of each method says', async () 
 test('an unstable Δt is detected, explained, and never shows NaN', async () => {
   const { page, context, problems } = await openLesson();
   await setControl(page, 'param-dt', 0.4); // ω = √40 ≈ 6.3, ωΔt ≈ 2.5 > 2
-  await page.click('#restart');
+  await press(page, '#restart');
   await page.waitForSelector('.notice[data-key="diverged-velocity-verlet"]', { timeout: 15_000 });
   const notice = await page.locator('.notice[data-key="diverged-velocity-verlet"]').textContent();
   assert.match(notice, /exceeds the stability bound ωΔt < 2/);
@@ -130,7 +144,7 @@ test('bad input is explained next to its control and the simulation keeps its la
   assert.ok((await simTime(page)) > t, 'the simulation stopped after bad input');
   await page.click('#pause');
   const before = await simTime(page);
-  await page.click('#step');
+  await press(page, '#step');
   assert.ok(Math.abs((await simTime(page)) - before - 0.02) < 1.5e-3);
   // A valid value clears the message.
   await setControl(page, 'param-dt', '0.01');
@@ -150,10 +164,11 @@ test('method toggles and the projectile scene', async () => {
   await page.click('#method-rk4');
   assert.equal(await page.locator('#readout-error-rk4').isVisible(), false);
   await page.selectOption('#scene-select', 'projectile');
+  await settled(page);
   assert.ok(await page.locator('#param-v0').isVisible());
   assert.equal(await page.locator('#param-k').isVisible(), false);
   await pauseAndRestart(page);
-  for (let i = 0; i < 10; i++) await page.click('#step');
+  for (let i = 0; i < 10; i++) await press(page, '#step');
   // Constant gravity: the second-order methods are exact, the Euler methods are off by ½gΔt·t.
   assert.ok((await readNumber(page, '#readout-error-velocity-verlet')) < 1e-9);
   const euler = await readNumber(page, '#readout-error-explicit-euler');
@@ -178,7 +193,7 @@ test('dragging the mass with a mouse sets x₀', async () => {
   await page.mouse.move(...to, { steps: 5 });
   await page.mouse.up();
   // The view spans ±1.3 m for x₀ = 1: 85 % of the width is x = +0.91 m.
-  const x0 = Number(await page.locator('#param-x0').inputValue());
+  const x0 = await draggedX0(page);
   assert.ok(Math.abs(x0 - 0.91) < 0.03, `x₀ = ${x0}`);
   assert.equal(await simTime(page) < 0.5, true, 'the drag restarts the simulation');
   assert.deepEqual(problems, []);
@@ -194,7 +209,7 @@ test('dragging by touch works too', async () => {
   await touch('touchStart', from);
   for (let i = 1; i <= 5; i++) await touch('touchMove', [from[0] + ((to[0] - from[0]) * i) / 5, from[1]]);
   await touch('touchEnd', to);
-  const x0 = Number(await page.locator('#param-x0').inputValue());
+  const x0 = await draggedX0(page);
   assert.ok(Math.abs(x0 + 0.91) < 0.05, `x₀ = ${x0} after a touch drag to 15 %`);
   assert.deepEqual(problems, []);
   await context.close();

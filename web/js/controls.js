@@ -89,8 +89,8 @@ export class ControlPanel {
   }
 
   /**
-   * A numeric control. `onChange(value)` runs with each new valid value; if it throws, the value is
-   * refused with the error's message.
+   * A numeric control. `onChange(value)` runs with each new valid value; if it throws (or returns a
+   * promise that rejects), the value is refused with the error's message.
    * Returns { get value(), set(value), input }.
    */
   number({ id, label, unit = '', min, max, value, help = '', onChange }) {
@@ -128,13 +128,21 @@ export class ControlPanel {
         // the previous value stays in force, and the reason appears here.
         const previous = current;
         current = parsed.value;
-        try {
-          onChange?.(current);
-        } catch (error) {
+        const refuse = (error) => {
           current = previous;
           const message = error.message.replace(/\.?$/, '.');
           showError(message);
           return message;
+        };
+        try {
+          // A solver in a lesson worker answers later: its refusal restores the value then.
+          const pending = onChange?.(current);
+          const accepted = current;
+          pending?.then?.(null, (error) => {
+            if (current === accepted) refuse(error);
+          });
+        } catch (error) {
+          return refuse(error);
         }
       }
       showError('');

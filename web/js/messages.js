@@ -105,7 +105,19 @@ function describe(page) {
   };
 }
 
-/** Carry out a valid request; returns its result or throws RequestError. */
+/** The `step` action: `n` steps and a redraw, answered with the state once done (or why not). */
+async function stepOnce(page, n) {
+  try {
+    await page.advance(n);
+  } catch (error) {
+    page.notice('step-error', `The simulation was paused: ${error.message}`, 'error');
+    throw new RequestError(`The step failed: ${error.message}`);
+  }
+  await page.sim.render();
+  return page.state();
+}
+
+/** Carry out a valid request; returns its result (or a promise of it) or throws RequestError. */
 function perform(page, request, subscription) {
   const registry = page.controls.registry;
   switch (request.action) {
@@ -126,18 +138,11 @@ function perform(page, request, subscription) {
       page.setRunning(false);
       return page.state();
     case 'restart':
-      page.restart();
-      return page.state();
+      // A solver in a lesson worker restarts by promise: answer once it has.
+      return Promise.resolve(page.restart()).then(() => page.state());
     case 'step':
       page.setRunning(false);
-      try {
-        page.advance(request.steps ?? 1);
-      } catch (error) {
-        page.notice('step-error', `The simulation was paused: ${error.message}`, 'error');
-        throw new RequestError(`The step failed: ${error.message}`);
-      }
-      page.sim.render();
-      return page.state();
+      return stepOnce(page, request.steps ?? 1);
     case 'readouts':
       return readouts(page);
     case 'subscribe':
@@ -159,7 +164,7 @@ export function startMessageApi(page) {
   const subscriptions = new Map();
   const send = (target, origin, body) => target.postMessage({ phyxel: VERSION, ...body }, origin === 'null' ? '*' : origin);
 
-  window.addEventListener('message', (event) => {
+  window.addEventListener('message', async (event) => {
     if (event.source === window || !event.source) return;
     if (allowed && !allowed.includes(event.origin)) {
       if (!warned.has(event.origin)) {
@@ -176,7 +181,7 @@ export function startMessageApi(page) {
     if (!subscription) subscription = { origin: event.origin, events: new Set() };
     try {
       const request = validateRequest(data, page);
-      const result = perform(page, request, subscription);
+      const result = await perform(page, request, subscription);
       if (subscription.events.size) subscriptions.set(event.source, subscription);
       else subscriptions.delete(event.source);
       send(event.source, event.origin, { id, ok: true, result });

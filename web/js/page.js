@@ -21,6 +21,8 @@ export class LessonPage {
     this.panel = document.getElementById('panel');
     this.notices = document.getElementById('notices');
     this.running = true;
+    /** Frames, Steps and restarts still waiting for a lesson worker (js/page.js run). */
+    this.busy = 0;
     this.accumulated = 0;
     this.stepStats = [];
     this.noticeElements = new Map();
@@ -128,8 +130,7 @@ export class LessonPage {
     this.pauseButton.addEventListener('click', () => this.setRunning(!this.running));
     this.panel.querySelector('#step').addEventListener('click', () => {
       this.setRunning(false);
-      this.advance(1);
-      this.sim.render();
+      this.run(() => after(this.advance(1), () => this.sim.render()));
     });
     this.panel.querySelector('#restart').addEventListener('click', () => this.restart());
     document.addEventListener('keydown', (e) => {
@@ -186,21 +187,63 @@ export class LessonPage {
   restart() {
     this.accumulated = 0;
     this.stepStats = [];
-    this.sim.restart();
-    this.sim.render();
-    this.updateReadouts();
+    return this.run(() =>
+      after(this.sim.restart(), () => {
+        this.updateReadouts();
+        return this.sim.render();
+      }),
+    );
+  }
+
+  /**
+   * Run `work` (a frame, a Step, a restart). Work that returns a promise (a solver in a lesson worker,
+   * js/remote-lesson.js) holds back the next frame until it has finished. A failure pauses the
+   * simulation on its last good state and says why: it must not freeze the page.
+   */
+  run(work) {
+    const fail = (error) => {
+      if (this.simulation) this.setRunning(false);
+      this.notice('step-error', `The simulation was paused: ${error?.message ?? error}`, 'error');
+    };
+    try {
+      const result = work();
+      return result?.then ? this.track(result.catch(fail)) : result;
+    } catch (error) {
+      fail(error);
+    }
+  }
+
+  /**
+   * Count `promise` (work in the lesson worker) as pending until it settles, and return it: the next
+   * frame waits for it, and body[data-busy] tells tests and tools when everything asked is done.
+   */
+  track(promise) {
+    this.busy += 1;
+    document.body.dataset.busy = 'true';
+    const done = () => {
+      this.busy -= 1;
+      if (!this.busy) document.body.dataset.busy = 'false';
+    };
+    promise.then(done, done);
+    return promise;
   }
 
   /**
    * Take `n` steps of the simulation, timing them — unless the simulation steps elsewhere (a worker):
-   * its step(n) then returns 'queued' and it reports the steps itself through recordSteps.
+   * its step(n) then returns 'queued' and it reports the steps itself through recordSteps. A step(n)
+   * that returns a promise is timed by the number it resolves to (ms, the worker's own clock), or by
+   * the wall clock until it resolves.
    */
   advance(n) {
     if (n <= 0) return;
     const start = performance.now();
-    if (this.sim.step(n) === 'queued') return;
-    this.recordSteps(n, performance.now() - start);
-    this.sim.afterStep?.();
+    const stepped = this.sim.step(n);
+    if (stepped === 'queued') return;
+    const record = (ms) => {
+      this.recordSteps(n, ms ?? performance.now() - start);
+      return this.sim.afterStep?.();
+    };
+    return stepped?.then ? stepped.then((ms) => record(typeof ms === 'number' ? ms : undefined)) : record();
   }
 
   /** `n` steps were taken in `elapsed` ms: the time-per-step readout averages the last second. */
@@ -237,24 +280,23 @@ export class LessonPage {
     let last = performance.now();
     const frame = (now) => {
       requestAnimationFrame(frame);
+      // While the last frame is still in the worker, its real time carries over to the next one.
+      if (this.busy) return;
       const wall = Math.min((now - last) / 1000, MAX_FRAME_SECONDS);
       last = now;
       if (!this.visible) return;
-      try {
-        this.frame(sim, wall);
-      } catch (error) {
-        // A failed step must not freeze the page: pause on the last good state and say why.
-        this.setRunning(false);
-        this.notice('step-error', `The simulation was paused: ${error.message}`, 'error');
-      }
+      this.run(() => this.frame(sim, wall));
     };
     requestAnimationFrame(frame);
   }
 
-  /** One animation frame: advance by `wall` seconds of real time (scaled by the speed), then draw. */
+  /**
+   * One animation frame: advance by `wall` seconds of real time (scaled by the speed), then draw.
+   * Returns a promise when the simulation's solver answers by promise.
+   */
   frame(sim, wall) {
     if (this.running && sim.stepsForFrame) {
-      this.advance(sim.stepsForFrame(wall));
+      return after(this.advance(sim.stepsForFrame(wall)), () => sim.render());
     } else if (this.running) {
       this.accumulated += wall * sim.speed();
       const dt = sim.dt();
@@ -267,10 +309,15 @@ export class LessonPage {
         slow ? `Δt is so small that ${MAX_STEPS_PER_FRAME} steps per frame cannot keep up: running slower than real time.` : null,
         'info',
       );
-      this.advance(n);
+      return after(this.advance(n), () => sim.render());
     }
-    sim.render();
+    return sim.render();
   }
+}
+
+/** `next()` after `value`: at once, or when `value` (a promise) has resolved. */
+function after(value, next) {
+  return value?.then ? value.then(() => next()) : next();
 }
 
 /** Size a canvas's backing store to its box in device pixels (no-op when it already matches). */

@@ -1,5 +1,15 @@
 //! World ↔ canvas coordinates for the 2D lesson views.
 
+/// Device pixels per CSS pixel, for line widths and dot sizes: `globalThis.devicePixelRatio`, which a
+/// page has and a lesson worker is given by its page (`web/js/lesson-worker.js`); 1 where it is not set.
+pub fn device_pixel_ratio() -> f64 {
+    js_sys::Reflect::get(&js_sys::global(), &"devicePixelRatio".into())
+        .ok()
+        .and_then(|v| v.as_f64())
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .unwrap_or(1.0)
+}
+
 /// A world rectangle mapped onto a canvas (y up in the world, down on the canvas).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct View {

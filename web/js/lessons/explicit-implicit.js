@@ -1,14 +1,13 @@
 // "Explicit vs implicit": one clamped beam twice, symplectic Euler beside corotated implicit Euler
 // with conjugate gradients. Solver: crates/phyxel/src/lessons/explicit_implicit.rs and
 // crates/phyxel/src/meshless/{corotated,implicit}.rs; glue: crates/phyxel-web/src/lessons/explicit_implicit.rs.
-import init, { ExplicitImplicitLesson } from '../../phyxel-web.js';
+// The solvers run in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
 import { LessonPage, fitCanvas } from '../page.js';
+import { LessonWorker } from '../remote-lesson.js';
 
-await init();
-
-const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
+const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
-const ctx = canvas.getContext('2d');
 /** Each frame simulates 1/60 s on both sides (the implicit side's default step). */
 const FRAME_TIME = 1 / 60;
 const params = {
@@ -24,36 +23,41 @@ const params = {
 };
 
 function build() {
-  return new ExplicitImplicitLesson(
+  return solvers.create(
+    'ExplicitImplicitLesson',
     params.young, params.poisson, params.density, params.across, params.explicitDt, params.implicitDt,
     params.damping, params.tolerance, params.maxIterations,
   );
 }
 
-let lesson = build();
+let lesson = await build();
+let simulatedTime = 0;
 const cost = { explicit: [], implicit: [] };
 
-/** Rebuild with a changed parameter; a value the solver refuses throws, and the control keeps the old one. */
-function rebuild() {
-  const fresh = build();
+/** Both beams afresh with the parameters in force; rejects (keeping the running beams) if the solver refuses them. */
+async function rebuild() {
+  const fresh = await build();
   lesson.free();
   lesson = fresh;
-  page.restart();
+  simulatedTime = 0;
+  cost.explicit.length = 0;
+  cost.implicit.length = 0;
+  page.notice('explicit', null);
+  page.notice('implicit', null);
 }
 
 const c = page.controls;
 const number = (panel, key, label, unit, min, max, help) =>
   panel.number({
     id: `param-${key}`, label, unit, min, max, value: params[key], help,
+    // A value the solver refuses rejects: the control and the running beams keep the old one.
     onChange: (value) => {
       const previous = params[key];
       params[key] = value;
-      try {
-        rebuild();
-      } catch (error) {
+      return page.track(rebuild()).catch((error) => {
         params[key] = previous;
         throw error;
-      }
+      });
     },
   });
 const material = c.group('Material');
@@ -89,10 +93,9 @@ function meanCost(samples) {
   return samples.length ? `${(samples.reduce((a, b) => a + b, 0) / samples.length).toPrecision(3)} ms` : '—';
 }
 
-function timed(samples, run) {
-  const start = performance.now();
-  run();
-  samples.push(performance.now() - start);
+/** Keep the last 30 frames' costs (ms, measured in the worker). */
+function record(samples, ms) {
+  samples.push(ms);
   if (samples.length > 30) samples.shift();
 }
 
@@ -101,39 +104,46 @@ const mm = (metres) => (Number.isFinite(metres) ? `${(1000 * metres).toPrecision
 page.start({
   dt: () => FRAME_TIME,
   speed: () => 1,
-  time: () => lesson.implicit_time(),
-  step: (n) => {
-    for (let k = 0; k < n; k++) {
-      timed(cost.explicit, () => lesson.advance_explicit(FRAME_TIME));
-      timed(cost.implicit, () => lesson.advance_implicit(FRAME_TIME));
-    }
+  time: () => simulatedTime,
+  step: async (n) => {
+    const frames = [];
+    for (let k = 0; k < n; k++) frames.push(lesson.timed('advance_explicit', FRAME_TIME), lesson.timed('advance_implicit', FRAME_TIME));
+    const [timings, failure, implicitFailure, time] = await Promise.all([
+      Promise.all(frames),
+      lesson.explicit_failure(),
+      lesson.implicit_failure(),
+      lesson.implicit_time(),
+    ]);
+    timings.forEach(({ ms }, i) => record(i % 2 ? cost.implicit : cost.explicit, ms));
+    simulatedTime = time;
     // A beam that blew up stops (its last good state stays drawn) and says why; the other goes on.
-    const failure = lesson.explicit_failure();
     page.notice('explicit', failure ? `Explicit beam stopped: ${failure}.` : null, 'error');
-    const implicitFailure = lesson.implicit_failure();
     page.notice('implicit', implicitFailure ? `Implicit beam stopped: ${implicitFailure}.` : null, 'error');
+    return timings.reduce((sum, { ms }) => sum + ms, 0);
   },
-  restart: () => {
-    cost.explicit.length = 0;
-    cost.implicit.length = 0;
-    page.notice('explicit', null);
-    page.notice('implicit', null);
-  },
-  render: () => {
+  restart: () => rebuild(),
+  render: async () => {
     fitCanvas(canvas);
-    lesson.draw(ctx, canvas.width, canvas.height);
-    const bound = lesson.cfl_time_step();
-    readout.phyxels(String(lesson.phyxels()));
+    const [, bound, phyxels, failure, explicitSteps, implicitSteps, solve, tips] = await Promise.all([
+      lesson.draw(canvas),
+      lesson.cfl_time_step(),
+      lesson.phyxels(),
+      lesson.explicit_failure(),
+      lesson.explicit_steps(),
+      lesson.implicit_steps(),
+      lesson.last_solve(),
+      lesson.tip_deflections(),
+    ]);
+    readout.phyxels(String(phyxels));
     readout.cfl(`${(1000 * bound).toPrecision(3)} ms`);
     readout.ratio((params.explicitDt / bound).toPrecision(3));
-    readout.explicitSteps(lesson.explicit_failure() ? 'stopped' : String(lesson.explicit_steps()));
+    readout.explicitSteps(failure ? 'stopped' : String(explicitSteps));
     readout.explicitCost(meanCost(cost.explicit));
-    readout.implicitSteps(String(lesson.implicit_steps()));
-    const solve = lesson.last_solve();
+    readout.implicitSteps(String(implicitSteps));
     readout.cg(solve.length ? `${solve[0]}${solve[2] ? '' : ' (limit)'}` : '—');
     readout.residual(solve.length ? solve[1].toExponential(1) : '—');
     readout.implicitCost(meanCost(cost.implicit));
-    const [tipExplicit, tipImplicit, tipTheory] = lesson.tip_deflections();
+    const [tipExplicit, tipImplicit, tipTheory] = tips;
     readout.tipExplicit(mm(tipExplicit));
     readout.tipImplicit(mm(tipImplicit));
     readout.tipTheory(mm(tipTheory));

@@ -1,27 +1,27 @@
 // The neighbourhood-search lesson: spatial hashing drawn live, timed against brute force.
 // Hash grid: crates/phyxel/src/meshless/neighbours.rs; lesson: crates/phyxel/src/lessons/neighbourhood_search.rs.
-import init, { NeighbourhoodLesson } from '../../phyxel-web.js';
+// The solver runs in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
 import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-
-await init();
+import { LessonWorker } from '../remote-lesson.js';
 
 /** Brute force is O(n²): above this many particles it is not run every frame. */
 const BRUTE_FORCE_LIMIT = 4000;
 
-const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
+const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
-const ctx = canvas.getContext('2d');
 const params = { count: 1000, radius: 0.1, dt: 0.01 };
-let lesson = new NeighbourhoodLesson(params.count, params.radius);
+let lesson = await solvers.create('NeighbourhoodLesson', params.count, params.radius);
 let query = 0;
 let time = 0;
 
 const c = page.controls;
-const countControl = c.number({
+c.number({
   id: 'param-count', label: 'Particles', min: 2, max: 20000, value: params.count,
+  // A count the solver refuses rejects, and the control keeps the last one.
   onChange: (value) => {
     params.count = Math.round(value);
-    rebuild();
+    return page.track(rebuild());
   },
 });
 c.number({
@@ -29,7 +29,7 @@ c.number({
   onChange: (value) => {
     params.radius = value;
     lesson.set_radius(value);
-    search();
+    return page.run(search);
   },
 });
 
@@ -39,30 +39,30 @@ const hashReadout = page.readout('hash-time', 'Hash grid: build + all queries');
 const bruteReadout = page.readout('brute-time', 'Brute force: all pairs');
 const agreeReadout = page.readout('agree', 'Same neighbour sets');
 
-function rebuild() {
-  try {
-    const fresh = new NeighbourhoodLesson(params.count, params.radius);
-    lesson.free();
-    lesson = fresh;
-    query = 0;
-    search();
-  } catch (error) {
-    countControl.reject(error.message);
-  }
+/** A fresh set of particles, swapped in once the worker has made it and searched it. */
+async function rebuild() {
+  const fresh = await solvers.create('NeighbourhoodLesson', params.count, params.radius);
+  lesson.free();
+  lesson = fresh;
+  query = 0;
+  await search();
 }
 
-function search() {
-  let start = performance.now();
-  const pairs = lesson.hash_search();
-  const hashMs = performance.now() - start;
-  hashReadout(`${hashMs.toFixed(2)} ms`);
-  meanReadout((pairs / lesson.count()).toFixed(1));
-  queryReadout(String(lesson.neighbours(query).length));
-  if (lesson.count() <= BRUTE_FORCE_LIMIT) {
-    start = performance.now();
-    const [brutePairs, agree] = lesson.brute_force_search();
-    const bruteMs = performance.now() - start;
-    bruteReadout(`${bruteMs.toFixed(2)} ms (${(bruteMs / Math.max(hashMs, 1e-3)).toFixed(1)}× the hash)`);
+/** Both searches on the current positions, timed in the worker; the readouts compare them. */
+async function search() {
+  const [hash, count, neighbours] = await Promise.all([
+    lesson.timed('hash_search'),
+    lesson.count(),
+    lesson.neighbours(query),
+  ]);
+  const pairs = hash.result;
+  hashReadout(`${hash.ms.toFixed(2)} ms`);
+  meanReadout((pairs / count).toFixed(1));
+  queryReadout(String(neighbours.length));
+  if (count <= BRUTE_FORCE_LIMIT) {
+    const brute = await lesson.timed('brute_force_search');
+    const [brutePairs, agree] = brute.result;
+    bruteReadout(`${brute.ms.toFixed(2)} ms (${(brute.ms / Math.max(hash.ms, 1e-3)).toFixed(1)}× the hash)`);
     agreeReadout(agree && brutePairs === pairs ? 'yes' : 'NO');
   } else {
     bruteReadout(`skipped above ${BRUTE_FORCE_LIMIT} particles (O(n²))`);
@@ -70,29 +70,30 @@ function search() {
   }
 }
 
-canvas.addEventListener('pointerdown', (event) => {
-  query = lesson.nearest(...canvasPoint(canvas, event), canvas.width, canvas.height);
-  queryReadout(String(lesson.neighbours(query).length));
+canvas.addEventListener('pointerdown', async (event) => {
   event.preventDefault();
+  query = await lesson.nearest(...canvasPoint(canvas, event), canvas.width, canvas.height);
+  queryReadout(String((await lesson.neighbours(query)).length));
 });
 
 page.start({
   dt: () => params.dt,
   speed: () => 1,
   time: () => time,
-  step: (n) => {
-    lesson.advance(n * params.dt);
+  step: async (n) => {
+    const { ms } = await lesson.timed('advance', n * params.dt);
     time += n * params.dt;
+    return ms;
   },
   afterStep: () => search(),
-  restart: () => {
+  restart: async () => {
+    await rebuild();
     time = 0;
-    rebuild();
   },
   render: () => {
     fitCanvas(canvas);
-    lesson.draw(ctx, canvas.width, canvas.height, query);
+    return lesson.draw(canvas, query);
   },
 });
-search();
+await search();
 page.ready();

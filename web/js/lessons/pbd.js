@@ -1,17 +1,16 @@
 // The PBD/XPBD lesson: cloth, rope and soft box of distance constraints, projected by PBD or XPBD.
 // Solver: crates/phyxel/src/lessons/pbd.rs.
-import init, { PbdLesson } from '../../phyxel-web.js';
+// The solver runs in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
 import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
+import { LessonWorker } from '../remote-lesson.js';
 
-await init();
-
-const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
+const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
-const ctx = canvas.getContext('2d');
 // The classic cloth of the examples site: 2 iterations, Δt = 0.005, mass 0.5.
 const params = { scene: 'cloth', solver: 'pbd', iterations: 2, stiffness: 1, compliance: 0.0001, dt: 0.005, gravity: 9.81, mass: 0.5 };
-let lesson = new PbdLesson(params.scene, params.mass);
-let held = false;
+let lesson = await solvers.create('PbdLesson', params.scene, params.mass);
+let pointerDown = false;
 
 const c = page.controls;
 c.select({
@@ -25,7 +24,7 @@ c.select({
   ],
   onChange: (value) => {
     params.scene = value;
-    rebuild();
+    page.restart();
   },
 });
 c.select({
@@ -50,32 +49,33 @@ const complianceControl = number('compliance', 'Compliance α', 'm/N', 0, 10);
 complianceControl.input.closest('.control').hidden = true;
 number('dt', 'Δt', 's', 0.0001, 0.05);
 number('gravity', 'Gravity g', 'm/s²', 0, 50);
-number('mass', 'Particle mass', 'kg', 0.01, 100, () => rebuild());
+number('mass', 'Particle mass', 'kg', 0.01, 100, () => page.restart());
 
 const countReadout = page.readout('counts', 'Particles / constraints');
 const errorReadout = page.readout('constraint-error', 'Max constraint error |C|/d');
 const classicReadout = page.readout('classic-time', 'Step, timed singly (mean of 50)');
 const singleTimes = [];
 
-function rebuild() {
-  const fresh = new PbdLesson(params.scene, params.mass);
+/** A fresh lesson for the scene and mass in force, swapped in once the worker has made it. */
+async function rebuild() {
+  const fresh = await solvers.create('PbdLesson', params.scene, params.mass);
   lesson.free();
   lesson = fresh;
-  held = false;
-  page.restart();
 }
 
+// The worker grabs the particle nearest the pointer (if any is near) and ignores drags when none is held.
 canvas.addEventListener('pointerdown', (event) => {
-  held = lesson.grab(...canvasPoint(canvas, event), canvas.width, canvas.height);
-  if (held) canvas.setPointerCapture(event.pointerId);
+  pointerDown = true;
+  canvas.setPointerCapture(event.pointerId);
+  lesson.grab(...canvasPoint(canvas, event), canvas.width, canvas.height);
   event.preventDefault();
 });
 canvas.addEventListener('pointermove', (event) => {
-  if (held) lesson.drag_to(...canvasPoint(canvas, event), canvas.width, canvas.height);
+  if (pointerDown) lesson.drag_to(...canvasPoint(canvas, event), canvas.width, canvas.height);
 });
 const release = () => {
-  if (held) lesson.release();
-  held = false;
+  if (pointerDown) lesson.release();
+  pointerDown = false;
 };
 canvas.addEventListener('pointerup', release);
 canvas.addEventListener('pointercancel', release);
@@ -85,28 +85,35 @@ page.start({
   dt: () => params.dt,
   speed: () => 1,
   time: () => time,
-  step: (n) => {
-    // Each step timed alone with performance.now(), as the examples site times its cloth.
-    for (let k = 0; k < n; k++) {
-      const start = performance.now();
-      lesson.step(1, params.dt, params.iterations, params.solver, params.stiffness, params.compliance, params.gravity);
-      singleTimes.push(performance.now() - start);
+  step: async (n) => {
+    // Each step timed alone (in the worker), as the examples site times its cloth.
+    const steps = Array.from({ length: n }, () =>
+      lesson.timed('step', 1, params.dt, params.iterations, params.solver, params.stiffness, params.compliance, params.gravity),
+    );
+    let total = 0;
+    for (const { ms } of await Promise.all(steps)) {
+      singleTimes.push(ms);
       if (singleTimes.length > 50) singleTimes.shift();
+      total += ms;
       time += params.dt;
     }
+    return total;
   },
-  restart: () => {
+  restart: async () => {
+    await rebuild();
     time = 0;
     singleTimes.length = 0;
-    const fresh = new PbdLesson(params.scene, params.mass);
-    lesson.free();
-    lesson = fresh;
   },
-  render: () => {
+  render: async () => {
     fitCanvas(canvas);
-    lesson.draw(ctx, canvas.width, canvas.height);
-    countReadout(`${lesson.particle_count()} / ${lesson.constraint_count()}`);
-    errorReadout(lesson.max_relative_error().toExponential(2));
+    const [, particles, constraints, error] = await Promise.all([
+      lesson.draw(canvas),
+      lesson.particle_count(),
+      lesson.constraint_count(),
+      lesson.max_relative_error(),
+    ]);
+    countReadout(`${particles} / ${constraints}`);
+    errorReadout(error.toExponential(2));
     const mean = singleTimes.reduce((a, b) => a + b, 0) / Math.max(1, singleTimes.length);
     classicReadout(singleTimes.length ? `${mean.toPrecision(3)} ms` : '—');
   },

@@ -1,41 +1,45 @@
 // The time-integration lesson: every integrator of the solver crate on a spring or a projectile, drawn
 // live against the analytic solution. Physics: crates/phyxel/src/lessons/time_integration.rs.
-import init, { TimeIntegrationLesson } from '../../phyxel-web.js';
+// The integrators run in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
 import { LessonPage, canvasPoint as pointerPixel, fitCanvas } from '../page.js';
+import { LessonWorker } from '../remote-lesson.js';
 import { LivePlot } from '../plot.js';
-
-await init();
 
 const EXACT_COLOR = '#2a9d3a';
 const COLORS = ['#d62828', '#1d4ed8', '#9333ea', '#0891b2', '#ea580c', '#a16207', '#db2777', '#4b5563'];
-const methods = TimeIntegrationLesson.methods();
-const limits = TimeIntegrationLesson.limits();
 
-const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
+const solvers = await LessonWorker.start();
+const methods = await solvers.static('TimeIntegrationLesson', 'methods');
+const limits = await solvers.static('TimeIntegrationLesson', 'limits');
 const canvas = document.getElementById('scene');
-const ctx = canvas.getContext('2d');
 
 const params = { scene: 'spring', dt: 0.02, speed: 1, k: 40, m: 1, x0: 1, g: 9.81, v0: 10, angle: 60 };
 const shown = methods.map(() => true);
-let lesson = build();
+let lesson = await build();
+/** The latest state of every integrator and of the analytic solution (lesson.snapshot()). */
+let snapshot = await lesson.snapshot();
 let drag = null;
 
 function build() {
   return params.scene === 'spring'
-    ? TimeIntegrationLesson.spring(params.k, params.m, params.x0)
-    : TimeIntegrationLesson.projectile(params.g, params.m, params.v0, params.angle);
+    ? solvers.createWith('TimeIntegrationLesson', 'spring', params.k, params.m, params.x0)
+    : solvers.createWith('TimeIntegrationLesson', 'projectile', params.g, params.m, params.v0, params.angle);
 }
 
 /** Rebuild after a scene parameter changed; a rejected parameter keeps the running simulation. */
 function rebuild(control) {
-  try {
-    const fresh = build();
-    lesson.free();
-    lesson = fresh;
-    page.restart();
-  } catch (error) {
-    control?.reject(error.message);
-  }
+  const rebuilt = async () => {
+    try {
+      const fresh = await build();
+      lesson.free();
+      lesson = fresh;
+      await page.restart();
+    } catch (error) {
+      control?.reject(error.message);
+    }
+  };
+  return page.track(rebuilt());
 }
 
 // Controls. Ranges come from the solver crate (one source of truth).
@@ -143,17 +147,22 @@ updateStability();
 function canvasPoint(event) {
   return lesson.canvas_to_world(...pointerPixel(canvas, event), canvas.width, canvas.height);
 }
-canvas.addEventListener('pointerdown', (event) => {
+let dragging = false;
+canvas.addEventListener('pointerdown', async (event) => {
   canvas.setPointerCapture(event.pointerId);
-  drag = canvasPoint(event);
   event.preventDefault();
+  dragging = true;
+  drag = await canvasPoint(event);
 });
-canvas.addEventListener('pointermove', (event) => {
-  if (drag) drag = canvasPoint(event);
+canvas.addEventListener('pointermove', async (event) => {
+  if (!dragging) return;
+  const point = await canvasPoint(event);
+  if (dragging) drag = point;
 });
-const endDrag = (event, apply) => {
-  if (!drag) return;
-  const [x, y] = canvasPoint(event);
+const endDrag = async (event, apply) => {
+  if (!dragging) return;
+  dragging = false;
+  const [x, y] = await canvasPoint(event);
   drag = null;
   if (!apply) return;
   const clamp = (v, [lo, hi]) => Math.min(hi, Math.max(lo, v));
@@ -171,7 +180,7 @@ canvas.addEventListener('pointerup', (event) => endDrag(event, true));
 canvas.addEventListener('pointercancel', (event) => endDrag(event, false));
 
 let lastPlotFlush = 0;
-function sample(snapshot) {
+function sample() {
   const yOf = (p) => (params.scene === 'spring' ? p.x : p.y);
   const live = (m) => (m.diverged ? null : m);
   positionPlot.push(snapshot.time, [yOf(snapshot.exact), ...snapshot.methods.map((m) => live(m) && yOf(m))]);
@@ -181,20 +190,24 @@ function sample(snapshot) {
 page.start({
   dt: () => params.dt,
   speed: () => params.speed,
-  time: () => lesson.time(),
-  step: (n) => lesson.step(params.dt, n),
-  afterStep: () => sample(lesson.snapshot()),
-  restart: () => {
-    lesson.restart();
+  time: () => snapshot.time,
+  step: async (n) => {
+    const [{ ms }, state] = await Promise.all([lesson.timed('step', params.dt, n), lesson.snapshot()]);
+    snapshot = state;
+    return ms;
+  },
+  afterStep: () => sample(),
+  restart: async () => {
+    await lesson.restart();
+    snapshot = await lesson.snapshot();
     positionPlot.clear();
     energyPlot.clear();
-    sample(lesson.snapshot());
+    sample();
     updateStability();
   },
-  render: () => {
+  render: async () => {
     fitCanvas(canvas);
-    lesson.draw(ctx, canvas.width, canvas.height, COLORS, Uint8Array.from(shown, Number), drag ?? undefined);
-    const snapshot = lesson.snapshot();
+    await lesson.draw(canvas, COLORS, Uint8Array.from(shown, Number), drag ?? undefined);
     snapshot.methods.forEach((m, i) => {
       errorRows[i].set(m.diverged ? 'unstable — stopped' : m.error.toExponential(2) + ' m');
       errorRows[i].classList.toggle('diverged', Boolean(m.diverged));
@@ -208,4 +221,5 @@ page.start({
     }
   },
 });
+sample();
 page.ready();

@@ -2,7 +2,7 @@
 //! [`phyxel::lessons::deformation`] — the phyxel solver's MLS on one neighbourhood.
 
 use crate::check;
-use crate::view::View;
+use crate::view::{device_pixel_ratio, View};
 use glam::{DMat3, DVec3};
 use phyxel::lessons::deformation::{linear_map, Neighbourhood, SUPPORT_RADIUS};
 use serde::Serialize;
@@ -81,7 +81,7 @@ impl DeformationLesson {
 
     /// Draw the reference neighbourhood (grey, with the support circle) and the deformed one (blue).
     pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64) {
-        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+        let dpr = device_pixel_ratio();
         let px = |p: DVec3| self.view.to_canvas(p.x, p.y, width, height);
         ctx.set_fill_style_str("#fff");
         ctx.fill_rect(0.0, 0.0, width, height);

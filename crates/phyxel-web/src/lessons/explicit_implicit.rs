@@ -2,7 +2,7 @@
 //! ([`phyxel::lessons::explicit_implicit`]): two clamped beams side by side, seen from the side.
 
 use crate::check;
-use crate::view::View;
+use crate::view::{device_pixel_ratio, View};
 use phyxel::lessons::explicit_implicit::{Beam, ExplicitVsImplicit};
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
@@ -194,7 +194,7 @@ impl ExplicitImplicitLesson {
         title: &str,
         failed: bool,
     ) {
-        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+        let dpr = device_pixel_ratio();
         let px = |x: f64, y: f64| self.view.to_canvas(x, y, width, height);
         let beam = &self.lesson.beam;
         // The wall the beam is clamped in.

@@ -3,12 +3,11 @@
 //! difference formula — on samples the user can drag.
 
 use super::sph_approximation::{
-    device_pixel_ratio, draw_samples, draw_square, stroke_path, JITTER, SEED, SPACING,
-    SUPPORT_RATIO,
+    draw_samples, draw_square, stroke_path, JITTER, SEED, SPACING, SUPPORT_RATIO,
 };
 use crate::check;
 use crate::colour::colour_scale;
-use crate::view::View;
+use crate::view::{device_pixel_ratio, View};
 use glam::DVec3;
 use phyxel::lessons::mls_gradient::MlsGradient;
 use phyxel::lessons::sph_approximation::ErrorStats;

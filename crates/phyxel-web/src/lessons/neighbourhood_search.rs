@@ -1,7 +1,7 @@
 //! Bindings and drawing for the neighbourhood-search lesson ([`phyxel::lessons::neighbourhood_search`]).
 
 use crate::check;
-use crate::view::View;
+use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
 use phyxel::lessons::neighbourhood_search::{neighbours_of, Swarm};
 use phyxel::meshless::neighbours::Neighbourhoods;
@@ -87,7 +87,7 @@ impl NeighbourhoodLesson {
 
     /// Grid cells (edge = radius), the query's 3 × 3 block of cells, its search circle and neighbours.
     pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64, query: u32) {
-        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+        let dpr = device_pixel_ratio();
         let px = |p: DVec2| self.view.to_canvas(p.x, p.y, width, height);
         ctx.set_fill_style_str("#fff");
         ctx.fill_rect(0.0, 0.0, width, height);

@@ -1,7 +1,7 @@
 //! Bindings and drawing for the PBD/XPBD lesson. The solver is [`phyxel::lessons::pbd`].
 
 use crate::check;
-use crate::view::View;
+use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
 use phyxel::lessons::pbd::{cloth, rope, soft_box, PbdSystem, Projection};
 use wasm_bindgen::prelude::*;
@@ -105,7 +105,9 @@ impl PbdLesson {
     /// Grab the particle nearest to the canvas point (px, py) within 20 CSS pixels; false if none.
     pub fn grab(&mut self, px: f64, py: f64, width: f64, height: f64) -> bool {
         let (x, y) = self.view.to_world(px, py, width, height);
-        let (x1, _) = self.view.to_world(px + 20.0 * dpr(), py, width, height);
+        let (x1, _) = self
+            .view
+            .to_world(px + 20.0 * device_pixel_ratio(), py, width, height);
         match self.system.nearest(DVec2::new(x, y), (x1 - x).abs()) {
             Some(i) => {
                 let was_fixed = self.system.inverse_masses[i] == 0.0;
@@ -134,7 +136,7 @@ impl PbdLesson {
 
     /// Constraints as lines, particles as dots (fixed ones red).
     pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64) {
-        let scale = dpr();
+        let scale = device_pixel_ratio();
         let px = |p: DVec2| self.view.to_canvas(p.x, p.y, width, height);
         ctx.set_fill_style_str("#fff");
         ctx.fill_rect(0.0, 0.0, width, height);
@@ -172,8 +174,4 @@ impl PbdLesson {
             ctx.fill();
         }
     }
-}
-
-fn dpr() -> f64 {
-    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio())
 }

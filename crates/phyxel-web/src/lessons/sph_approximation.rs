@@ -4,7 +4,7 @@
 
 use crate::check;
 use crate::colour::colour_scale;
-use crate::view::View;
+use crate::view::{device_pixel_ratio, View};
 use glam::DVec3;
 use phyxel::kernels::Kernel;
 use phyxel::lessons::sph_approximation::{ErrorStats, Line, Particles, HALF_WIDTH};
@@ -116,10 +116,6 @@ pub(crate) fn draw_square(ctx: &CanvasRenderingContext2d, view: View, width: f64
     .collect();
     let dpr = device_pixel_ratio();
     stroke_path(ctx, &corners, "#9ca3af", dpr, Some(4.0 * dpr));
-}
-
-pub(crate) fn device_pixel_ratio() -> f64 {
-    web_sys::window().map_or(1.0, |w| w.device_pixel_ratio())
 }
 
 #[wasm_bindgen]

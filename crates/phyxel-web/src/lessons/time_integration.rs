@@ -1,7 +1,7 @@
 //! Bindings and canvas rendering for the time-integration lesson. The physics is
 //! [`phyxel::lessons::time_integration`]; this file only moves numbers to and from the page and draws.
 
-use crate::view::View;
+use crate::view::{device_pixel_ratio, View};
 use phyxel::integrators::Method;
 use phyxel::lessons::time_integration::{
     limits, Comparison, MethodReadout, Projectile, Scene, Spring,
@@ -231,7 +231,7 @@ impl TimeIntegrationLesson {
         enabled: Vec<u8>,
         drag: Option<Vec<f64>>,
     ) {
-        let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
+        let dpr = device_pixel_ratio();
         let style = Style {
             ctx,
             view: &self.view,

@@ -1,0 +1,108 @@
+// The page's side of js/lesson-worker.js: a lesson solver that lives in a dedicated worker, so the
+// page's thread only handles input, readouts and putting the finished frame on screen.
+//
+//   const solvers = await LessonWorker.start();
+//   const lesson = await solvers.create('PbdLesson', 'cloth', 0.5);
+//   await lesson.step(1, 0.005, ...);           // any method of the wasm class, as a promise
+//   const { result, ms } = await lesson.timed('step', ...);   // the same, with the worker's time for it
+//   await lesson.draw(canvas, ...extra);         // lesson.draw(ctx, width, height, ...extra) in the worker
+//   lesson.free();
+//
+// The worker answers in the order it was asked, so calls made one after another need not wait for
+// each other.
+
+export class LessonWorker {
+  /** Start the worker and wait until its solver module is loaded. */
+  static async start() {
+    const solvers = new LessonWorker();
+    await solvers.request(null);
+    return solvers;
+  }
+
+  constructor() {
+    this.worker = new Worker(new URL('./lesson-worker.js', import.meta.url), { type: 'module' });
+    /** id → {resolve, reject} of the requests not yet answered; id 0 is the start-up message. */
+    this.waiting = new Map();
+    this.nextId = 1;
+    this.nextHandle = 1;
+    this.worker.onmessage = ({ data }) => {
+      const request = this.waiting.get(data.id);
+      if (!request) return;
+      this.waiting.delete(data.id);
+      if ('error' in data) request.reject(new Error(data.error));
+      else request.resolve(data);
+    };
+    // The worker itself failed (its script did not load, or it crashed): nothing it was asked will
+    // be answered; say so to every caller, and to later ones.
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.failure = new Error(`the lesson worker failed: ${event.message || 'its script did not load'}`);
+      for (const request of this.waiting.values()) request.reject(this.failure);
+      this.waiting.clear();
+    };
+  }
+
+  /** Send `message` (null: wait for start-up) and resolve with the worker's reply. */
+  request(message, transfer = []) {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = message ? this.nextId++ : 0;
+    const reply = new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    if (message) this.worker.postMessage({ ...message, id }, transfer);
+    return reply;
+  }
+
+  /** A static method of a lesson class (e.g. the list of integrators). */
+  async static(className, method, ...args) {
+    return (await this.request({ op: 'static', className, method, args })).result;
+  }
+
+  /** `new className(...args)` in the worker; rejects with the solver's message if it refuses. */
+  create(className, ...args) {
+    return this.make({ className, args });
+  }
+
+  /** `className.factory(...args)` in the worker (a named constructor such as `spring`). */
+  createWith(className, factory, ...args) {
+    return this.make({ className, factory, args });
+  }
+
+  async make(what) {
+    const handle = this.nextHandle++;
+    await this.request({ op: 'new', handle, ...what });
+    return remoteLesson(this, handle);
+  }
+}
+
+/** A proxy on which any method name not defined here becomes a call in the worker. */
+function remoteLesson(solvers, handle) {
+  const lesson = {
+    async timed(method, ...args) {
+      const { result, ms } = await solvers.request({ op: 'call', handle, method, args });
+      return { result, ms };
+    },
+    async call(method, ...args) {
+      return (await lesson.timed(method, ...args)).result;
+    },
+    /** Draw at the canvas's backing-store size and put the worker's frame on it. */
+    async draw(canvas, ...args) {
+      const { width, height } = canvas;
+      const dpr = window.devicePixelRatio || 1;
+      const { bitmap } = await solvers.request({ op: 'draw', handle, width, height, dpr, args });
+      const ctx = canvas.getContext('2d');
+      ctx.clearRect(0, 0, canvas.width, canvas.height);
+      ctx.drawImage(bitmap, 0, 0);
+      bitmap.close();
+    },
+    free() {
+      if (!solvers.failure) solvers.worker.postMessage({ op: 'free', handle });
+    },
+  };
+  return new Proxy(lesson, {
+    get(target, name) {
+      if (typeof name === 'symbol' || name in target) return target[name];
+      // Not a thenable: `await` on the proxy must not take it for a promise.
+      if (name === 'then') return undefined;
+      return (...args) => target.call(name, ...args);
+    },
+  });
+}
