@@ -18,7 +18,7 @@
 @group(0) @binding(4) var<storage, read> contact: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> frames: array<Frame>;
 @group(0) @binding(6) var<storage, read> force_matrix: array<mat3x3<f32>>;
-@group(0) @binding(7) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> mls_frame: array<MlsFrame>;
 @group(0) @binding(8) var<storage, read> reverse_start: array<u32>;
 @group(0) @binding(9) var<storage, read> reverse: array<u32>;
 @group(0) @binding(10) var<storage, read> owner: array<u32>;
@@ -110,10 +110,12 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
     if (i < params.counts.x && cg_running()) {
         let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
         store(P, i, p);
-        var ksp = -(force_matrix[i] * vector(OWN_D, i));
+        // The force matrices are stored times A⁻¹ (corotated.wgsl): M_i Σ_j d_ij = (M_i A_i⁻¹) Σ_j x̄_ij w_ij.
+        var ksp = -(force_matrix[i] * vector(OWN_OFFSETS, i));
+        let reference_i = mls_frame[i].reference;
         for (var r = reverse_start[i]; r < reverse_start[i + 1u]; r++) {
-            let e = reverse[r];
-            ksp += force_matrix[owner[e]] * d[e].xyz;
+            let owner_i = owner[reverse[r]];
+            ksp += force_matrix[owner_i] * weighted_offset(mls_frame[owner_i], reference_i);
         }
         let ap = apply_row(i, p, ksp);
         store(AP, i, ap);

@@ -7,7 +7,8 @@
 // * `stiffness_stresses` / `cg_stiffness_stresses` — the per-phyxel half of `stiffness_product`: for the
 //   vector q (the work buffer's Q section) δF_e = Σ_j (q_j − q_i) d_ijᵀ F_p⁻¹, δσ = C sym(RᵀδF_e),
 //   δM = −V R δσ F_p⁻ᵀ; gather_forces then gives K·q. The cg_ variant takes q = S (z + β p), CG's next
-//   direction, and does nothing once CG has finished;
+//   direction, and does nothing once CG has finished. Force matrices are stored times A_i⁻¹, as the
+//   gathers take them (phyxel_stresses.wgsl);
 // * `stiffness_diagonal` — `stiffness_diagonal` and the block-Jacobi preconditioner of
 //   `implicit::velocity_change`: P_k = S_k (m_k (1 + Δt α) I − (Δt β + Δt²) K_kk)⁻¹ S_k + (I − S_k).
 //
@@ -17,7 +18,7 @@
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> start: array<u32>;
 @group(0) @binding(3) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(4) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> mls_frame: array<MlsFrame>;
 @group(0) @binding(5) var<storage, read> phyxel: array<Phyxel>;
 @group(0) @binding(6) var<storage, read_write> frames: array<Frame>;
 @group(0) @binding(7) var<storage, read_write> force_matrix: array<mat3x3<f32>>;
@@ -109,7 +110,7 @@ fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let strain = symmetric_part(transpose(rotation) * elastic) - IDENTITY;
     let lm = lame(i);
     let stress = hooke_stress(strain, lm.x, lm.y);
-    force_matrix[i] = -phyxel[i].volume * (rotation * stress * transpose(plastic_inverse));
+    force_matrix[i] = -phyxel[i].volume * (rotation * stress * transpose(plastic_inverse)) * moment_inverse(mls_frame[i]);
 }
 
 // The vector K is applied to: Q, or in a CG iteration the filtered new direction S (z + β p).
@@ -124,15 +125,19 @@ fn product_input(j: u32, in_cg: bool) -> vec3<f32> {
 
 fn differential_force_matrix(i: u32, in_cg: bool) {
     let q_i = product_input(i, in_cg);
-    var dgrad = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    let frame_i = mls_frame[i];
+    var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        dgrad += outer(product_input(neighbour[e], in_cg) - q_i, d[e].xyz);
+        let j = neighbour[e];
+        sum += outer(product_input(j, in_cg) - q_i, weighted_offset(frame_i, mls_frame[j].reference));
     }
+    // Σ_j (q_j − q_i) d_ijᵀ, with A_i⁻¹ applied once (mls.wgsl's displacement_gradient).
+    let dgrad = sum * transpose(moment_inverse(frame_i));
     let plastic_inverse = frames[i].plastic_inverse;
     let rotation = frames[i].rotation;
     let lm = lame(i);
     let dstress = hooke_stress(symmetric_part(transpose(rotation) * (dgrad * plastic_inverse)), lm.x, lm.y);
-    force_matrix[i] = -phyxel[i].volume * (rotation * dstress * transpose(plastic_inverse));
+    force_matrix[i] = -phyxel[i].volume * (rotation * dstress * transpose(plastic_inverse)) * moment_inverse(frame_i);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -164,10 +169,11 @@ fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
     if (k >= params.counts.x) {
         return;
     }
-    var block = diagonal_block(k, -work[section(OWN_D) + k].xyz);
+    var block = diagonal_block(k, -(moment_inverse(mls_frame[k]) * work[section(OWN_OFFSETS) + k].xyz));
+    let reference_k = mls_frame[k].reference;
     for (var r = reverse_start[k]; r < reverse_start[k + 1u]; r++) {
-        let e = reverse[r];
-        block += diagonal_block(owner[e], d[e].xyz);
+        let i = owner[reverse[r]];
+        block += diagonal_block(i, mls_weight(mls_frame[i], reference_k));
     }
     let system = phyxel[k].mass * mass_factor() * IDENTITY - stiffness_factor() * block;
     let s = filter_of(k, contact[k], phyxel[k].fixed);

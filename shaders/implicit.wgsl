@@ -29,7 +29,7 @@
 @group(0) @binding(9) var<storage, read_write> contact: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> start: array<u32>;
 @group(0) @binding(11) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(12) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(12) var<storage, read> mls_frame: array<MlsFrame>;
 
 // `MAX_ROTATION_PER_STEP`: the largest angle (rad) an implicit step may turn a neighbourhood by.
 const MAX_ROTATION_PER_STEP: f32 = 0.4;
@@ -200,12 +200,16 @@ fn rotation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let v_i = velocity[i].xyz;
-    var grad_v = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    let frame_i = mls_frame[i];
+    var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        let dvel = velocity[neighbour[e]].xyz - v_i;
-        let w = d[e].xyz;
-        grad_v += mat3x3<f32>(dvel * w.x, dvel * w.y, dvel * w.z);
+        let j = neighbour[e];
+        let dvel = velocity[j].xyz - v_i;
+        let w = weighted_offset(frame_i, mls_frame[j].reference);
+        sum += mat3x3<f32>(dvel * w.x, dvel * w.y, dvel * w.z);
     }
+    // ∇v_i = Σ_j (v_j − v_i) d_ijᵀ, with A_i⁻¹ applied once.
+    let grad_v = sum * transpose(moment_inverse(frame_i));
     let spin = 0.5 * (grad_v - transpose(grad_v));
     let angular_speed = sqrt(dot(spin[0], spin[0]) + dot(spin[1], spin[1]) + dot(spin[2], spin[2])) / sqrt(2.0);
     if (!(params.gravity_dt.w * angular_speed <= MAX_ROTATION_PER_STEP)) {

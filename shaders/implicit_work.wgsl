@@ -14,7 +14,7 @@ const B: u32 = 5u; // right-hand side b = Δt (f + m g + drag − α m v) + (Δt
 const Q: u32 = 6u; // the vector K is applied to next (stiffness_stresses reads it)
 const DV: u32 = 7u; // the step's Δv = S x
 const GUESS: u32 = 8u; // the last step's Δv: the next CG's initial guess
-const OWN_D: u32 = 9u; // Σ_j d_ij (constant while the reference shape is)
+const OWN_OFFSETS: u32 = 9u; // Σ_j x̄_ij w_ij, which A_i⁻¹ makes Σ_j d_ij (constant with the reference shape)
 const IMPULSE: u32 = 10u; // x: the contact impulse J_i ≥ 0 (N·s)
 const SECTIONS: u32 = 11u;
 

@@ -1,20 +1,22 @@
 // `MlsWeights::displacement_gradient` (mls.rs, MKN04 eq. 8) and `green_strain` (elasticity.rs), for
-// the passes that bind displacement, start, neighbour and d at bindings 1–4 (phyxel_stresses,
-// plastic_flow): prepended to them after common.wgsl.
+// the passes that bind displacement, start, neighbour and mls_frame at bindings 1–4 (phyxel_stresses,
+// plastic_flow, the reference update): prepended to them after common.wgsl and mls_weight.wgsl.
 
 // a bᵀ
 fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
     return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
 }
 
-// ∇u_i = Σ_j (u_j − u_i) d_ijᵀ.
+// ∇u_i = Σ_j (u_j − u_i) d_ijᵀ = [Σ_j (u_j − u_i)(x̄_ij w_ij)ᵀ] A_i⁻ᵀ: A_i⁻¹ applied once per row.
 fn displacement_gradient(i: u32) -> mat3x3<f32> {
+    let frame_i = mls_frame[i];
     let u_i = displacement[i].xyz;
-    var grad_u = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        grad_u += outer(displacement[neighbour[e]].xyz - u_i, d[e].xyz);
+        let j = neighbour[e];
+        sum += outer(displacement[j].xyz - u_i, weighted_offset(frame_i, mls_frame[j].reference));
     }
-    return grad_u;
+    return sum * transpose(moment_inverse(frame_i));
 }
 
 // ε = ½(∇u + ∇uᵀ + ∇uᵀ∇u).

@@ -2,7 +2,9 @@
 // mls.rs): per phyxel the density ρ_i = Σ_j m_j W(|x_ij|, h_i) (i itself included) and volume
 // V_i = m_i/ρ_i, the moment matrix A_i = Σ_j x_ij x_ijᵀ w_ij (MKN04 eq. 8; tutorial eq. 38) and its
 // safe inverse — Jacobi eigen-decomposition, eigenvalues below 10⁻⁴ of the largest dropped
-// (`symmetric_eigen`, `safe_inverse`) — then along its row the MLS weights d_ij = A_i⁻¹ x_ij w_ij.
+// (`symmetric_eigen`, `safe_inverse`) — stored with x̄_i and h_i as the phyxel's MLS frame, from which
+// the passes form d_ij = A_i⁻¹ x_ij w_ij (mls_weight.wgsl). `mls_weights` writes those d_ij along each
+// row, for comparing them with the CPU's.
 
 // x: phyxels. Then reference positions x̄ (xyz) and support radii h (w); masses; the rows; results.
 @group(0) @binding(0) var<uniform> counts: vec4<u32>;
@@ -10,23 +12,14 @@
 @group(0) @binding(2) var<storage, read> mass: array<f32>;
 @group(0) @binding(3) var<storage, read> start: array<u32>;
 @group(0) @binding(4) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(6) var<storage, read_write> moment_inverse: array<mat3x3<f32>>;
+@group(0) @binding(6) var<storage, read_write> mls_frame: array<MlsFrame>;
 // x: density, y: volume, z: rank (as f32), w: unused.
 @group(0) @binding(7) var<storage, read_write> density_volume_rank: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> d: array<vec4<f32>>;
 
 const RELATIVE_THRESHOLD: f32 = 1e-4;
 
-// poly6(r, h) = 315 / (64 π h⁹) (h² − r²)³ (MKN04 eq. 7).
-fn poly6(r: f32, h: f32) -> f32 {
-    if (r >= h) {
-        return 0.0;
-    }
-    let q = h * h - r * r;
-    let h3 = h * h * h;
-    return 315.0 / (64.0 * 3.14159265358979 * h3 * h3 * h3) * q * q * q;
-}
-
+// `poly6` and `MlsFrame` come from mls_weight.wgsl, prepended.
 // `symmetric_eigen` comes from symmetric_eigen.wgsl, prepended.
 
 @compute @workgroup_size(64)
@@ -63,11 +56,18 @@ fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
         vec3<f32>(0.0, inverse_diagonal.y, 0.0),
         vec3<f32>(0.0, 0.0, inverse_diagonal.z),
     );
-    let inverse = q * diagonal * transpose(q);
-    moment_inverse[i] = inverse;
+    mls_frame[i] = mls_frame_of(q * diagonal * transpose(q), reference[i]);
     density_volume_rank[i] = vec4<f32>(density, mass[i] / density, rank, 0.0);
+}
+
+@compute @workgroup_size(64)
+fn mls_weights(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= counts.x) {
+        return;
+    }
+    let frame_i = mls_frame[i];
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        let x_ij = reference[neighbour[e]].xyz - x_i;
-        d[e] = vec4<f32>(inverse * (x_ij * poly6(length(x_ij), h)), 0.0);
+        d[e] = vec4<f32>(mls_weight(frame_i, mls_frame[neighbour[e]].reference), 0.0);
     }
 }

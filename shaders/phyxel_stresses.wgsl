@@ -1,13 +1,14 @@
 // Pass 3, `Body::phyxel_stresses_at` (crates/phyxel/src/meshless/body.rs and elasticity.rs): per
 // phyxel, the MLS displacement gradient ∇u_i = Σ_j (u_j − u_i) d_ijᵀ (MKN04 eq. 8), the Green strain
 // ε = ½(∇u + ∇uᵀ + ∇uᵀ∇u) minus the plastic strain, Hooke's stress σ = λ tr(ε) I + 2μ ε, and the
-// force matrix M_i = −V_i (J σ + k_v (det J − 1) cof J) (MKN04 §4; thesis eqs. 3.42–3.43, 3.62).
+// force matrix M_i = −V_i (J σ + k_v (det J − 1) cof J) (MKN04 §4; thesis eqs. 3.42–3.43, 3.62), stored
+// times A_i⁻¹: the gather's M_i d_ij is then (M_i A_i⁻¹)(x̄_ij w_ij), no moment inverse per edge.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> start: array<u32>;
 @group(0) @binding(3) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(4) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> mls_frame: array<MlsFrame>;
 @group(0) @binding(5) var<storage, read> phyxel: array<Phyxel>;
 @group(0) @binding(6) var<storage, read> plastic_strain: array<mat3x3<f32>>;
 @group(0) @binding(7) var<storage, read_write> force_matrix: array<mat3x3<f32>>;
@@ -33,5 +34,5 @@ fn phyxel_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let stress = lambda * trace * identity + 2.0 * mu * strain;
     let volume_error = determinant(j) - 1.0;
     let piola = j * stress + params.material.z * volume_error * cofactor(j);
-    force_matrix[i] = -phyxel[i].volume * piola;
+    force_matrix[i] = -phyxel[i].volume * piola * moment_inverse(mls_frame[i]);
 }

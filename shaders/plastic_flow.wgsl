@@ -11,7 +11,7 @@
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> start: array<u32>;
 @group(0) @binding(3) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(4) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> mls_frame: array<MlsFrame>;
 @group(0) @binding(5) var<storage, read> phyxel: array<Phyxel>;
 @group(0) @binding(6) var<storage, read_write> plastic_strain: array<mat3x3<f32>>;
 @group(0) @binding(7) var<storage, read_write> status: array<atomic<u32>>;

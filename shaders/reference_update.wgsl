@@ -23,7 +23,7 @@
 @group(0) @binding(1) var<storage, read_write> displacement: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> start: array<u32>;
 @group(0) @binding(3) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(4) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> mls_frame: array<MlsFrame>;
 // x̄ with the support radius in w; the deformed shape x̄ + u the update moves it to.
 @group(0) @binding(5) var<storage, read_write> reference: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> deformed: array<vec4<f32>>;

@@ -2,7 +2,8 @@
 // mirrors of `Body::displacement_gradients` (MKN04 eq. 8), `EmbeddedSurface::deformed_vertices`
 // (tutorial eq. 68) with `EmbeddedSurface::interpolate` for the colour, and `vertex_normals`
 // (crates/phyxel/src/meshless/surface.rs, primitive_mesh.rs). All surfaces of the scene are one
-// vertex array here. Concatenated after mls.wgsl (displacement_gradient reads bindings 1–4).
+// vertex array here. Concatenated after mls_weight.wgsl and mls.wgsl (displacement_gradient reads
+// bindings 1–4).
 
 struct SurfaceSettings {
     // x: phyxels, y: vertices, z: 1 when coloured by object.
@@ -13,7 +14,7 @@ struct SurfaceSettings {
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> start: array<u32>;
 @group(0) @binding(3) var<storage, read> neighbour: array<u32>;
-@group(0) @binding(4) var<storage, read> d: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> mls_frame: array<MlsFrame>;
 @group(0) @binding(5) var<storage, read_write> gradient: array<mat3x3<f32>>;
 @group(0) @binding(6) var<storage, read> reference: array<vec4<f32>>;
 // Vertex v follows the phyxels of bound[bound_start[v]..bound_start[v + 1]]: (j, the bits of ω̃_j).

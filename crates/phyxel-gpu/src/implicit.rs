@@ -15,12 +15,14 @@ use crate::solver::{Pass, SolverBuffers};
 use glam::{DMat3, DVec3};
 use phyxel::meshless::body::Body;
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
+use phyxel::meshless::kernel::poly6;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Sections of n vec4 in the work buffer (shaders/implicit_work.wgsl), then 4 scalars, then partials.
 const SECTIONS: usize = 11;
-const OWN_D: usize = 9;
+/// Σ_j x̄_ij w_ij per phyxel (A_i⁻¹ times it is Σ_j d_ij): implicit_work.wgsl's OWN_OFFSETS.
+const OWN_OFFSETS: usize = 9;
 const SCALARS: usize = 4;
 
 /// Bytes of the implicit step's largest buffers for `phyxels` phyxels: the work buffer (sections,
@@ -75,10 +77,19 @@ impl ImplicitStep {
     ) -> Self {
         let n = body.len();
         let groups = n.div_ceil(crate::solver::WORKGROUP_SIZE as usize);
-        // The work buffer: zero but for Σ_j d_ij.
+        // The work buffer: zero but for Σ_j x̄_ij w_ij (w_ij = poly6(|x̄_ij|, h_i), MKN04 eq. 7).
         let mut work = vec![[0f32; 4]; SECTIONS * n + SCALARS + groups.max(1)];
-        for (i, slot) in work[OWN_D * n..(OWN_D + 1) * n].iter_mut().enumerate() {
-            let own: DVec3 = body.neighbours.edges(i).map(|e| body.mls.d[e]).sum();
+        let range = OWN_OFFSETS * n..(OWN_OFFSETS + 1) * n;
+        for (i, slot) in work[range].iter_mut().enumerate() {
+            let own: DVec3 = body
+                .neighbours
+                .edges(i)
+                .map(|e| {
+                    let x_ij =
+                        body.reference[body.neighbours.neighbour[e] as usize] - body.reference[i];
+                    x_ij * poly6(x_ij.length(), body.support_radius[i])
+                })
+                .sum();
             *slot = crate::layout::vec4(own);
         }
         let work =
@@ -99,6 +110,7 @@ impl ImplicitStep {
         let contact = crate::passes::storage_buffer(device, "contacts", &vec![0u8; n * 16]);
         let b = buffers;
         let common = include_str!("../../../shaders/common.wgsl");
+        let mls_weight = include_str!("../../../shaders/mls_weight.wgsl");
         let mls = include_str!("../../../shaders/mls.wgsl");
         let eigen = include_str!("../../../shaders/symmetric_eigen.wgsl");
         let layout = include_str!("../../../shaders/implicit_work.wgsl");
@@ -106,9 +118,9 @@ impl ImplicitStep {
         let corotated_source = include_str!("../../../shaders/corotated.wgsl");
         let cg_source = include_str!("../../../shaders/conjugate_gradient.wgsl");
         let implicit_source = include_str!("../../../shaders/implicit.wgsl");
-        let corotated_sources = [common, mls, eigen, layout, corotated_source];
-        let cg_sources = [common, layout, cg_source];
-        let implicit_sources = [common, layout, collision, implicit_source];
+        let corotated_sources = [common, mls_weight, mls, eigen, layout, corotated_source];
+        let cg_sources = [common, mls_weight, layout, cg_source];
+        let implicit_sources = [common, mls_weight, layout, collision, implicit_source];
         let corotated = |name: &str, bindings: &[(u32, &wgpu::Buffer)]| {
             Pass::new(device, b.params, &corotated_sources, name, bindings)
         };
@@ -127,7 +139,7 @@ impl ImplicitStep {
                     (3, &work),
                     (4, &contact),
                     (6, b.force_matrix),
-                    (7, b.d),
+                    (7, b.mls_frame),
                     (8, b.reverse_start),
                     (9, b.reverse),
                     (10, b.owner),
@@ -144,7 +156,7 @@ impl ImplicitStep {
         let stiffness_bindings = [
             (2, b.start),
             (3, b.neighbour),
-            (4, b.d),
+            (4, b.mls_frame),
             (5, b.phyxel),
             (6, &frames),
             (7, b.force_matrix),
@@ -163,7 +175,7 @@ impl ImplicitStep {
                     (1, b.displacement),
                     (2, b.start),
                     (3, b.neighbour),
-                    (4, b.d),
+                    (4, b.mls_frame),
                     (5, b.phyxel),
                     (6, &frames),
                     (7, b.force_matrix),
@@ -184,7 +196,7 @@ impl ImplicitStep {
             stiffness_diagonal: corotated(
                 "stiffness_diagonal",
                 &[
-                    (4, b.d),
+                    (4, b.mls_frame),
                     (5, b.phyxel),
                     (6, &frames),
                     (8, &work),
@@ -222,7 +234,7 @@ impl ImplicitStep {
                     (7, b.status),
                     (10, b.start),
                     (11, b.neighbour),
-                    (12, b.d),
+                    (12, b.mls_frame),
                 ],
             ),
             implicit_collide: implicit(
@@ -241,7 +253,7 @@ impl ImplicitStep {
                     (1, b.displacement),
                     (2, b.start),
                     (3, b.neighbour),
-                    (4, b.d),
+                    (4, b.mls_frame),
                     (5, b.phyxel),
                     (6, &frames),
                 ],

@@ -29,6 +29,43 @@ pub struct Params {
     pub implicit: [f32; 4],
 }
 
+/// `MlsFrame` of mls_weight.wgsl: what the passes form phyxel i's MLS weights d_ij = A_i⁻¹ x̄_ij w_ij
+/// from (MKN04 eq. 8).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+pub struct MlsFrame {
+    /// A_i⁻¹ by columns (xyz); in w h_i² (x column), the poly6 factor 315 / (64 π h_i⁹) (y column), 0.
+    pub inverse_x: [f32; 4],
+    pub inverse_y: [f32; 4],
+    pub inverse_z: [f32; 4],
+    /// x̄_i, and the support radius h_i in w.
+    pub reference: [f32; 4],
+}
+
+impl MlsFrame {
+    pub fn new(moment_inverse: DMat3, reference: DVec3, support_radius: f64) -> Self {
+        let h = support_radius;
+        let poly6_factor = 315.0 / (64.0 * std::f64::consts::PI * h.powi(9));
+        let column = |v: DVec3, w: f64| [v.x as f32, v.y as f32, v.z as f32, w as f32];
+        Self {
+            inverse_x: column(moment_inverse.x_axis, h * h),
+            inverse_y: column(moment_inverse.y_axis, poly6_factor),
+            inverse_z: column(moment_inverse.z_axis, 0.0),
+            reference: column(reference, h),
+        }
+    }
+
+    /// A_i⁻¹ back in double precision.
+    pub fn moment_inverse(&self) -> DMat3 {
+        let column = |c: &[f32; 4]| DVec3::new(c[0] as f64, c[1] as f64, c[2] as f64);
+        DMat3::from_cols(
+            column(&self.inverse_x),
+            column(&self.inverse_y),
+            column(&self.inverse_z),
+        )
+    }
+}
+
 /// `Phyxel` of common.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
@@ -102,6 +139,16 @@ mod tests {
         assert_eq!(std::mem::size_of::<Params>(), 144);
         assert_eq!(std::mem::size_of::<PhyxelConstants>(), 16);
         assert_eq!(std::mem::size_of::<GpuCollider>(), 48);
+        // MlsFrame: mat3x3<f32> (48) then vec4<f32> (16).
+        assert_eq!(std::mem::size_of::<MlsFrame>(), 64);
+        let inverse = DMat3::from_cols_array(&[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
+        let frame = MlsFrame::new(inverse, DVec3::new(0.5, 1.5, 2.5), 0.25);
+        assert_eq!(frame.reference, [0.5, 1.5, 2.5, 0.25]);
+        assert_eq!(frame.moment_inverse(), inverse);
+        // The kernel's constants: h² and poly6(0, h) / h⁶ = 315 / (64 π h⁹).
+        assert_eq!(frame.inverse_x[3], 0.0625);
+        let poly6_at_centre = phyxel::meshless::kernel::poly6(0.0, 0.25);
+        assert!((frame.inverse_y[3] as f64 * 0.25f64.powi(6) / poly6_at_centre - 1.0).abs() < 1e-6);
         let m = mat3(DMat3::from_cols_array(&[
             1., 2., 3., 4., 5., 6., 7., 8., 9.,
         ]));

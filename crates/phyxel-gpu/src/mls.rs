@@ -1,8 +1,10 @@
-//! Pass 2 on the GPU: densities, volumes, moment matrices with their safe inverses, and the MLS
-//! weights d_ij along each phyxel's row (`shaders/moment_matrices.wgsl`) — the twin of `Body::rebuild_reference` after the
-//! neighbour search and of `phyxel::meshless::mls::MlsWeights::compute`.
+//! Pass 2 on the GPU: densities, volumes, moment matrices with their safe inverses in each phyxel's
+//! MLS frame, and from those frames the MLS weights d_ij along each row as the solver's passes form
+//! them (`shaders/moment_matrices.wgsl`, `shaders/mls_weight.wgsl`) — the twin of
+//! `Body::rebuild_reference` after the neighbour search and of `phyxel::meshless::mls::MlsWeights::compute`.
 
 use crate::context::{GpuContext, GpuError};
+use crate::layout::MlsFrame;
 use crate::passes::{bind, dispatch, pipeline, storage_buffer};
 use crate::readback::read_buffer;
 use glam::{DMat3, DVec3};
@@ -58,13 +60,20 @@ pub async fn compute_mls_weights(
     let mass_buffer = storage("mass", bytemuck::cast_slice(&masses));
     let start = storage("start", bytemuck::cast_slice(&hoods.start));
     let neighbour = storage("neighbour", bytemuck::cast_slice(&hoods.neighbour));
-    let moment_inverse = storage("moment inverse", &vec![0u8; n * 48]);
+    let frames = storage("MLS frames", &vec![0u8; n * size_of::<MlsFrame>()]);
     let per_phyxel = storage("density, volume, rank", &vec![0u8; n * 16]);
-    let d = storage("d", &vec![0u8; edges * 16]);
-    let eigen = include_str!("../../../shaders/symmetric_eigen.wgsl");
-    let source = include_str!("../../../shaders/moment_matrices.wgsl");
-    let moment_matrices = pipeline(device, &[eigen, "\n", source], "moment_matrices");
+    // A binding is at least one element long.
+    let d = storage("d", &vec![0u8; edges.max(1) * 16]);
+    let sources = [
+        include_str!("../../../shaders/symmetric_eigen.wgsl"),
+        "\n",
+        include_str!("../../../shaders/mls_weight.wgsl"),
+        "\n",
+        include_str!("../../../shaders/moment_matrices.wgsl"),
+    ];
     let mut encoder = device.create_command_encoder(&Default::default());
+    let groups = (n as u32).div_ceil(64);
+    let moment_matrices = pipeline(device, &sources, "moment_matrices");
     let group = bind(
         device,
         &moment_matrices,
@@ -74,21 +83,28 @@ pub async fn compute_mls_weights(
             (2, &mass_buffer),
             (3, &start),
             (4, &neighbour),
-            (6, &moment_inverse),
+            (6, &frames),
             (7, &per_phyxel),
+        ],
+    );
+    dispatch(&mut encoder, &moment_matrices, &group, groups);
+    let mls_weights = pipeline(device, &sources, "mls_weights");
+    let group = bind(
+        device,
+        &mls_weights,
+        &[
+            (0, &counts),
+            (3, &start),
+            (4, &neighbour),
+            (6, &frames),
             (8, &d),
         ],
     );
-    dispatch(
-        &mut encoder,
-        &moment_matrices,
-        &group,
-        (n as u32).div_ceil(64),
-    );
+    dispatch(&mut encoder, &mls_weights, &group, groups);
     gpu.queue.submit([encoder.finish()]);
     let read = |buffer, bytes| read_buffer(device, &gpu.queue, buffer, bytes);
     let per_phyxel = read(&per_phyxel, n as u64 * 16).await.map_err(GpuError)?;
-    let inverses = read(&moment_inverse, n as u64 * 48)
+    let frames = read(&frames, (n * size_of::<MlsFrame>()) as u64)
         .await
         .map_err(GpuError)?;
     let weights = if edges > 0 {
@@ -103,9 +119,9 @@ pub async fn compute_mls_weights(
         density: per_phyxel.iter().map(|p| p[0] as f64).collect(),
         volume: per_phyxel.iter().map(|p| p[1] as f64).collect(),
         rank: per_phyxel.iter().map(|p| p[2] as u8).collect(),
-        moment_inverse: bytemuck::cast_slice::<u8, [f32; 12]>(&inverses)
+        moment_inverse: bytemuck::cast_slice::<u8, MlsFrame>(&frames)
             .iter()
-            .map(|m| DMat3::from_cols(vector(&m[0..3]), vector(&m[4..7]), vector(&m[8..11])))
+            .map(MlsFrame::moment_inverse)
             .collect(),
         d: bytemuck::cast_slice::<u8, [f32; 4]>(&weights)
             .iter()

@@ -20,7 +20,8 @@ pub(crate) struct UpdatedBuffers<'a> {
     pub owner: &'a wgpu::Buffer,
     pub reverse_start: &'a wgpu::Buffer,
     pub reverse: &'a wgpu::Buffer,
-    pub d: &'a wgpu::Buffer,
+    /// The MLS frames (A_i⁻¹, x̄_i, h_i) moment_matrices rewrites.
+    pub mls_frame: &'a wgpu::Buffer,
     pub plastic_strain: &'a wgpu::Buffer,
     pub phyxel: &'a wgpu::Buffer,
     /// m_i as f32 (moment_matrices.wgsl weighs the densities with it).
@@ -83,7 +84,6 @@ impl ReferenceUpdate {
         let bucket_start = u32_buffer(device, "bucket start", &vec![0; table as usize + 1]);
         let sorted = u32_buffer(device, "sorted", &vec![0; n as usize]);
         let reverse_fill = u32_buffer(device, "reverse fill", &vec![0; n as usize + 1]);
-        let moment_inverse = zeros("moment inverses", n as usize * 48);
         let density_volume_rank = zeros("density, volume, rank", n as usize * 16);
         // count_neighbours shares its search with write_neighbours, which writes rows: placeholders.
         let no_rows = u32_buffer(device, "no rows", &[0]);
@@ -91,6 +91,7 @@ impl ReferenceUpdate {
 
         let common = include_str!("../../../shaders/common.wgsl");
         let hash = include_str!("../../../shaders/hash.wgsl");
+        let mls_weight = include_str!("../../../shaders/mls_weight.wgsl");
         let mls = include_str!("../../../shaders/mls.wgsl");
         let update = include_str!("../../../shaders/reference_update.wgsl");
         let grid_source = include_str!("../../../shaders/hash_grid.wgsl");
@@ -103,8 +104,8 @@ impl ReferenceUpdate {
                 "hash_cells" | "scatter_cells" => &[hash, grid_source],
                 "count_neighbours" | "write_neighbours" => &[hash, hoods],
                 "count_reverse" | "scatter_reverse" | "sort_reverse" => &[reverse],
-                "moment_matrices" => &[eigen, moments],
-                _ => &[common, hash, mls, update],
+                "moment_matrices" => &[eigen, mls_weight, moments],
+                _ => &[common, hash, mls_weight, mls, update],
             };
             files.iter().flat_map(|s| [*s, "\n"]).collect()
         };
@@ -188,7 +189,7 @@ impl ReferenceUpdate {
                     (1, b.displacement),
                     (2, b.start),
                     (3, b.neighbour),
-                    (4, b.d),
+                    (4, b.mls_frame),
                     (7, b.plastic_strain),
                 ],
                 g,
@@ -263,9 +264,8 @@ impl ReferenceUpdate {
                     (2, b.mass),
                     (3, b.start),
                     (4, b.neighbour),
-                    (6, &moment_inverse),
+                    (6, b.mls_frame),
                     (7, &density_volume_rank),
-                    (8, b.d),
                 ],
                 g,
             ),

@@ -3,7 +3,7 @@
 
 use crate::context::{GpuContext, GpuError};
 use crate::implicit::{next_budget, solve_stats, ImplicitStep};
-use crate::layout::{from_mat3, mat3, vec4, GpuCollider, Params, PhyxelConstants};
+use crate::layout::{from_mat3, mat3, vec4, GpuCollider, MlsFrame, Params, PhyxelConstants};
 use crate::passes::{bind, pipeline, storage_buffer};
 use crate::prefix_sum::Dispatch;
 use crate::readback::read_buffer;
@@ -117,7 +117,7 @@ pub(crate) struct SolverBuffers<'a> {
     pub reverse_start: &'a wgpu::Buffer,
     pub reverse: &'a wgpu::Buffer,
     pub owner: &'a wgpu::Buffer,
-    pub d: &'a wgpu::Buffer,
+    pub mls_frame: &'a wgpu::Buffer,
     pub phyxel: &'a wgpu::Buffer,
     pub force_matrix: &'a wgpu::Buffer,
     pub colliders: &'a wgpu::Buffer,
@@ -131,17 +131,19 @@ pub(crate) fn gather_forces_pass(device: &wgpu::Device, b: &SolverBuffers) -> Pa
         b.params,
         &[
             include_str!("../../../shaders/common.wgsl"),
+            include_str!("../../../shaders/mls_weight.wgsl"),
             include_str!("../../../shaders/gather_forces.wgsl"),
         ],
         "gather_forces",
         &[
             (1, b.force_matrix),
             (2, b.start),
-            (3, b.d),
+            (3, b.mls_frame),
             (4, b.reverse_start),
             (5, b.reverse),
             (6, b.owner),
             (7, b.forces),
+            (8, b.neighbour),
         ],
     )
 }
@@ -164,11 +166,12 @@ fn bytes_in_words(bytes: u64) -> String {
 }
 
 /// Bytes of the largest buffer the solver binds for `phyxels` phyxels with `edges` neighbour pairs:
-/// d_ij (a vec4 per edge), the force matrices and plastic strains (a mat3x3 per phyxel), and with the
-/// implicit step its work buffer and frames. A body needing more than one binding holds is refused
-/// with this number (the buffers are not split).
+/// the rows (a u32 per edge: neighbours, owners, reverse lists — the MLS weights d_ij are formed from
+/// per-phyxel frames where they are used, not stored per edge), the MLS frames (64 bytes per phyxel),
+/// the force matrices and plastic strains (a mat3x3), and with the implicit step its work buffer and
+/// frames. A body needing more than one binding holds is refused with this number.
 pub fn largest_buffer_bytes(phyxels: usize, edges: usize, implicit: bool) -> u64 {
-    let explicit = (edges * 16).max(phyxels * 48) as u64;
+    let explicit = (edges * 4).max(phyxels * size_of::<MlsFrame>()) as u64;
     if implicit {
         explicit.max(crate::implicit::largest_buffer_bytes(phyxels))
     } else {
@@ -182,7 +185,7 @@ pub(crate) struct StateBuffers<'a> {
     pub reference: &'a wgpu::Buffer,
     pub start: &'a wgpu::Buffer,
     pub neighbour: &'a wgpu::Buffer,
-    pub d: &'a wgpu::Buffer,
+    pub mls_frame: &'a wgpu::Buffer,
     pub displacement: &'a wgpu::Buffer,
     pub velocity: &'a wgpu::Buffer,
     pub temperature: &'a wgpu::Buffer,
@@ -198,10 +201,11 @@ pub struct GpuSolver {
     params_buffer: wgpu::Buffer,
     /// x̄_i with the support radius in w.
     reference: wgpu::Buffer,
-    /// The neighbourhoods (rows `start`, columns `neighbour`) and MLS weights d_ij.
+    /// The neighbourhoods (rows `start`, columns `neighbour`), and per phyxel the MLS frame (A_i⁻¹,
+    /// x̄_i, h_i) the passes form the weights d_ij from (shaders/mls_weight.wgsl).
     start: wgpu::Buffer,
     neighbour: wgpu::Buffer,
-    d: wgpu::Buffer,
+    mls_frame: wgpu::Buffer,
     displacement: wgpu::Buffer,
     velocity: wgpu::Buffer,
     status: wgpu::Buffer,
@@ -284,7 +288,7 @@ impl GpuSolver {
         let edge_capacity = if implicit.is_some() {
             edges
         } else {
-            (2 * edges).min((limit / 16) as usize).max(edges)
+            (2 * edges).min((limit / 4) as usize).max(edges)
         };
         let device = &gpu.device;
         let storage = |label: &str, bytes: &[u8]| storage_buffer(device, label, bytes);
@@ -314,7 +318,16 @@ impl GpuSolver {
         let reverse_start = storage("reverse start", bytemuck::cast_slice(&hoods.reverse_start));
         let reverse = per_edge("reverse", bytemuck::cast_slice(&hoods.reverse));
         let owner = per_edge("owner", bytemuck::cast_slice(&hoods.owner));
-        let d = per_edge("MLS weights d", bytemuck::cast_slice(&vectors(&body.mls.d)));
+        let frames: Vec<MlsFrame> = (0..body.len())
+            .map(|i| {
+                MlsFrame::new(
+                    body.mls.moment_inverse[i],
+                    body.reference[i],
+                    body.support_radius[i],
+                )
+            })
+            .collect();
+        let mls_frame = storage("MLS frames", bytemuck::cast_slice(&frames));
         let masses: Vec<f32> = body.mass.iter().map(|m| *m as f32).collect();
         let mass = storage("mass", bytemuck::cast_slice(&masses));
         let constants: Vec<PhyxelConstants> = (0..body.len())
@@ -375,11 +388,13 @@ impl GpuSolver {
         });
         let common = include_str!("../../../shaders/common.wgsl");
         // phyxel_stresses and plastic_flow also share the MLS gradient and the Green strain.
+        let mls_weight = include_str!("../../../shaders/mls_weight.wgsl");
         let mls = include_str!("../../../shaders/mls.wgsl");
         let collision = include_str!("../../../shaders/collision.wgsl");
         let pass = |stage: Stage, name: &str, source: &str, buffers: &[(u32, &wgpu::Buffer)]| {
             let sources: &[&str] = match name {
-                "phyxel_stresses" | "plastic_flow" => &[common, mls, source],
+                "phyxel_stresses" | "plastic_flow" => &[common, mls_weight, mls, source],
+                "gather_forces" => &[common, mls_weight, source],
                 "integrate" => &[common, collision, source],
                 _ => &[common, source],
             };
@@ -395,7 +410,7 @@ impl GpuSolver {
                     (1, &displacement),
                     (2, &start),
                     (3, &neighbour),
-                    (4, &d),
+                    (4, &mls_frame),
                     (5, &phyxel),
                     (6, &plastic_strain),
                     (7, &force_matrix),
@@ -408,11 +423,12 @@ impl GpuSolver {
                 &[
                     (1, &force_matrix),
                     (2, &start),
-                    (3, &d),
+                    (3, &mls_frame),
                     (4, &reverse_start),
                     (5, &reverse),
                     (6, &owner),
                     (7, &forces),
+                    (8, &neighbour),
                 ],
             ),
             pass(
@@ -457,7 +473,7 @@ impl GpuSolver {
                     (1, &displacement),
                     (2, &start),
                     (3, &neighbour),
-                    (4, &d),
+                    (4, &mls_frame),
                     (5, &phyxel),
                     (6, &plastic_strain),
                     (7, &status),
@@ -480,7 +496,7 @@ impl GpuSolver {
             reverse_start: &reverse_start,
             reverse: &reverse,
             owner: &owner,
-            d: &d,
+            mls_frame: &mls_frame,
             phyxel: &phyxel,
             force_matrix: &force_matrix,
             colliders: &collider_buffer,
@@ -494,7 +510,7 @@ impl GpuSolver {
             reference: reference.clone(),
             start: start.clone(),
             neighbour: neighbour.clone(),
-            d: d.clone(),
+            mls_frame: mls_frame.clone(),
             displacement,
             velocity,
             status,
@@ -555,7 +571,7 @@ impl GpuSolver {
             reference: &self.reference,
             start: &self.start,
             neighbour: &self.neighbour,
-            d: &self.d,
+            mls_frame: &self.mls_frame,
             displacement: &self.displacement,
             velocity: &self.velocity,
             temperature: &self.temperature,
@@ -646,7 +662,7 @@ impl GpuSolver {
                     owner: &self.owner,
                     reverse_start: &self.reverse_start,
                     reverse: &self.reverse,
-                    d: &self.d,
+                    mls_frame: &self.mls_frame,
                     plastic_strain: &self.plastic_strain,
                     phyxel: &self.phyxel,
                     mass: &self.mass,

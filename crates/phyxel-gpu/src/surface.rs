@@ -125,6 +125,8 @@ impl GpuSurfaces {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let sources = [
+            include_str!("../../../shaders/mls_weight.wgsl"),
+            "\n",
             include_str!("../../../shaders/mls.wgsl"),
             include_str!("../../../shaders/render/surface_vertices.wgsl"),
         ];
@@ -145,7 +147,7 @@ impl GpuSurfaces {
                     (1, state.displacement),
                     (2, state.start),
                     (3, state.neighbour),
-                    (4, state.d),
+                    (4, state.mls_frame),
                     (5, &gradient),
                 ],
                 state.phyxels,
