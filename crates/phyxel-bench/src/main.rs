@@ -185,7 +185,8 @@ fn main() {
             std::process::exit(1);
         })
     } else {
-        pool.install(|| run(&options))
+        // The batch of timed steps as the browser runs one (parallel::in_pool).
+        pool.install(|| phyxel::parallel::in_pool(|| run(&options)))
     };
     println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
 }
