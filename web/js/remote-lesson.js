@@ -86,6 +86,8 @@ function remoteLesson(solvers, handle) {
     /** Draw at the canvas's backing-store size and put the worker's frame on it. */
     async draw(canvas, ...args) {
       const { width, height } = canvas;
+      // A canvas with no area (hidden, folded away) has nothing to show.
+      if (!width || !height) return;
       const dpr = window.devicePixelRatio || 1;
       const { bitmap } = await solvers.request({ op: 'draw', handle, width, height, dpr, args });
       const ctx = canvas.getContext('2d');
