@@ -46,13 +46,15 @@ test('not isolated: the 3D demo steps in the single-threaded worker, the thread 
 
 test('not isolated: each 2D lesson steps in its lesson worker, and the page’s thread never loads a solver', async () => {
   for (const lesson of ['pbd', 'time-integration', 'explicit-implicit', 'neighbourhood-search']) {
-    const { page, context, problems } = await openPage(env, `${lesson}.html`);
+    // A high-density screen: the worker draws at the page's pixel ratio (lines and dots scale with it).
+    const { page, context, problems } = await openPage(env, `${lesson}.html`, { deviceScaleFactor: 2 });
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
     const t0 = await readNumber(page, '#readout-sim-time');
     await page.waitForFunction((t) => Number.parseFloat(document.getElementById('readout-sim-time').textContent) > t + 0.1, t0, { timeout: 10_000 });
     assert.match(await page.locator('#backend-badge').textContent(), /Runs on the CPU \(WebAssembly, in a worker\)/, lesson);
     const worker = page.workers().find((w) => w.url().endsWith('/js/lesson-worker.js'));
     assert.ok(worker, `${lesson}: no lesson worker among ${page.workers().map((w) => w.url())}`);
+    assert.equal(await worker.evaluate(() => self.devicePixelRatio), 2, `${lesson}: the worker draws at the page's pixel ratio`);
     // Each global loads what it runs: the solver's wasm is in the worker's resources, not the page's.
     const wasm = (entries) => entries.filter((name) => name.endsWith('/phyxel-web_bg.wasm'));
     const resources = () => performance.getEntriesByType('resource').map((entry) => entry.name);
