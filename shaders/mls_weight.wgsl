@@ -8,7 +8,7 @@
 // Phyxel i's MLS frame. Mirrors `layout::MlsFrame`.
 struct MlsFrame {
     // The safe inverse A_i⁻¹ of the moment matrix by columns (xyz); in w the kernel's constants:
-    // h_i² (x column) and the poly6 factor 315 / (64 π h_i⁹) (y column).
+    // 1/h_i² (x column) and poly6(0, h_i) = 315 / (64 π h_i³) (y column).
     inverse_x: vec4<f32>,
     inverse_y: vec4<f32>,
     inverse_z: vec4<f32>,
@@ -16,22 +16,30 @@ struct MlsFrame {
     reference: vec4<f32>,
 };
 
-// poly6(r, h) = 315 / (64 π h⁹) (h² − r²)³ for r < h (MKN04 eq. 7).
+// poly6(0, h) = 315 / (64 π h³).
+fn poly6_at_centre(h: f32) -> f32 {
+    return 315.0 / (64.0 * 3.14159265358979 * h * h * h);
+}
+
+// poly6(r, h) = 315 / (64 π h⁹) (h² − r²)³ = poly6(0, h) (1 − r²/h²)³ for r < h (MKN04 eq. 7), in the
+// second form: h⁹ leaves single precision (below 1e-38) for supports under 60 µm, h³ does not.
 fn poly6(r: f32, h: f32) -> f32 {
     if (r >= h) {
         return 0.0;
     }
-    let q = h * h - r * r;
-    let h3 = h * h * h;
-    return 315.0 / (64.0 * 3.14159265358979 * h3 * h3 * h3) * q * q * q;
+    let s = 1.0 - (r * r) / (h * h);
+    return poly6_at_centre(h) * s * s * s;
 }
 
 // Phyxel i's frame from A_i⁻¹ and (x̄_i, h_i).
 fn mls_frame_of(inverse: mat3x3<f32>, reference: vec4<f32>) -> MlsFrame {
     let h = reference.w;
-    let h3 = h * h * h;
-    let factor = 315.0 / (64.0 * 3.14159265358979 * h3 * h3 * h3);
-    return MlsFrame(vec4<f32>(inverse[0], h * h), vec4<f32>(inverse[1], factor), vec4<f32>(inverse[2], 0.0), reference);
+    return MlsFrame(
+        vec4<f32>(inverse[0], 1.0 / (h * h)),
+        vec4<f32>(inverse[1], poly6_at_centre(h)),
+        vec4<f32>(inverse[2], 0.0),
+        reference,
+    );
 }
 
 fn moment_inverse(frame: MlsFrame) -> mat3x3<f32> {
@@ -42,8 +50,8 @@ fn moment_inverse(frame: MlsFrame) -> mat3x3<f32> {
 // `reference_j` is phyxel j's frame's reference (x̄_j, h_j). A row's sum of these times A_i⁻¹ is Σ_j d_ij.
 fn weighted_offset(frame_i: MlsFrame, reference_j: vec4<f32>) -> vec3<f32> {
     let x_ij = reference_j.xyz - frame_i.reference.xyz;
-    let q = max(frame_i.inverse_x.w - dot(x_ij, x_ij), 0.0);
-    return x_ij * (frame_i.inverse_y.w * q * q * q);
+    let s = max(1.0 - dot(x_ij, x_ij) * frame_i.inverse_x.w, 0.0);
+    return x_ij * (frame_i.inverse_y.w * s * s * s);
 }
 
 // d_ij = A_i⁻¹ x̄_ij w_ij.

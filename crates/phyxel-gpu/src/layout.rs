@@ -34,7 +34,7 @@ pub struct Params {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct MlsFrame {
-    /// A_i⁻¹ by columns (xyz); in w h_i² (x column), the poly6 factor 315 / (64 π h_i⁹) (y column), 0.
+    /// A_i⁻¹ by columns (xyz); in w 1/h_i² (x column), poly6(0, h_i) = 315 / (64 π h_i³) (y column), 0.
     pub inverse_x: [f32; 4],
     pub inverse_y: [f32; 4],
     pub inverse_z: [f32; 4],
@@ -45,11 +45,11 @@ pub struct MlsFrame {
 impl MlsFrame {
     pub fn new(moment_inverse: DMat3, reference: DVec3, support_radius: f64) -> Self {
         let h = support_radius;
-        let poly6_factor = 315.0 / (64.0 * std::f64::consts::PI * h.powi(9));
+        let poly6_at_centre = 315.0 / (64.0 * std::f64::consts::PI * h.powi(3));
         let column = |v: DVec3, w: f64| [v.x as f32, v.y as f32, v.z as f32, w as f32];
         Self {
-            inverse_x: column(moment_inverse.x_axis, h * h),
-            inverse_y: column(moment_inverse.y_axis, poly6_factor),
+            inverse_x: column(moment_inverse.x_axis, 1.0 / (h * h)),
+            inverse_y: column(moment_inverse.y_axis, poly6_at_centre),
             inverse_z: column(moment_inverse.z_axis, 0.0),
             reference: column(reference, h),
         }
@@ -145,10 +145,10 @@ mod tests {
         let frame = MlsFrame::new(inverse, DVec3::new(0.5, 1.5, 2.5), 0.25);
         assert_eq!(frame.reference, [0.5, 1.5, 2.5, 0.25]);
         assert_eq!(frame.moment_inverse(), inverse);
-        // The kernel's constants: h² and poly6(0, h) / h⁶ = 315 / (64 π h⁹).
-        assert_eq!(frame.inverse_x[3], 0.0625);
+        // The kernel's constants: 1/h² and poly6(0, h).
+        assert_eq!(frame.inverse_x[3], 16.0);
         let poly6_at_centre = phyxel::meshless::kernel::poly6(0.0, 0.25);
-        assert!((frame.inverse_y[3] as f64 * 0.25f64.powi(6) / poly6_at_centre - 1.0).abs() < 1e-6);
+        assert!((frame.inverse_y[3] as f64 / poly6_at_centre - 1.0).abs() < 1e-6);
         let m = mat3(DMat3::from_cols_array(&[
             1., 2., 3., 4., 5., 6., 7., 8., 9.,
         ]));

@@ -554,6 +554,47 @@ fn the_gpu_moment_matrices_and_mls_weights_equal_the_cpu_ones() {
 }
 
 #[test]
+fn the_mls_weights_of_a_microscopic_body_stay_finite_in_single_precision() {
+    // The cube of 10³ phyxels shrunk to support radius h = 4·10⁻⁵ m (about a millimetre across), where
+    // h⁹ (3·10⁻⁴⁰) is below the smallest normal f32 — poly6's normalization 315/(64π h⁹) written that
+    // way would be infinite.
+    let gpu = gpu();
+    let mut body = SceneDescription {
+        resolution: 10,
+        ..SceneDescription::default()
+    }
+    .build(1_000)
+    .unwrap()
+    .simulation
+    .body;
+    let scale = 4e-5 / body.support_radius[0];
+    for x in &mut body.reference {
+        *x *= scale;
+    }
+    for h in &mut body.support_radius {
+        *h *= scale;
+    }
+    assert!(body.support_radius[0].powi(9) < f32::MIN_POSITIVE as f64);
+    body.rebuild_reference();
+    let on_gpu = block_on(phyxel_gpu::compute_mls_weights(
+        &gpu,
+        &body.reference,
+        &body.support_radius,
+        &body.mass,
+        &body.neighbours,
+    ))
+    .unwrap();
+    assert_eq!(on_gpu.rank, body.mls.rank);
+    let largest = body.mls.d.iter().map(|d| d.length()).fold(0.0, f64::max);
+    for (a, b) in body.mls.d.iter().zip(&on_gpu.d) {
+        assert!(a.distance(*b) <= 1e-4 * largest, "d_ij {a} vs {b}");
+    }
+    for (a, b) in body.density.iter().zip(&on_gpu.density) {
+        assert!((a / b - 1.0).abs() < 1e-4, "density {a} vs {b}");
+    }
+}
+
+#[test]
 fn gpu_and_cpu_agree_on_a_plastic_cube_flattened_by_its_landing() {
     // Multiplicative plasticity (Zhou §3.2): the landing flows the lower layers.
     let mut sim = sheared_cube();
