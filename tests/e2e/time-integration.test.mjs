@@ -27,7 +27,7 @@ async function press(page, selector) {
 }
 
 async function pauseAndRestart(page) {
-  if ((await page.locator('#pause').textContent()) === 'Pause') await page.click('#pause');
+  if ((await page.locator('#pause').textContent()) === 'Pause') await press(page, '#pause');
   await press(page, '#restart');
 }
 
@@ -60,7 +60,7 @@ test('the simulation advances in real time and the canvas is drawn and changes',
 test('Pause stops time, Step advances exactly Δt, Restart goes back to zero', async () => {
   const { page, context, problems } = await openLesson();
   await page.waitForTimeout(300);
-  await page.click('#pause');
+  await press(page, '#pause');
   assert.equal(await page.locator('#pause').textContent(), 'Run');
   const paused = await simTime(page);
   await page.waitForTimeout(500);
@@ -70,7 +70,7 @@ test('Pause stops time, Step advances exactly Δt, Restart goes back to zero', a
   assert.ok(Math.abs((await simTime(page)) - paused - 0.04) < 1.5e-3, 'two steps of Δt = 0.02');
   await press(page, '#restart');
   assert.equal(await simTime(page), 0);
-  await page.click('#pause');
+  await press(page, '#pause');
   await page.waitForTimeout(500);
   assert.ok((await simTime(page)) > 0.2, 'Run resumes');
   assert.deepEqual(problems, []);
@@ -142,7 +142,7 @@ test('bad input is explained next to its control and the simulation keeps its la
   const t = await simTime(page);
   await page.waitForTimeout(400);
   assert.ok((await simTime(page)) > t, 'the simulation stopped after bad input');
-  await page.click('#pause');
+  await press(page, '#pause');
   const before = await simTime(page);
   await press(page, '#step');
   assert.ok(Math.abs((await simTime(page)) - before - 0.02) < 1.5e-3);

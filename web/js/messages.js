@@ -105,16 +105,26 @@ function describe(page) {
   };
 }
 
-/** The `step` action: `n` steps and a redraw, answered with the state once done (or why not). */
+/**
+ * The `step` action: once a frame already on its way to the lesson worker has landed, `n` steps and a
+ * redraw; answered with the state, or why they failed.
+ */
 async function stepOnce(page, n) {
-  try {
-    await page.advance(n);
-  } catch (error) {
-    page.notice('step-error', `The simulation was paused: ${error.message}`, 'error');
-    throw new RequestError(`The step failed: ${error.message}`);
-  }
-  await page.sim.render();
+  await page.idle();
+  if ((await page.step(n)) === false) throw new RequestError(`The step failed: ${page.lastFailure}`);
   return page.state();
+}
+
+/** `set`, answered once a solver in a lesson worker has taken the value (or refused it). */
+async function setParameter(page, parameter, value) {
+  const control = page.controls.registry.get(parameter);
+  const refused = control.set(value);
+  if (refused) throw new RequestError(`${parameter}=${value} was refused: ${refused}`);
+  const taken = control.get();
+  await page.idle();
+  // A value the solver refused later has been put back by its control.
+  if (control.get() !== taken) throw new RequestError(`${parameter}=${value} was refused by the solver: still ${control.get()}.`);
+  return { [parameter]: control.get() };
 }
 
 /** Carry out a valid request; returns its result (or a promise of it) or throws RequestError. */
@@ -127,19 +137,21 @@ function perform(page, request, subscription) {
       return request.parameter === undefined ? registry.values() : { [request.parameter]: registry.get(request.parameter).get() };
     case 'set': {
       const value = typeof request.value === 'boolean' ? (request.value ? '1' : '0') : String(request.value);
-      const refused = registry.get(request.parameter).set(value);
-      if (refused) throw new RequestError(`${request.parameter}=${value} was refused: ${refused}`);
-      return { [request.parameter]: registry.get(request.parameter).get() };
+      return setParameter(page, request.parameter, value);
     }
     case 'play':
       page.setRunning(true);
       return page.state();
     case 'pause':
       page.setRunning(false);
-      return page.state();
+      // A frame already on its way to a lesson worker lands before the answer.
+      return page.idle().then(() => page.state());
     case 'restart':
       // A solver in a lesson worker restarts by promise: answer once it has.
-      return Promise.resolve(page.restart()).then(() => page.state());
+      return Promise.resolve(page.restart()).then((ok) => {
+        if (ok === false) throw new RequestError(`The restart failed: ${page.lastFailure}`);
+        return page.state();
+      });
     case 'step':
       page.setRunning(false);
       return stepOnce(page, request.steps ?? 1);

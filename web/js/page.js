@@ -23,6 +23,10 @@ export class LessonPage {
     this.running = true;
     /** Frames, Steps and restarts still waiting for a lesson worker (js/page.js run). */
     this.busy = 0;
+    /** Called when busy drops to 0 (see idle()). */
+    this.idleWaiters = [];
+    /** Why the last frame, Step or restart failed. */
+    this.lastFailure = null;
     this.accumulated = 0;
     this.stepStats = [];
     this.noticeElements = new Map();
@@ -130,7 +134,7 @@ export class LessonPage {
     this.pauseButton.addEventListener('click', () => this.setRunning(!this.running));
     this.panel.querySelector('#step').addEventListener('click', () => {
       this.setRunning(false);
-      this.run(() => after(this.advance(1), () => this.sim.render()));
+      this.step(1);
     });
     this.panel.querySelector('#restart').addEventListener('click', () => this.restart());
     document.addEventListener('keydown', (e) => {
@@ -184,15 +188,35 @@ export class LessonPage {
     this.emit('state', this.state());
   }
 
+  /** Back to t = 0. Resolves (or returns) false if the simulation refused. */
   restart() {
-    this.accumulated = 0;
-    this.stepStats = [];
+    this.resetTiming();
     return this.run(() =>
       after(this.sim.restart(), () => {
         this.updateReadouts();
         return this.sim.render();
       }),
     );
+  }
+
+  /** `n` steps and a redraw, paused or not (the Step button, the message API); false if they failed. */
+  step(n) {
+    return this.run(() => after(this.advance(n), () => this.sim.render()));
+  }
+
+  /** Forget the real time owed and the step timings (a new simulation starts). */
+  resetTiming() {
+    this.accumulated = 0;
+    this.stepStats = [];
+    if (this.simulation && this.sim) this.updateReadouts();
+  }
+
+  /**
+   * Resolves when nothing asked of the lesson worker is pending any more: a frame already on its way
+   * when the simulation was paused has landed.
+   */
+  idle() {
+    return this.busy ? new Promise((resolve) => this.idleWaiters.push(resolve)) : Promise.resolve();
   }
 
   /**
@@ -202,14 +226,16 @@ export class LessonPage {
    */
   run(work) {
     const fail = (error) => {
+      this.lastFailure = error?.message ?? String(error);
       if (this.simulation) this.setRunning(false);
-      this.notice('step-error', `The simulation was paused: ${error?.message ?? error}`, 'error');
+      this.notice('step-error', `The simulation was paused: ${this.lastFailure}`, 'error');
+      return false;
     };
     try {
       const result = work();
       return result?.then ? this.track(result.catch(fail)) : result;
     } catch (error) {
-      fail(error);
+      return fail(error);
     }
   }
 
@@ -222,7 +248,9 @@ export class LessonPage {
     document.body.dataset.busy = 'true';
     const done = () => {
       this.busy -= 1;
-      if (!this.busy) document.body.dataset.busy = 'false';
+      if (this.busy) return;
+      document.body.dataset.busy = 'false';
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
     };
     promise.then(done, done);
     return promise;

@@ -32,14 +32,19 @@ export class LessonWorker {
       if ('error' in data) request.reject(new Error(data.error));
       else request.resolve(data);
     };
-    // The worker itself failed (its script did not load, or it crashed): nothing it was asked will
-    // be answered; say so to every caller, and to later ones.
-    this.worker.onerror = (event) => {
-      event.preventDefault();
-      this.failure = new Error(`the lesson worker failed: ${event.message || 'its script did not load'}`);
+    // The worker itself failed (its script did not load, or it crashed), or a reply could not be
+    // read: what it was asked will not be answered; say so to every caller, and to later ones (a
+    // request left waiting would hold the page's frames back for good).
+    const fail = (why) => {
+      this.failure = new Error(`the lesson worker failed: ${why}`);
       for (const request of this.waiting.values()) request.reject(this.failure);
       this.waiting.clear();
     };
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      fail(event.message || 'its script did not load');
+    };
+    this.worker.onmessageerror = () => fail('a reply could not be read');
   }
 
   /** Send `message` (null: wait for start-up) and resolve with the worker's reply. */

@@ -54,10 +54,15 @@ const number = (panel, key, label, unit, min, max, help) =>
     onChange: (value) => {
       const previous = params[key];
       params[key] = value;
-      return page.track(rebuild()).catch((error) => {
-        params[key] = previous;
-        throw error;
-      });
+      const rebuilt = rebuild().then(
+        () => page.resetTiming(),
+        (error) => {
+          // Unless a later value has taken its place meanwhile.
+          if (params[key] === value) params[key] = previous;
+          throw error;
+        },
+      );
+      return page.track(rebuilt);
     },
   });
 const material = c.group('Material');

@@ -42,6 +42,8 @@ const agreeReadout = page.readout('agree', 'Same neighbour sets');
 /** A fresh set of particles, swapped in once the worker has made it and searched it. */
 async function rebuild() {
   const fresh = await solvers.create('NeighbourhoodLesson', params.count, params.radius);
+  // The radius may have changed while the worker made it (a shared link sets count, then radius).
+  await fresh.set_radius(params.radius);
   lesson.free();
   lesson = fresh;
   query = 0;
@@ -50,17 +52,19 @@ async function rebuild() {
 
 /** Both searches on the current positions, timed in the worker; the readouts compare them. */
 async function search() {
+  // One lesson throughout, even if a rebuild swaps in another meanwhile.
+  const searched = lesson;
   const [hash, count, neighbours] = await Promise.all([
-    lesson.timed('hash_search'),
-    lesson.count(),
-    lesson.neighbours(query),
+    searched.timed('hash_search'),
+    searched.count(),
+    searched.neighbours(query),
   ]);
   const pairs = hash.result;
   hashReadout(`${hash.ms.toFixed(2)} ms`);
   meanReadout((pairs / count).toFixed(1));
   queryReadout(String(neighbours.length));
   if (count <= BRUTE_FORCE_LIMIT) {
-    const brute = await lesson.timed('brute_force_search');
+    const brute = await searched.timed('brute_force_search');
     const [brutePairs, agree] = brute.result;
     bruteReadout(`${brute.ms.toFixed(2)} ms (${(brute.ms / Math.max(hash.ms, 1e-3)).toFixed(1)}× the hash)`);
     agreeReadout(agree && brutePairs === pairs ? 'yes' : 'NO');
@@ -70,10 +74,13 @@ async function search() {
   }
 }
 
-canvas.addEventListener('pointerdown', async (event) => {
+canvas.addEventListener('pointerdown', (event) => {
   event.preventDefault();
-  query = await lesson.nearest(...canvasPoint(canvas, event), canvas.width, canvas.height);
-  queryReadout(String((await lesson.neighbours(query)).length));
+  const pick = async () => {
+    query = await lesson.nearest(...canvasPoint(canvas, event), canvas.width, canvas.height);
+    queryReadout(String((await lesson.neighbours(query)).length));
+  };
+  page.run(pick);
 });
 
 page.start({

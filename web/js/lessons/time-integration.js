@@ -144,8 +144,9 @@ function updateStability() {
 updateStability();
 
 // Pointer and touch: drag the mass to set x₀ (spring), or drag from the launch point to aim (projectile).
+// A worker that fails is reported by the next frame (page.run): a lost pointer position needs no report.
 function canvasPoint(event) {
-  return lesson.canvas_to_world(...pointerPixel(canvas, event), canvas.width, canvas.height);
+  return lesson.canvas_to_world(...pointerPixel(canvas, event), canvas.width, canvas.height).catch(() => null);
 }
 let dragging = false;
 canvas.addEventListener('pointerdown', async (event) => {
@@ -157,14 +158,15 @@ canvas.addEventListener('pointerdown', async (event) => {
 canvas.addEventListener('pointermove', async (event) => {
   if (!dragging) return;
   const point = await canvasPoint(event);
-  if (dragging) drag = point;
+  if (dragging && point) drag = point;
 });
 const endDrag = async (event, apply) => {
   if (!dragging) return;
   dragging = false;
-  const [x, y] = await canvasPoint(event);
+  const point = await canvasPoint(event);
   drag = null;
-  if (!apply) return;
+  if (!apply || !point) return;
+  const [x, y] = point;
   const clamp = (v, [lo, hi]) => Math.min(hi, Math.max(lo, v));
   if (params.scene === 'spring') {
     x0Control.set(Number(clamp(x, limits.x0).toFixed(3)));
