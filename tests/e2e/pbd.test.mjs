@@ -66,3 +66,21 @@ test('the pointer drags a particle and bad input is refused', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('where workers cannot run the lesson, it runs on the page’s thread and says why', async () => {
+  const noWorkers = () => {
+    window.Worker = function Worker() {
+      throw new Error('workers are switched off');
+    };
+  };
+  const { page, context, problems } = await openPage(env, 'pbd.html', {}, { initScript: noWorkers });
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
+  await waitForText(page, '#readout-counts', /^1200 \/ 4592$/);
+  const t0 = await readNumber(page, '#readout-sim-time');
+  await page.waitForFunction((t) => Number.parseFloat(document.getElementById('readout-sim-time').textContent) > t + 0.1, t0, { timeout: 10_000 });
+  await waitForText(page, '#backend-badge', /Runs on the CPU \(WebAssembly, on the page's thread: the lesson worker could not run — workers are switched off\)/);
+  assert.equal(page.workers().length, 0);
+  assert.ok((await canvasStats(page, '#scene')).ink > 0, 'the cloth is drawn');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -76,7 +76,15 @@ self.onmessage = async ({ data }) => {
   }
 };
 // Id 0 tells the page the module is loaded (or why it is not).
+/** Whether this worker can draw: a 2D OffscreenCanvas (Safari has one from 16.4). */
+function canDraw() {
+  try {
+    return new OffscreenCanvas(1, 1).getContext('2d') !== null;
+  } catch {
+    return false;
+  }
+}
 ready.then(
-  () => self.postMessage({ id: 0, result: 'ready' }),
+  () => self.postMessage(canDraw() ? { id: 0, result: 'ready' } : { id: 0, error: 'workers cannot draw here (no 2D OffscreenCanvas)' }),
   (error) => self.postMessage({ id: 0, error: `the solver module did not load: ${error?.message ?? error}` }),
 );

@@ -9,14 +9,35 @@
 //   lesson.free();
 //
 // The worker answers in the order it was asked, so calls made one after another need not wait for
-// each other.
+// each other. Where a worker cannot run the lessons (no module workers, no 2D OffscreenCanvas in
+// workers, or it did not start), the same interface runs them on the page's thread instead
+// (`PageLessons`) and the backend badge says so.
+import { setComputesOn } from './backend.js';
+
+/** How long the worker may take to load its solver module before the page runs it itself (ms). */
+const START_TIMEOUT_MS = 15_000;
 
 export class LessonWorker {
-  /** Start the worker and wait until its solver module is loaded. */
+  /**
+   * Start the worker and wait until its solver module is loaded — or, where that fails, load the
+   * solver on the page's thread (resolves with a PageLessons then).
+   */
   static async start() {
-    const solvers = new LessonWorker();
-    await solvers.request(null);
-    return solvers;
+    let solvers;
+    let timer;
+    try {
+      solvers = new LessonWorker();
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`it did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+      });
+      await Promise.race([solvers.request(null), timeout]);
+      return solvers;
+    } catch (error) {
+      solvers?.worker?.terminate();
+      return PageLessons.start(error.message);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   constructor() {
@@ -78,7 +99,56 @@ export class LessonWorker {
   }
 }
 
-/** A proxy on which any method name not defined here becomes a call in the worker. */
+/**
+ * The lessons on the page's own thread, behind the same promises: for browsers whose workers cannot
+ * run them. Steps then block the page while they run, as before the worker.
+ */
+class PageLessons {
+  static async start(reason) {
+    const phyxel = await import('../phyxel-web.js');
+    await phyxel.default();
+    setComputesOn(`the CPU (WebAssembly, on the page's thread: the lesson worker could not run — ${reason})`);
+    return new PageLessons(phyxel);
+  }
+
+  constructor(phyxel) {
+    this.phyxel = phyxel;
+  }
+
+  async static(className, method, ...args) {
+    return this.phyxel[className][method](...args);
+  }
+
+  async create(className, ...args) {
+    return localLesson(new this.phyxel[className](...args));
+  }
+
+  async createWith(className, factory, ...args) {
+    return localLesson(this.phyxel[className][factory](...args));
+  }
+}
+
+/** `object` (a wasm lesson on this thread) with the interface of remoteLesson. */
+function localLesson(object) {
+  return callProxy({
+    async timed(method, ...args) {
+      const start = performance.now();
+      const result = object[method](...args);
+      return { result, ms: performance.now() - start };
+    },
+    async call(method, ...args) {
+      return object[method](...args);
+    },
+    async draw(canvas, ...args) {
+      if (canvas.width && canvas.height) object.draw(canvas.getContext('2d'), canvas.width, canvas.height, ...args);
+    },
+    free() {
+      object.free();
+    },
+  });
+}
+
+/** A lesson in the worker, by its handle there. */
 function remoteLesson(solvers, handle) {
   const lesson = {
     async timed(method, ...args) {
@@ -104,6 +174,11 @@ function remoteLesson(solvers, handle) {
       if (!solvers.failure) solvers.worker.postMessage({ op: 'free', handle });
     },
   };
+  return callProxy(lesson);
+}
+
+/** A proxy on which any method name `lesson` does not define becomes `lesson.call(name, …)`. */
+function callProxy(lesson) {
   return new Proxy(lesson, {
     get(target, name) {
       if (typeof name === 'symbol' || name in target) return target[name];
