@@ -115,7 +115,8 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
         let reference_i = mls_frame[i].reference;
         for (var r = reverse_start[i]; r < reverse_start[i + 1u]; r++) {
             let owner_i = owner[reverse[r]];
-            ksp += force_matrix[owner_i] * weighted_offset(mls_frame[owner_i], reference_i);
+            let frame = &mls_frame[owner_i];
+            ksp += force_matrix[owner_i] * weighted_offset_from((*frame).reference, (*frame).inverse_x.w, (*frame).inverse_y.w, reference_i);
         }
         let ap = apply_row(i, p, ksp);
         store(AP, i, ap);

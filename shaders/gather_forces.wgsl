@@ -28,7 +28,9 @@ fn gather_forces(@builtin(global_invocation_id) id: vec3<u32>) {
     var force = -(force_matrix[k] * offsets);
     for (var r = reverse_start[k]; r < reverse_start[k + 1u]; r++) {
         let i = owner[reverse[r]];
-        force += force_matrix[i] * weighted_offset(mls_frame[i], frame_k.reference);
+        let frame_i = &mls_frame[i];
+        let offset = weighted_offset_from((*frame_i).reference, (*frame_i).inverse_x.w, (*frame_i).inverse_y.w, frame_k.reference);
+        force += force_matrix[i] * offset;
     }
     forces[k] = vec4<f32>(force, 0.0);
 }

@@ -54,6 +54,14 @@ fn weighted_offset(frame_i: MlsFrame, reference_j: vec4<f32>) -> vec3<f32> {
     return x_ij * (frame_i.inverse_y.w * s * s * s);
 }
 
+// x̄_ij w_ij from the kernel's part of phyxel i's frame alone (x̄_i and h_i, 1/h_i², poly6(0, h_i)):
+// the gathers over reverse lists meet a different i at every edge and need no more of its frame.
+fn weighted_offset_from(reference_i: vec4<f32>, inverse_h2: f32, centre: f32, reference_j: vec4<f32>) -> vec3<f32> {
+    let x_ij = reference_j.xyz - reference_i.xyz;
+    let s = max(1.0 - dot(x_ij, x_ij) * inverse_h2, 0.0);
+    return x_ij * (centre * s * s * s);
+}
+
 // d_ij = A_i⁻¹ x̄_ij w_ij.
 fn mls_weight(frame_i: MlsFrame, reference_j: vec4<f32>) -> vec3<f32> {
     return moment_inverse(frame_i) * weighted_offset(frame_i, reference_j);
