@@ -475,6 +475,21 @@ fn the_gpu_hash_grid_finds_exactly_the_cpu_neighbour_sets() {
     );
 }
 
+/// Pass 2 on the device for `body`'s reference shape and neighbourhoods.
+fn mls_weights_on_gpu(
+    gpu: &GpuContext,
+    body: &phyxel::meshless::body::Body,
+) -> phyxel_gpu::GpuMlsWeights {
+    block_on(phyxel_gpu::compute_mls_weights(
+        gpu,
+        &body.reference,
+        &body.support_radius,
+        &body.mass,
+        &body.neighbours,
+    ))
+    .unwrap()
+}
+
 #[test]
 fn the_gpu_moment_matrices_and_mls_weights_equal_the_cpu_ones() {
     let gpu = gpu();
@@ -508,14 +523,7 @@ fn the_gpu_moment_matrices_and_mls_weights_equal_the_cpu_ones() {
     body.density.resize(body.reference.len(), 0.0);
     body.volume.resize(body.reference.len(), 0.0);
     body.rebuild_reference();
-    let on_gpu = block_on(phyxel_gpu::compute_mls_weights(
-        &gpu,
-        &body.reference,
-        &body.support_radius,
-        &body.mass,
-        &body.neighbours,
-    ))
-    .unwrap();
+    let on_gpu = mls_weights_on_gpu(&gpu, body);
     assert_eq!(on_gpu.rank, body.mls.rank, "ranks kept by the safe inverse");
     let n = body.len();
     assert_eq!(
@@ -576,14 +584,7 @@ fn the_mls_weights_of_a_microscopic_body_stay_finite_in_single_precision() {
     }
     assert!(body.support_radius[0].powi(9) < f32::MIN_POSITIVE as f64);
     body.rebuild_reference();
-    let on_gpu = block_on(phyxel_gpu::compute_mls_weights(
-        &gpu,
-        &body.reference,
-        &body.support_radius,
-        &body.mass,
-        &body.neighbours,
-    ))
-    .unwrap();
+    let on_gpu = mls_weights_on_gpu(&gpu, &body);
     assert_eq!(on_gpu.rank, body.mls.rank);
     let largest = body.mls.d.iter().map(|d| d.length()).fold(0.0, f64::max);
     for (a, b) in body.mls.d.iter().zip(&on_gpu.d) {
