@@ -20,8 +20,8 @@
 @group(0) @binding(6) var<storage, read> force_matrix: array<mat3x3<f32>>;
 @group(0) @binding(7) var<storage, read> mls_frame: array<MlsFrame>;
 @group(0) @binding(8) var<storage, read> reverse_start: array<u32>;
+// Reverse lists of owners.
 @group(0) @binding(9) var<storage, read> reverse: array<u32>;
-@group(0) @binding(10) var<storage, read> owner: array<u32>;
 
 fn vector(s: u32, i: u32) -> vec3<f32> {
     return work[section(s) + i].xyz;
@@ -107,14 +107,14 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
         @builtin(workgroup_id) group: vec3<u32>) {
     let i = id.x;
     var sums = vec4<f32>(0.0);
-    if (i < params.counts.x && cg_running()) {
+    if (i < params.counts.x && cg_running() && owns_reverse_list(reverse_start[i])) {
         let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
         store(P, i, p);
         // The force matrices are stored times A⁻¹ (corotated.wgsl): M_i Σ_j d_ij = (M_i A_i⁻¹) Σ_j x̄_ij w_ij.
         var ksp = -(force_matrix[i] * vector(OWN_OFFSETS, i));
         let reference_i = mls_frame[i].reference;
         for (var r = reverse_start[i]; r < reverse_start[i + 1u]; r++) {
-            let owner_i = owner[reverse[r]];
+            let owner_i = reverse[reverse_slot(r)];
             let frame = &mls_frame[owner_i];
             ksp += force_matrix[owner_i] * weighted_offset_from((*frame).reference, (*frame).inverse_x.w, (*frame).inverse_y.w, reference_i);
         }
@@ -123,8 +123,10 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
         sums.x = dot(p, ap);
     }
     let total = workgroup_sum(local, sums);
+    // Run once per window, the dispatches add their partial sums (each row is in one window).
     if (local == 0u) {
-        work[partial_index(group.x)] = total;
+        let previous = select(vec4<f32>(0.0), work[partial_index(group.x)], edge_window.reverse.z > 0u);
+        work[partial_index(group.x)] = previous + total;
     }
 }
 

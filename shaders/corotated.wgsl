@@ -24,8 +24,8 @@
 @group(0) @binding(7) var<storage, read_write> force_matrix: array<mat3x3<f32>>;
 @group(0) @binding(8) var<storage, read> work: array<vec4<f32>>;
 @group(0) @binding(9) var<storage, read> reverse_start: array<u32>;
+// Reverse lists of owners.
 @group(0) @binding(10) var<storage, read> reverse: array<u32>;
-@group(0) @binding(11) var<storage, read> owner: array<u32>;
 @group(0) @binding(12) var<storage, read> contact: array<vec4<f32>>;
 
 // Singular values below this fraction of the largest count as zero (`DEGENERATE_SINGULAR_VALUE`,
@@ -100,7 +100,7 @@ fn elastic_deformation_gradient(i: u32) -> mat3x3<f32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.counts.x || !owns_row(start[i])) {
         return;
     }
     let plastic_inverse = frames[i].plastic_inverse;
@@ -128,7 +128,7 @@ fn differential_force_matrix(i: u32, in_cg: bool) {
     let frame_i = mls_frame[i];
     var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        let j = neighbour[e];
+        let j = neighbour[row_slot(e)];
         sum += outer(product_input(j, in_cg) - q_i, weighted_offset(frame_i, mls_frame[j].reference));
     }
     // Σ_j (q_j − q_i) d_ijᵀ, with A_i⁻¹ applied once (mls.wgsl's displacement_gradient).
@@ -142,14 +142,14 @@ fn differential_force_matrix(i: u32, in_cg: bool) {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.counts.x) {
+    if (id.x < params.counts.x && owns_row(start[id.x])) {
         differential_force_matrix(id.x, false);
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.counts.x && cg_running()) {
+    if (id.x < params.counts.x && cg_running() && owns_row(start[id.x])) {
         differential_force_matrix(id.x, true);
     }
 }
@@ -166,13 +166,13 @@ fn diagonal_block(i: u32, d_ik: vec3<f32>) -> mat3x3<f32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= params.counts.x) {
+    if (k >= params.counts.x || !owns_reverse_list(reverse_start[k])) {
         return;
     }
     var block = diagonal_block(k, -(moment_inverse(mls_frame[k]) * work[section(OWN_OFFSETS) + k].xyz));
     let reference_k = mls_frame[k].reference;
     for (var r = reverse_start[k]; r < reverse_start[k + 1u]; r++) {
-        let i = owner[reverse[r]];
+        let i = reverse[reverse_slot(r)];
         block += diagonal_block(i, mls_weight(mls_frame[i], reference_k));
     }
     let system = phyxel[k].mass * mass_factor() * IDENTITY - stiffness_factor() * block;
@@ -210,7 +210,7 @@ const SMALLEST_SQUARED_STRETCH: f32 = 1e-12;
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn plastic_flow_multiplicative(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.counts.x || !owns_row(start[i])) {
         return;
     }
     let plastic_inverse = frames[i].plastic_inverse;

@@ -17,7 +17,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn heat(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.counts.x || !owns_row(start[i])) {
         return;
     }
     let dt = params.gravity_dt.w;
@@ -26,7 +26,7 @@ fn heat(@builtin(global_invocation_id) id: vec3<u32>) {
     var exchange = 0.0;
     var weight = 0.0;
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        let j = neighbour[e];
+        let j = neighbour[row_slot(e)];
         let w = poly6_shape(distance(reference[j].xyz, x_i), h);
         exchange += w * (temperature[j] - temperature[i]);
         weight += w;

@@ -196,14 +196,14 @@ fn implicit_integrate(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn rotation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.counts.x || !owns_row(start[i])) {
         return;
     }
     let v_i = velocity[i].xyz;
     let frame_i = mls_frame[i];
     var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        let j = neighbour[e];
+        let j = neighbour[row_slot(e)];
         let dvel = velocity[j].xyz - v_i;
         let w = weighted_offset(frame_i, mls_frame[j].reference);
         sum += mat3x3<f32>(dvel * w.x, dvel * w.y, dvel * w.z);

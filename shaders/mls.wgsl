@@ -1,6 +1,7 @@
 // `MlsWeights::displacement_gradient` (mls.rs, MKN04 eq. 8) and `green_strain` (elasticity.rs), for
 // the passes that bind displacement, start, neighbour and mls_frame at bindings 1–4 (phyxel_stresses,
-// plastic_flow, the reference update): prepended to them after common.wgsl and mls_weight.wgsl.
+// plastic_flow, the reference update): prepended to them after common.wgsl, mls_weight.wgsl and
+// edge_window.wgsl. The caller handles phyxel i only in the window that owns its row (`owns_row`).
 
 // a bᵀ
 fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
@@ -13,7 +14,7 @@ fn displacement_gradient(i: u32) -> mat3x3<f32> {
     let u_i = displacement[i].xyz;
     var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        let j = neighbour[e];
+        let j = neighbour[row_slot(e)];
         sum += outer(displacement[j].xyz - u_i, weighted_offset(frame_i, mls_frame[j].reference));
     }
     return sum * transpose(moment_inverse(frame_i));

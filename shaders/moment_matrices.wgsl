@@ -25,7 +25,7 @@ const RELATIVE_THRESHOLD: f32 = 1e-4;
 @compute @workgroup_size(64)
 fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= counts.x) {
+    if (i >= counts.x || !owns_row(start[i])) {
         return;
     }
     let x_i = reference[i].xyz;
@@ -33,7 +33,7 @@ fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
     var density = mass[i] * poly6(0.0, h);
     var a = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        let j = neighbour[e];
+        let j = neighbour[row_slot(e)];
         let x_ij = reference[j].xyz - x_i;
         let w = poly6(length(x_ij), h);
         density += mass[j] * w;
@@ -63,11 +63,11 @@ fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(64)
 fn mls_weights(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= counts.x) {
+    if (i >= counts.x || !owns_row(start[i])) {
         return;
     }
     let frame_i = mls_frame[i];
     for (var e = start[i]; e < start[i + 1u]; e++) {
-        d[e] = vec4<f32>(mls_weight(frame_i, mls_frame[neighbour[e]].reference), 0.0);
+        d[e] = vec4<f32>(mls_weight(frame_i, mls_frame[neighbour[row_slot(e)]].reference), 0.0);
     }
 }

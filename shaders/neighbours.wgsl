@@ -1,7 +1,7 @@
 // Passes 1c–1d, `Neighbourhoods::build` (crates/phyxel/src/meshless/neighbours.rs): j ∈ N(i) ⇔ j ≠ i
 // and |x_j − x_i| < h_i, found by scanning the buckets of the 27 cells around x_i (each bucket once).
 // count_neighbours counts, the prefix sum makes the compressed rows, write_neighbours fills them sorted
-// by index, as the CPU does.
+// by index, as the CPU does (once per edge window, edge_window.wgsl: each row in the window that owns it).
 
 @group(0) @binding(0) var<uniform> grid: GridParams;
 // xyz: position, w: support radius h_i.
@@ -10,7 +10,6 @@
 @group(0) @binding(3) var<storage, read> sorted: array<u32>;
 @group(0) @binding(4) var<storage, read_write> start: array<u32>;
 @group(0) @binding(5) var<storage, read_write> neighbour: array<u32>;
-@group(0) @binding(6) var<storage, read_write> owner: array<u32>;
 
 // The distinct buckets of the 27 cells around cell c, sorted; returns how many.
 fn nearby_buckets(c: vec3<i32>, buckets: ptr<function, array<u32, 27>>) -> u32 {
@@ -41,7 +40,7 @@ fn nearby_buckets(c: vec3<i32>, buckets: ptr<function, array<u32, 27>>) -> u32 {
     return n;
 }
 
-// Visit every j ∈ N(i): count them, or (write = true) store them from slot `first` on.
+// Visit every j ∈ N(i): count them, or (write = true) store them from slot `first` of the bound rows on.
 fn search(i: u32, write: bool, first: u32) -> u32 {
     let x = points[i].xyz;
     let h = points[i].w;
@@ -55,7 +54,6 @@ fn search(i: u32, write: bool, first: u32) -> u32 {
             if (j != i && distance(points[j].xyz, x) < h) {
                 if (write) {
                     neighbour[first + count] = j;
-                    owner[first + count] = i;
                 }
                 count++;
             }
@@ -74,10 +72,10 @@ fn count_neighbours(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(64)
 fn write_neighbours(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= grid.counts.x) {
+    if (i >= grid.counts.x || !owns_row(start[i])) {
         return;
     }
-    let first = start[i];
+    let first = row_slot(start[i]);
     let last = first + search(i, true, first);
     // Sort the row by index (insertion sort: rows hold a few dozen entries).
     for (var a = first + 1u; a < last; a++) {

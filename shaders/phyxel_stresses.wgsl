@@ -20,7 +20,7 @@ fn cofactor(j: mat3x3<f32>) -> mat3x3<f32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn phyxel_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.counts.x || !owns_row(start[i])) {
         return;
     }
     let grad_u = displacement_gradient(i);

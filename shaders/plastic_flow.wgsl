@@ -24,7 +24,7 @@ fn norm(a: mat3x3<f32>) -> f32 {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.counts.x || !owns_row(start[i])) {
         return;
     }
     let total = green_strain(displacement_gradient(i));

@@ -37,7 +37,7 @@ struct SurfaceSettings {
 @compute @workgroup_size(64)
 fn displacement_gradients(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i < settings.counts.x) {
+    if (i < settings.counts.x && owns_row(start[i])) {
         gradient[i] = displacement_gradient(i);
     }
 }

@@ -122,7 +122,14 @@ impl ImplicitStep {
         let cg_sources = [common, mls_weight, layout, cg_source];
         let implicit_sources = [common, mls_weight, layout, collision, implicit_source];
         let corotated = |name: &str, bindings: &[(u32, &wgpu::Buffer)]| {
-            Pass::new(device, b.params, &corotated_sources, name, bindings)
+            Pass::new(
+                device,
+                b.params,
+                b.edges,
+                &corotated_sources,
+                name,
+                bindings,
+            )
         };
         // Each entry point binds exactly what it uses (automatic layouts hold nothing else).
         let cg = |name: &str| {
@@ -142,16 +149,15 @@ impl ImplicitStep {
                     (7, b.mls_frame),
                     (8, b.reverse_start),
                     (9, b.reverse),
-                    (10, b.owner),
                 ],
                 "cg_update" => &[(3, &work), (5, &frames)],
                 "cg_finish" => &[(2, b.phyxel), (3, &work), (4, &contact)],
                 _ => &[(3, &work)],
             };
-            Pass::new(device, b.params, &cg_sources, name, bindings)
+            Pass::new(device, b.params, b.edges, &cg_sources, name, bindings)
         };
         let implicit = |name: &str, bindings: &[(u32, &wgpu::Buffer)]| {
-            Pass::new(device, b.params, &implicit_sources, name, bindings)
+            Pass::new(device, b.params, b.edges, &implicit_sources, name, bindings)
         };
         let stiffness_bindings = [
             (2, b.start),
@@ -202,7 +208,6 @@ impl ImplicitStep {
                     (8, &work),
                     (9, b.reverse_start),
                     (10, b.reverse),
-                    (11, b.owner),
                     (12, &contact),
                 ],
             ),

@@ -48,6 +48,7 @@
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
 
 mod context;
+mod edge_windows;
 mod implicit;
 mod instances;
 mod layout;
@@ -61,8 +62,9 @@ mod solver;
 mod surface;
 
 pub use context::{watch_failures, GpuContext, GpuError};
+pub use edge_windows::EdgeWindowPlan;
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
-pub use solver::{largest_buffer_bytes, GpuSolver, GpuState};
+pub use solver::{largest_binding_bytes, GpuSolver, GpuState};
 pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};

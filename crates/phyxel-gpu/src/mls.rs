@@ -4,8 +4,9 @@
 //! `Body::rebuild_reference` after the neighbour search and of `phyxel::meshless::mls::MlsWeights::compute`.
 
 use crate::context::{GpuContext, GpuError};
+use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
 use crate::layout::MlsFrame;
-use crate::passes::{bind, dispatch, pipeline, storage_buffer};
+use crate::passes::{dispatch, pipeline, storage_buffer};
 use crate::readback::read_buffer;
 use glam::{DMat3, DVec3};
 use phyxel::meshless::neighbours::Neighbourhoods;
@@ -59,12 +60,23 @@ pub async fn compute_mls_weights(
     let reference_buffer = storage("reference", bytemuck::cast_slice(&points));
     let mass_buffer = storage("mass", bytemuck::cast_slice(&masses));
     let start = storage("start", bytemuck::cast_slice(&hoods.start));
-    let neighbour = storage("neighbour", bytemuck::cast_slice(&hoods.neighbour));
+    let longest_row = (0..n).map(|i| hoods.edges(i).len()).max().unwrap_or(0);
+    let plan = EdgeWindowPlan::new(
+        edges as u32,
+        gpu.limits.max_storage_buffer_binding_size,
+        gpu.limits.min_storage_buffer_offset_alignment,
+        longest_row as u32,
+    )
+    .map_err(GpuError)?;
+    let windows = EdgeWindows::new(device, plan, &hoods.neighbour, &[]);
+    let neighbour = &windows.neighbour;
     let frames = storage("MLS frames", &vec![0u8; n * size_of::<MlsFrame>()]);
     let per_phyxel = storage("density, volume, rank", &vec![0u8; n * 16]);
     // A binding is at least one element long.
     let d = storage("d", &vec![0u8; edges.max(1) * 16]);
     let sources = [
+        include_str!("../../../shaders/edge_window.wgsl"),
+        "\n",
         include_str!("../../../shaders/symmetric_eigen.wgsl"),
         "\n",
         include_str!("../../../shaders/mls_weight.wgsl"),
@@ -74,33 +86,30 @@ pub async fn compute_mls_weights(
     let mut encoder = device.create_command_encoder(&Default::default());
     let groups = (n as u32).div_ceil(64);
     let moment_matrices = pipeline(device, &sources, "moment_matrices");
-    let group = bind(
-        device,
-        &moment_matrices,
-        &[
-            (0, &counts),
-            (1, &reference_buffer),
-            (2, &mass_buffer),
-            (3, &start),
-            (4, &neighbour),
-            (6, &frames),
-            (7, &per_phyxel),
-        ],
-    );
-    dispatch(&mut encoder, &moment_matrices, &group, groups);
+    let moments = [
+        (0, &counts),
+        (1, &reference_buffer),
+        (2, &mass_buffer),
+        (3, &start),
+        (4, neighbour),
+        (6, &frames),
+        (7, &per_phyxel),
+    ];
+    for group in windows.bind(device, &moment_matrices, &moments) {
+        dispatch(&mut encoder, &moment_matrices, &group, groups);
+    }
+    // d_ij per edge, a vec4 each: for comparing with the CPU's (test bodies fit one binding).
     let mls_weights = pipeline(device, &sources, "mls_weights");
-    let group = bind(
-        device,
-        &mls_weights,
-        &[
-            (0, &counts),
-            (3, &start),
-            (4, &neighbour),
-            (6, &frames),
-            (8, &d),
-        ],
-    );
-    dispatch(&mut encoder, &mls_weights, &group, groups);
+    let weights = [
+        (0, &counts),
+        (3, &start),
+        (4, neighbour),
+        (6, &frames),
+        (8, &d),
+    ];
+    for group in windows.bind(device, &mls_weights, &weights) {
+        dispatch(&mut encoder, &mls_weights, &group, groups);
+    }
     gpu.queue.submit([encoder.finish()]);
     let read = |buffer, bytes| read_buffer(device, &gpu.queue, buffer, bytes);
     let per_phyxel = read(&per_phyxel, n as u64 * 16).await.map_err(GpuError)?;

@@ -3,6 +3,7 @@
 //! `prefix_sum.wgsl`) — the twin of `phyxel::meshless::neighbours`.
 
 use crate::context::{GpuContext, GpuError};
+use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
 use crate::passes::{bind, dispatch, pipeline, storage_buffer};
 use crate::prefix_sum::{self, prefix_sum};
 use crate::readback::read_buffer;
@@ -25,16 +26,17 @@ pub(crate) fn uniform(device: &wgpu::Device, values: [u32; 4]) -> wgpu::Buffer {
 }
 
 /// The hash-grid parameters of `shaders/hash.wgsl` (`GridParams`): phyxels, table size, `extra`
-/// (the reference update's edge capacity), cell edge and `threshold` (its strain threshold).
+/// (the reference update's edge capacity and the longest row an edge window holds), cell edge and
+/// `threshold` (its strain threshold).
 pub(crate) fn grid_params(
     device: &wgpu::Device,
     phyxels: u32,
     table: u32,
-    extra: u32,
+    extra: [u32; 2],
     cell: f32,
     threshold: f32,
 ) -> wgpu::Buffer {
-    let mut bytes = bytemuck::cast_slice::<u32, u8>(&[phyxels, table, extra, 0]).to_vec();
+    let mut bytes = bytemuck::cast_slice::<u32, u8>(&[phyxels, table, extra[0], extra[1]]).to_vec();
     bytes.extend_from_slice(bytemuck::cast_slice(&[cell, threshold, 0.0, 0.0]));
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("grid"),
@@ -65,7 +67,7 @@ pub async fn build_neighbourhoods(
     let table = hash_table_size(n);
     let groups = n.div_ceil(64);
     let hash = include_str!("../../../shaders/hash.wgsl");
-    let grid_params = grid_params(device, n, table, 0, cell as f32, 0.0);
+    let grid_params = grid_params(device, n, table, [0, 0], cell as f32, 0.0);
     let packed: Vec<[f32; 4]> = points
         .iter()
         .zip(radii)
@@ -87,8 +89,9 @@ pub async fn build_neighbourhoods(
     let hash_cells = pipeline(device, &[hash, grid_source], "hash_cells");
     let scatter_cells = pipeline(device, &[hash, grid_source], "scatter_cells");
     let hood_source = include_str!("../../../shaders/neighbours.wgsl");
-    let count_neighbours = pipeline(device, &[hash, hood_source], "count_neighbours");
-    let write_neighbours = pipeline(device, &[hash, hood_source], "write_neighbours");
+    let window = include_str!("../../../shaders/edge_window.wgsl");
+    let count_neighbours = pipeline(device, &[window, hash, hood_source], "count_neighbours");
+    let write_neighbours = pipeline(device, &[window, hash, hood_source], "write_neighbours");
     let counting_cells = [
         (0, &grid_params),
         (1, &points_buffer),
@@ -116,10 +119,8 @@ pub async fn build_neighbourhoods(
         &bind(device, &scatter_cells, &scattering_cells),
         groups,
     );
-    // Counting does not write rows, but shares the search with write_neighbours: placeholders.
-    // (Two of them: WebGPU forbids binding one buffer twice as writable storage.)
+    // Counting does not write rows, but shares the search with write_neighbours: a placeholder.
     let no_rows = u32_buffer(device, "no rows", &[]);
-    let no_owners = u32_buffer(device, "no owners", &[]);
     let count_group = bind(
         device,
         &count_neighbours,
@@ -130,7 +131,6 @@ pub async fn build_neighbourhoods(
             (3, &sorted),
             (4, &start),
             (5, &no_rows),
-            (6, &no_owners),
         ],
     );
     dispatch(&mut encoder, &count_neighbours, &count_group, groups);
@@ -141,74 +141,112 @@ pub async fn build_neighbourhoods(
     let edges = starts[n as usize];
 
     // Rows: write them sorted; then the reverse lists by a counting sort of the edges on their target.
-    let neighbour = u32_buffer(device, "neighbour", &vec![0; edges as usize]);
-    let owner = u32_buffer(device, "owner", &vec![0; edges as usize]);
+    // Both in edge windows where they exceed one binding.
+    let longest_row = starts.windows(2).map(|s| s[1] - s[0]).max().unwrap_or(0);
+    let plan = EdgeWindowPlan::new(
+        edges,
+        gpu.limits.max_storage_buffer_binding_size,
+        gpu.limits.min_storage_buffer_offset_alignment,
+        longest_row,
+    )
+    .map_err(GpuError)?;
+    let windows = EdgeWindows::new(device, plan, &[], &[]);
+    let (neighbour, reverse) = (&windows.neighbour, &windows.reverse);
     let reverse_fill = u32_buffer(device, "reverse fill", &vec![0; n as usize + 1]);
     let reverse_start = u32_buffer(device, "reverse start", &vec![0; n as usize + 1]);
-    let reverse = u32_buffer(device, "reverse", &vec![0; edges as usize]);
     let edge_params = uniform(device, [n, 0, 0, 0]);
     let reverse_source = include_str!("../../../shaders/reverse_neighbours.wgsl");
-    let count_reverse = pipeline(device, &[reverse_source], "count_reverse");
-    let scatter_reverse = pipeline(device, &[reverse_source], "scatter_reverse");
-    let sort_reverse = pipeline(device, &[reverse_source], "sort_reverse");
-    let mut encoder = device.create_command_encoder(&Default::default());
-    let write_group = bind(
-        device,
-        &write_neighbours,
-        &[
-            (0, &grid_params),
-            (1, &points_buffer),
-            (2, &bucket_start),
-            (3, &sorted),
-            (4, &start),
-            (5, &neighbour),
-            (6, &owner),
-        ],
+    let reverse_pass = |name: &str| pipeline(device, &[window, reverse_source], name);
+    let (count_reverse, scatter_reverse) = (
+        reverse_pass("count_reverse"),
+        reverse_pass("scatter_reverse"),
     );
-    dispatch(&mut encoder, &write_neighbours, &write_group, groups);
+    let sort_reverse = reverse_pass("sort_reverse");
+    let mut encoder = device.create_command_encoder(&Default::default());
+    let windowed = |encoder: &mut wgpu::CommandEncoder,
+                    pipeline: &wgpu::ComputePipeline,
+                    buffers: &[(u32, &wgpu::Buffer)]| {
+        for group in windows.bind(device, pipeline, buffers) {
+            dispatch(encoder, pipeline, &group, groups);
+        }
+    };
+    let writing = [
+        (0, &grid_params),
+        (1, &points_buffer),
+        (2, &bucket_start),
+        (3, &sorted),
+        (4, &start),
+        (5, neighbour),
+    ];
+    windowed(&mut encoder, &write_neighbours, &writing);
     let counting = [
         (0, &edge_params),
-        (1, &neighbour),
+        (1, neighbour),
         (2, &reverse_fill),
         (5, &start),
     ];
-    dispatch(
-        &mut encoder,
-        &count_reverse,
-        &bind(device, &count_reverse, &counting),
-        groups,
-    );
+    windowed(&mut encoder, &count_reverse, &counting);
     prefix_sum::encode(&mut encoder, &prefix_sum(device, &reverse_fill, n + 1));
     encoder.copy_buffer_to_buffer(&reverse_fill, 0, &reverse_start, 0, u64::from(n + 1) * 4);
     let scattering = [
         (0, &edge_params),
-        (1, &neighbour),
+        (1, neighbour),
         (2, &reverse_fill),
-        (3, &reverse),
+        (3, reverse),
+        (4, &reverse_start),
         (5, &start),
     ];
-    dispatch(
-        &mut encoder,
-        &scatter_reverse,
-        &bind(device, &scatter_reverse, &scattering),
-        groups,
-    );
-    let sorting = bind(
-        device,
-        &sort_reverse,
-        &[(0, &edge_params), (3, &reverse), (4, &reverse_start)],
-    );
-    dispatch(&mut encoder, &sort_reverse, &sorting, groups);
+    windowed(&mut encoder, &scatter_reverse, &scattering);
+    let sorting = [(0, &edge_params), (3, reverse), (4, &reverse_start)];
+    windowed(&mut encoder, &sort_reverse, &sorting);
     gpu.queue.submit([encoder.finish()]);
-    let hoods = Neighbourhoods {
-        start: starts,
-        neighbour: read_u32(gpu, &neighbour, edges as usize).await?,
-        reverse_start: read_u32(gpu, &reverse_start, n as usize + 1).await?,
-        reverse: read_u32(gpu, &reverse, edges as usize).await?,
-        owner: read_u32(gpu, &owner, edges as usize).await?,
-    };
+    let hoods = from_reverse_owners(
+        starts,
+        read_u32(gpu, neighbour, edges as usize).await?,
+        read_u32(gpu, &reverse_start, n as usize + 1).await?,
+        &read_u32(gpu, reverse, edges as usize).await?,
+    );
     gpu.check()?;
     Ok(hoods)
+}
+
+/// The CPU's form of neighbourhoods whose reverse lists name owners (as the device holds them): the
+/// edge (i → k) of each owner i is found in i's sorted row, and each edge's owner is its row's phyxel.
+/// An owner whose row lacks k (a corrupt list) gives edge `u32::MAX`, which no comparison with the
+/// CPU's lists passes.
+pub(crate) fn from_reverse_owners(
+    start: Vec<u32>,
+    neighbour: Vec<u32>,
+    reverse_start: Vec<u32>,
+    reverse_owners: &[u32],
+) -> Neighbourhoods {
+    let n = start.len().saturating_sub(1);
+    let row = |i: usize| start[i] as usize..start[i + 1] as usize;
+    let mut owner = vec![0; neighbour.len()];
+    for i in 0..n {
+        owner[row(i)].fill(i as u32);
+    }
+    let mut reverse = Vec::with_capacity(reverse_owners.len());
+    for k in 0..n {
+        for &i in &reverse_owners[reverse_start[k] as usize..reverse_start[k + 1] as usize] {
+            let i = i as usize;
+            let edge = if i < n {
+                neighbour[row(i)]
+                    .binary_search(&(k as u32))
+                    .map_or(u32::MAX, |slot| start[i] + slot as u32)
+            } else {
+                u32::MAX
+            };
+            reverse.push(edge);
+        }
+    }
+    Neighbourhoods {
+        start,
+        neighbour,
+        reverse_start,
+        reverse,
+        owner,
+    }
 }
 
 async fn read_u32(

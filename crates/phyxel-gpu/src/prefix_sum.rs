@@ -8,11 +8,12 @@ use wgpu::util::DeviceExt;
 /// Values one `scan_blocks` workgroup scans.
 const SCAN_BLOCK: u32 = 256;
 
-/// One dispatch of a plan.
+/// One dispatch of a plan (once per bind group: a pass over per-edge buffers has one per edge
+/// window, `EdgeWindows::bind`).
 #[derive(Clone)]
 pub(crate) struct Dispatch {
     pub pipeline: wgpu::ComputePipeline,
-    pub bindings: wgpu::BindGroup,
+    pub bindings: Vec<wgpu::BindGroup>,
     pub workgroups: u32,
 }
 
@@ -52,7 +53,7 @@ fn plan_level(
     let buffers = [(0, &params), (1, values), (2, &block_sums)];
     plan.push(Dispatch {
         pipeline: scan_blocks.clone(),
-        bindings: bind(device, scan_blocks, &buffers),
+        bindings: vec![bind(device, scan_blocks, &buffers)],
         workgroups: blocks,
     });
     if blocks > 1 {
@@ -66,7 +67,7 @@ fn plan_level(
         );
         plan.push(Dispatch {
             pipeline: add_block_offsets.clone(),
-            bindings: bind(device, add_block_offsets, &buffers),
+            bindings: vec![bind(device, add_block_offsets, &buffers)],
             workgroups: blocks,
         });
     }
@@ -75,6 +76,8 @@ fn plan_level(
 /// Encode `plan` directly into `encoder`.
 pub(crate) fn encode(encoder: &mut wgpu::CommandEncoder, plan: &[Dispatch]) {
     for step in plan {
-        crate::passes::dispatch(encoder, &step.pipeline, &step.bindings, step.workgroups);
+        for bindings in &step.bindings {
+            crate::passes::dispatch(encoder, &step.pipeline, bindings, step.workgroups);
+        }
     }
 }

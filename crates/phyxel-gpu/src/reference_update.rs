@@ -6,8 +6,9 @@
 //! fit the edge buffers moves the rest shape, keeps each phyxel's elastic strain, and rebuilds the
 //! rows, reverse lists, volumes, moment matrices and MLS weights in the solver's own buffers.
 
+use crate::edge_windows::EdgeWindows;
 use crate::neighbours::{grid_params, hash_table_size, u32_buffer, uniform};
-use crate::passes::{bind, pipeline, storage_buffer};
+use crate::passes::{pipeline, storage_buffer};
 use crate::prefix_sum::{prefix_sum, Dispatch};
 use crate::solver::WORKGROUP_SIZE;
 
@@ -16,10 +17,9 @@ pub(crate) struct UpdatedBuffers<'a> {
     pub reference: &'a wgpu::Buffer,
     pub displacement: &'a wgpu::Buffer,
     pub start: &'a wgpu::Buffer,
-    pub neighbour: &'a wgpu::Buffer,
-    pub owner: &'a wgpu::Buffer,
+    /// The rows and reverse lists, bound in windows.
+    pub edges: &'a EdgeWindows,
     pub reverse_start: &'a wgpu::Buffer,
-    pub reverse: &'a wgpu::Buffer,
     /// The MLS frames (A_i⁻¹, x̄_i, h_i) moment_matrices rewrites.
     pub mls_frame: &'a wgpu::Buffer,
     pub plastic_strain: &'a wgpu::Buffer,
@@ -62,19 +62,27 @@ pub(crate) struct ReferenceUpdate {
 pub(crate) const FOLLOWER_SLOTS: usize = 3;
 
 impl ReferenceUpdate {
-    /// The passes for `phyxels` phyxels whose rows may hold up to `edge_capacity` edges in all, hashed
-    /// on cells of edge `cell` (the largest support radius), updating when ‖ε‖ passes `threshold`.
+    /// The passes for `phyxels` phyxels whose rows may hold up to `edge_capacity` edges in all and
+    /// `longest_row` each (what an edge window holds), hashed on cells of edge `cell` (the largest
+    /// support radius), updating when ‖ε‖ passes `threshold`.
     pub fn new(
         device: &wgpu::Device,
         b: &UpdatedBuffers,
         phyxels: u32,
-        edge_capacity: u32,
+        [edge_capacity, longest_row]: [u32; 2],
         cell: f32,
         threshold: f32,
     ) -> Self {
         let n = phyxels;
         let table = hash_table_size(n);
-        let grid = grid_params(device, n, table, edge_capacity, cell, threshold);
+        let grid = grid_params(
+            device,
+            n,
+            table,
+            [edge_capacity, longest_row],
+            cell,
+            threshold,
+        );
         let counts = uniform(device, [n, 0, 0, 0]);
         let zeros = |label: &str, bytes: usize| storage_buffer(device, label, &vec![0u8; bytes]);
         let deformed = zeros("deformed points", n as usize * 16);
@@ -87,7 +95,7 @@ impl ReferenceUpdate {
         let density_volume_rank = zeros("density, volume, rank", n as usize * 16);
         // count_neighbours shares its search with write_neighbours, which writes rows: placeholders.
         let no_rows = u32_buffer(device, "no rows", &[0]);
-        let no_owners = u32_buffer(device, "no owners", &[0]);
+        let (neighbour, reverse_owners) = (&b.edges.neighbour, &b.edges.reverse);
 
         let common = include_str!("../../../shaders/common.wgsl");
         let hash = include_str!("../../../shaders/hash.wgsl");
@@ -99,6 +107,7 @@ impl ReferenceUpdate {
         let reverse = include_str!("../../../shaders/reverse_neighbours.wgsl");
         let eigen = include_str!("../../../shaders/symmetric_eigen.wgsl");
         let moments = include_str!("../../../shaders/moment_matrices.wgsl");
+        let window = include_str!("../../../shaders/edge_window.wgsl");
         let sources = |name: &str| -> Vec<&str> {
             let files: &[&str] = match name {
                 "hash_cells" | "scatter_cells" => &[hash, grid_source],
@@ -107,11 +116,14 @@ impl ReferenceUpdate {
                 "moment_matrices" => &[eigen, mls_weight, moments],
                 _ => &[common, hash, mls_weight, mls, update],
             };
-            files.iter().flat_map(|s| [*s, "\n"]).collect()
+            std::iter::once(&window)
+                .chain(files)
+                .flat_map(|s| [*s, "\n"])
+                .collect()
         };
         let pass = |name: &str, buffers: &[(u32, &wgpu::Buffer)], workgroups: u32| {
             let pipeline = pipeline(device, &sources(name), name);
-            let bindings = bind(device, &pipeline, buffers);
+            let bindings = b.edges.bind(device, &pipeline, buffers);
             Dispatch {
                 pipeline,
                 bindings,
@@ -174,12 +186,16 @@ impl ReferenceUpdate {
                     (3, &sorted),
                     (4, &new_start),
                     (5, &no_rows),
-                    (6, &no_owners),
                 ],
                 g,
             ),
         ]);
         search.extend(prefix_sum(device, &new_start, n + 1));
+        search.push(pass(
+            "longest_new_row",
+            &[(0, &grid), (8, b.status), (9, &new_start)],
+            g,
+        ));
 
         let mut commit = vec![
             pass(
@@ -188,7 +204,7 @@ impl ReferenceUpdate {
                     (0, &grid),
                     (1, b.displacement),
                     (2, b.start),
-                    (3, b.neighbour),
+                    (3, neighbour),
                     (4, b.mls_frame),
                     (7, b.plastic_strain),
                 ],
@@ -212,8 +228,7 @@ impl ReferenceUpdate {
                     (2, &bucket_start),
                     (3, &sorted),
                     (4, &new_start),
-                    (5, b.neighbour),
-                    (6, b.owner),
+                    (5, neighbour),
                 ],
                 g,
             ),
@@ -226,7 +241,7 @@ impl ReferenceUpdate {
                 "count_reverse",
                 &[
                     (0, &counts),
-                    (1, b.neighbour),
+                    (1, neighbour),
                     (2, &reverse_fill),
                     (5, b.start),
                 ],
@@ -244,16 +259,17 @@ impl ReferenceUpdate {
                 "scatter_reverse",
                 &[
                     (0, &counts),
-                    (1, b.neighbour),
+                    (1, neighbour),
                     (2, &reverse_fill),
-                    (3, b.reverse),
+                    (3, reverse_owners),
+                    (4, b.reverse_start),
                     (5, b.start),
                 ],
                 g,
             ),
             pass(
                 "sort_reverse",
-                &[(0, &counts), (3, b.reverse), (4, b.reverse_start)],
+                &[(0, &counts), (3, reverse_owners), (4, b.reverse_start)],
                 g,
             ),
             pass(
@@ -263,7 +279,7 @@ impl ReferenceUpdate {
                     (1, b.reference),
                     (2, b.mass),
                     (3, b.start),
-                    (4, b.neighbour),
+                    (4, neighbour),
                     (6, b.mls_frame),
                     (7, &density_volume_rank),
                 ],
@@ -366,14 +382,18 @@ impl ReferenceUpdate {
     pub fn encode(&self, compute: &mut wgpu::ComputePass) {
         let direct = |compute: &mut wgpu::ComputePass, dispatch: &Dispatch| {
             compute.set_pipeline(&dispatch.pipeline);
-            compute.set_bind_group(0, &dispatch.bindings, &[]);
-            compute.dispatch_workgroups(1, 1, 1);
+            for bindings in &dispatch.bindings {
+                compute.set_bind_group(0, bindings, &[]);
+                compute.dispatch_workgroups(1, 1, 1);
+            }
         };
         let gated = |compute: &mut wgpu::ComputePass, passes: &[(Dispatch, u64)]| {
             for (dispatch, offset) in passes {
                 compute.set_pipeline(&dispatch.pipeline);
-                compute.set_bind_group(0, &dispatch.bindings, &[]);
-                compute.dispatch_workgroups_indirect(&self.dispatch_args, *offset);
+                for bindings in &dispatch.bindings {
+                    compute.set_bind_group(0, bindings, &[]);
+                    compute.dispatch_workgroups_indirect(&self.dispatch_args, *offset);
+                }
             }
         };
         direct(compute, &self.due);

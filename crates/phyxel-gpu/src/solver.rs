@@ -2,9 +2,10 @@
 //! one compute pipeline per solver pass.
 
 use crate::context::{GpuContext, GpuError};
+use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
 use crate::implicit::{next_budget, solve_stats, ImplicitStep};
 use crate::layout::{from_mat3, mat3, vec4, GpuCollider, MlsFrame, Params, PhyxelConstants};
-use crate::passes::{bind, pipeline, storage_buffer};
+use crate::passes::{pipeline, storage_buffer};
 use crate::prefix_sum::Dispatch;
 use crate::readback::read_buffer;
 use crate::reference_update::{ReferenceUpdate, UpdatedBuffers};
@@ -62,30 +63,36 @@ enum Stage {
     Plastic,
 }
 
-/// One compute pass: its pipeline and its bindings.
+/// One compute pass: its pipeline and its bindings, one bind group per edge window it reads
+/// (`EdgeWindows::bind`).
 pub(crate) struct Pass {
     /// The WGSL entry point.
     name: String,
     stage: Stage,
     pipeline: wgpu::ComputePipeline,
-    bindings: wgpu::BindGroup,
+    bindings: Vec<wgpu::BindGroup>,
 }
 
 impl Pass {
-    /// The entry point `name` of the WGSL `sources` (concatenated), bound to the step parameters at
-    /// binding 0 and `buffers` at theirs.
+    /// The entry point `name` of the WGSL `sources` (concatenated, after edge_window.wgsl), bound to
+    /// the step parameters at binding 0 and `buffers` at theirs (the per-edge ones by window).
     pub fn new(
         device: &wgpu::Device,
         params: &wgpu::Buffer,
+        edges: &EdgeWindows,
         sources: &[&str],
         name: &str,
         buffers: &[(u32, &wgpu::Buffer)],
     ) -> Self {
-        let separated: Vec<&str> = sources.iter().flat_map(|s| [*s, "\n"]).collect();
+        let window = include_str!("../../../shaders/edge_window.wgsl");
+        let separated: Vec<&str> = std::iter::once(window)
+            .chain(sources.iter().copied())
+            .flat_map(|s| [s, "\n"])
+            .collect();
         let pipeline = pipeline(device, &separated, name);
         let mut entries = vec![(0, params)];
         entries.extend_from_slice(buffers);
-        let bindings = bind(device, &pipeline, &entries);
+        let bindings = edges.bind(device, &pipeline, &entries);
         Pass {
             name: name.to_string(),
             stage: Stage::Always,
@@ -100,8 +107,10 @@ impl Pass {
 
     pub fn dispatch(&self, compute: &mut wgpu::ComputePass, groups: u32) {
         compute.set_pipeline(&self.pipeline);
-        compute.set_bind_group(0, &self.bindings, &[]);
-        compute.dispatch_workgroups(groups, 1, 1);
+        for bindings in &self.bindings {
+            compute.set_bind_group(0, bindings, &[]);
+            compute.dispatch_workgroups(groups, 1, 1);
+        }
     }
 }
 
@@ -113,10 +122,11 @@ pub(crate) struct SolverBuffers<'a> {
     pub velocity: &'a wgpu::Buffer,
     pub forces: &'a wgpu::Buffer,
     pub start: &'a wgpu::Buffer,
+    /// The rows and reverse lists (`edges.neighbour`, `edges.reverse`) and their windows.
+    pub edges: &'a EdgeWindows,
     pub neighbour: &'a wgpu::Buffer,
     pub reverse_start: &'a wgpu::Buffer,
     pub reverse: &'a wgpu::Buffer,
-    pub owner: &'a wgpu::Buffer,
     pub mls_frame: &'a wgpu::Buffer,
     pub phyxel: &'a wgpu::Buffer,
     pub force_matrix: &'a wgpu::Buffer,
@@ -129,6 +139,7 @@ pub(crate) fn gather_forces_pass(device: &wgpu::Device, b: &SolverBuffers) -> Pa
     Pass::new(
         device,
         b.params,
+        b.edges,
         &[
             include_str!("../../../shaders/common.wgsl"),
             include_str!("../../../shaders/mls_weight.wgsl"),
@@ -141,7 +152,6 @@ pub(crate) fn gather_forces_pass(device: &wgpu::Device, b: &SolverBuffers) -> Pa
             (3, b.mls_frame),
             (4, b.reverse_start),
             (5, b.reverse),
-            (6, b.owner),
             (7, b.forces),
             (8, b.neighbour),
         ],
@@ -165,13 +175,14 @@ fn bytes_in_words(bytes: u64) -> String {
     }
 }
 
-/// Bytes of the largest buffer the solver binds for `phyxels` phyxels with `edges` neighbour pairs:
-/// the rows (a u32 per edge: neighbours, owners, reverse lists — the MLS weights d_ij are formed from
-/// per-phyxel frames where they are used, not stored per edge), the MLS frames (64 bytes per phyxel),
-/// the force matrices and plastic strains (a mat3x3), and with the implicit step its work buffer and
-/// frames. A body needing more than one binding holds is refused with this number.
-pub fn largest_buffer_bytes(phyxels: usize, edges: usize, implicit: bool) -> u64 {
-    let explicit = (edges * 4).max(phyxels * size_of::<MlsFrame>()) as u64;
+/// Bytes of the largest per-phyxel buffer the solver binds whole for `phyxels` phyxels: the MLS
+/// frames (64 bytes per phyxel; the force matrices and plastic strains hold a mat3x3, 48), and with the
+/// implicit step its work buffer and frames. A body needing more than one binding holds is refused
+/// with this number. (The per-edge buffers — rows and reverse lists, a u32 per neighbour pair; the MLS
+/// weights d_ij are formed from the frames where they are used, not stored per edge — are bound in
+/// windows instead: [`EdgeWindowPlan`].)
+pub fn largest_binding_bytes(phyxels: usize, implicit: bool) -> u64 {
+    let explicit = (phyxels * size_of::<MlsFrame>()) as u64;
     if implicit {
         explicit.max(crate::implicit::largest_buffer_bytes(phyxels))
     } else {
@@ -184,7 +195,8 @@ pub(crate) struct StateBuffers<'a> {
     pub phyxels: u32,
     pub reference: &'a wgpu::Buffer,
     pub start: &'a wgpu::Buffer,
-    pub neighbour: &'a wgpu::Buffer,
+    /// The rows (`edges.neighbour`) and their windows.
+    pub edges: &'a EdgeWindows,
     pub mls_frame: &'a wgpu::Buffer,
     pub displacement: &'a wgpu::Buffer,
     pub velocity: &'a wgpu::Buffer,
@@ -204,22 +216,23 @@ pub struct GpuSolver {
     /// The neighbourhoods (rows `start`, columns `neighbour`), and per phyxel the MLS frame (A_i⁻¹,
     /// x̄_i, h_i) the passes form the weights d_ij from (shaders/mls_weight.wgsl).
     start: wgpu::Buffer,
-    neighbour: wgpu::Buffer,
+    /// The rows' columns and the reverse lists, bound in windows.
+    edge_windows: EdgeWindows,
     mls_frame: wgpu::Buffer,
     displacement: wgpu::Buffer,
     velocity: wgpu::Buffer,
     status: wgpu::Buffer,
     temperature: wgpu::Buffer,
     plastic_strain: wgpu::Buffer,
-    /// What the reference update rewrites besides: the edges' owners, the reverse lists, the
-    /// per-phyxel constants (volumes), and the masses it weighs densities with.
-    owner: wgpu::Buffer,
+    /// What the reference update rewrites besides: the reverse lists' starts, the per-phyxel
+    /// constants (volumes), and the masses it weighs densities with.
     reverse_start: wgpu::Buffer,
-    reverse: wgpu::Buffer,
     phyxel: wgpu::Buffer,
     mass: wgpu::Buffer,
     /// Edges the per-edge buffers hold (room for the neighbourhoods of a compressed rest shape).
     edge_capacity: u32,
+    /// The longest row a reference update may make: what an edge window holds.
+    longest_row: u32,
     /// The hash grid's cell edge: the largest support radius (m).
     max_support_radius: f64,
     /// `Simulation::reference_update_strain`.
@@ -248,6 +261,17 @@ impl GpuSolver {
     /// Upload `sim` (its body, neighbourhoods, MLS weights, material and environment). Refuses what
     /// the GPU backend does not mirror yet, and bodies whose buffers exceed the device's limits.
     pub fn new(gpu: &GpuContext, sim: &Simulation) -> Result<Self, GpuError> {
+        Self::with_edge_windows(gpu, sim, gpu.limits.max_storage_buffer_binding_size)
+    }
+
+    /// [`GpuSolver::new`] with the per-edge buffers bound in windows of at most `window_bytes` (at
+    /// most the device's binding limit): for tests and benchmarks of the windowed passes on small
+    /// bodies.
+    pub fn with_edge_windows(
+        gpu: &GpuContext,
+        sim: &Simulation,
+        window_bytes: u64,
+    ) -> Result<Self, GpuError> {
         let implicit = sim.corotated_implicit();
         if implicit.is_none() && sim.integrator() != Method::SymplecticEuler {
             return Err(GpuError(format!(
@@ -268,36 +292,56 @@ impl GpuSolver {
         }
         let body = &sim.body;
         let hoods = &body.neighbours;
-        let largest = largest_buffer_bytes(body.len(), hoods.neighbour.len(), implicit.is_some());
-        let limit = gpu
-            .limits
+        let largest = largest_binding_bytes(body.len(), implicit.is_some());
+        let limits = &gpu.limits;
+        let binding = limits
             .max_storage_buffer_binding_size
-            .min(gpu.limits.max_buffer_size);
-        if largest > limit {
+            .min(limits.max_buffer_size);
+        if largest > binding {
             return Err(GpuError(format!(
                 "{} phyxels need a {} buffer; this GPU binds at most {}: lower the resolution",
                 body.len(),
                 bytes_in_words(largest),
-                bytes_in_words(limit)
+                bytes_in_words(binding)
             )));
         }
-        // Per-edge buffers hold up to twice the edges (within the binding limit): room for the rows
+        // Per-edge buffers hold up to twice the edges (within the largest buffer): room for the rows
         // of a rest shape that a reference update finds compressed. (The implicit step has no
-        // reference update.)
+        // reference update.) They are bound in windows where they exceed one binding.
         let edges = hoods.neighbour.len();
+        let largest_edges = (limits.max_buffer_size / 4).min(u64::from(u32::MAX)) as usize;
+        if edges > largest_edges {
+            return Err(GpuError(format!(
+                "{} phyxels have {edges} neighbour pairs, which need a {} buffer; this GPU's \
+                 largest buffer is {}: lower the resolution",
+                body.len(),
+                bytes_in_words(edges as u64 * 4),
+                bytes_in_words(limits.max_buffer_size)
+            )));
+        }
         let edge_capacity = if implicit.is_some() {
             edges
         } else {
-            (2 * edges).min((limit / 4) as usize).max(edges)
+            (2 * edges).min(largest_edges).max(edges)
         };
+        // Windows hold rows as long as the body has phyxels (no row can be longer), up to half a
+        // window; a reference update whose rows outgrow that is not made (and said), as one that
+        // outgrows the buffers.
+        let window_bytes = window_bytes.min(binding);
+        let longest_row = (0..body.len())
+            .map(|i| hoods.edges(i).len())
+            .max()
+            .unwrap_or(0);
+        let half_window = (window_bytes / 8) as usize;
+        let plan = EdgeWindowPlan::new(
+            edge_capacity as u32,
+            window_bytes,
+            limits.min_storage_buffer_offset_alignment,
+            longest_row.max(body.len().min(half_window)) as u32,
+        )
+        .map_err(GpuError)?;
         let device = &gpu.device;
         let storage = |label: &str, bytes: &[u8]| storage_buffer(device, label, bytes);
-        // A per-edge buffer of `bytes`, zero-padded to the capacity.
-        let per_edge = |label: &str, bytes: &[u8]| {
-            let mut padded = bytes.to_vec();
-            padded.resize(bytes.len() / edges.max(1) * edge_capacity, 0);
-            storage(label, &padded)
-        };
         let vectors = |v: &[DVec3]| -> Vec<[f32; 4]> { v.iter().map(|x| vec4(*x)).collect() };
         // Reference positions with the support radius in w (the heat pass weighs neighbours with it).
         let reference_and_radius: Vec<[f32; 4]> = body
@@ -314,10 +358,15 @@ impl GpuSolver {
         let velocity = storage("velocity", bytemuck::cast_slice(&vectors(&body.velocity)));
         let forces = storage("forces", &vec![0u8; body.len() * 16]);
         let start = storage("start", bytemuck::cast_slice(&hoods.start));
-        let neighbour = per_edge("neighbour", bytemuck::cast_slice(&hoods.neighbour));
         let reverse_start = storage("reverse start", bytemuck::cast_slice(&hoods.reverse_start));
-        let reverse = per_edge("reverse", bytemuck::cast_slice(&hoods.reverse));
-        let owner = per_edge("owner", bytemuck::cast_slice(&hoods.owner));
+        // The device's reverse lists name the owners i of the edges (i → k) the CPU's name.
+        let reverse_owners: Vec<u32> = hoods
+            .reverse
+            .iter()
+            .map(|&e| hoods.owner[e as usize])
+            .collect();
+        let edge_windows = EdgeWindows::new(device, plan, &hoods.neighbour, &reverse_owners);
+        let (neighbour, reverse) = (edge_windows.neighbour.clone(), edge_windows.reverse.clone());
         let frames: Vec<MlsFrame> = (0..body.len())
             .map(|i| {
                 MlsFrame::new(
@@ -398,7 +447,15 @@ impl GpuSolver {
                 "integrate" => &[common, collision, source],
                 _ => &[common, source],
             };
-            Pass::new(device, &params_buffer, sources, name, buffers).at(stage)
+            Pass::new(
+                device,
+                &params_buffer,
+                &edge_windows,
+                sources,
+                name,
+                buffers,
+            )
+            .at(stage)
         };
         let heat = include_str!("../../../shaders/heat.wgsl");
         let passes = vec![
@@ -426,7 +483,6 @@ impl GpuSolver {
                     (3, &mls_frame),
                     (4, &reverse_start),
                     (5, &reverse),
-                    (6, &owner),
                     (7, &forces),
                     (8, &neighbour),
                 ],
@@ -492,10 +548,10 @@ impl GpuSolver {
             velocity: &velocity,
             forces: &forces,
             start: &start,
+            edges: &edge_windows,
             neighbour: &neighbour,
             reverse_start: &reverse_start,
             reverse: &reverse,
-            owner: &owner,
             mls_frame: &mls_frame,
             phyxel: &phyxel,
             force_matrix: &force_matrix,
@@ -509,19 +565,18 @@ impl GpuSolver {
             params_buffer,
             reference: reference.clone(),
             start: start.clone(),
-            neighbour: neighbour.clone(),
+            edge_windows,
             mls_frame: mls_frame.clone(),
             displacement,
             velocity,
             status,
             temperature,
             plastic_strain,
-            owner,
             reverse_start,
-            reverse,
             phyxel,
             mass,
             edge_capacity: edge_capacity as u32,
+            longest_row: plan.longest_row(),
             max_support_radius: body.support_radius.iter().cloned().fold(0.0, f64::max),
             reference_update_strain: sim.reference_update_strain,
             reference_update: None,
@@ -555,6 +610,20 @@ impl GpuSolver {
         self.reference_update = None;
     }
 
+    /// Hold the rows of reference updates on the device to at most `edges` edges each (within what an
+    /// edge window holds): an update needing longer ones is not made and is reported as one that
+    /// outgrows the buffers ([`GpuState::neighbour_overflow`]).
+    pub fn limit_row_length(&mut self, edges: u32) {
+        self.longest_row = self.longest_row.min(edges);
+        self.reference_update = None;
+    }
+
+    /// How the rows and reverse lists are bound: one window, or several (each pass over them then
+    /// runs once per window).
+    pub fn edge_windows(&self) -> EdgeWindowPlan {
+        self.edge_windows.plan
+    }
+
     /// Run `passes` at each reference update on the device, before the rest shape moves (the drawn
     /// surfaces take their deformed shape as their new rest shape there).
     pub(crate) fn follow_rest_shape(&mut self, gpu: &GpuContext, passes: Vec<Dispatch>) {
@@ -570,7 +639,7 @@ impl GpuSolver {
             phyxels: self.phyxels,
             reference: &self.reference,
             start: &self.start,
-            neighbour: &self.neighbour,
+            edges: &self.edge_windows,
             mls_frame: &self.mls_frame,
             displacement: &self.displacement,
             velocity: &self.velocity,
@@ -658,10 +727,8 @@ impl GpuSolver {
                     reference: &self.reference,
                     displacement: &self.displacement,
                     start: &self.start,
-                    neighbour: &self.neighbour,
-                    owner: &self.owner,
+                    edges: &self.edge_windows,
                     reverse_start: &self.reverse_start,
-                    reverse: &self.reverse,
                     mls_frame: &self.mls_frame,
                     plastic_strain: &self.plastic_strain,
                     phyxel: &self.phyxel,
@@ -669,7 +736,7 @@ impl GpuSolver {
                     status: &self.status,
                 },
                 self.phyxels,
-                self.edge_capacity,
+                [self.edge_capacity, self.longest_row],
                 self.max_support_radius as f32,
                 self.reference_update_strain as f32,
             );
@@ -804,8 +871,9 @@ impl GpuSolver {
         })
     }
 
-    /// Read the neighbourhoods back as the solver holds them now (rows, reverse lists, owners): after
-    /// reference updates on the device, they are the device's own rebuild.
+    /// Read the neighbourhoods back as the solver holds them now (rows, reverse lists), in the CPU's
+    /// form (reverse lists of edges, owners): after reference updates on the device, they are the
+    /// device's own rebuild.
     pub fn read_neighbourhoods(
         &self,
         gpu: &GpuContext,
@@ -814,9 +882,8 @@ impl GpuSolver {
         let n = u64::from(self.phyxels);
         let (start, reverse_start) = (self.start.clone(), self.reverse_start.clone());
         let per_edge = [
-            self.neighbour.clone(),
-            self.reverse.clone(),
-            self.owner.clone(),
+            self.edge_windows.neighbour.clone(),
+            self.edge_windows.reverse.clone(),
         ];
         async move {
             let read = |buffer: wgpu::Buffer, len: u64| {
@@ -833,14 +900,16 @@ impl GpuSolver {
             };
             let start = read(start, n + 1).await?;
             let edges = u64::from(start[n as usize]);
-            let [neighbour, reverse, owner] = per_edge;
-            Ok(Neighbourhoods {
-                neighbour: read(neighbour, edges).await?,
-                reverse_start: read(reverse_start, n + 1).await?,
-                reverse: read(reverse, edges).await?,
-                owner: read(owner, edges).await?,
+            let [neighbour, reverse] = per_edge;
+            let neighbour = read(neighbour, edges).await?;
+            let reverse_start = read(reverse_start, n + 1).await?;
+            let reverse_owners = read(reverse, edges).await?;
+            Ok(crate::neighbours::from_reverse_owners(
                 start,
-            })
+                neighbour,
+                reverse_start,
+                &reverse_owners,
+            ))
         }
     }
 

@@ -5,7 +5,7 @@
 
 use crate::context::GpuContext;
 use crate::instances::PhyxelInstances;
-use crate::passes::{bind, dispatch, pipeline, storage_buffer};
+use crate::passes::{dispatch, pipeline, storage_buffer};
 use crate::prefix_sum::Dispatch;
 use crate::solver::{GpuSolver, WORKGROUP_SIZE};
 use glam::DVec3;
@@ -15,10 +15,10 @@ use wgpu::util::DeviceExt;
 /// Floats per vertex of [`GpuSurfaces::vertices`]: position, normal, colour value.
 pub const SURFACE_VERTEX_FLOATS: usize = 7;
 
-/// One step of the surface computation: its pipeline and bind group.
+/// One step of the surface computation: its pipeline and bind groups (one per edge window it reads).
 struct Stage {
     pipeline: wgpu::ComputePipeline,
-    group: wgpu::BindGroup,
+    groups: Vec<wgpu::BindGroup>,
     items: u32,
 }
 
@@ -125,6 +125,8 @@ impl GpuSurfaces {
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         });
         let sources = [
+            include_str!("../../../shaders/edge_window.wgsl"),
+            "\n",
             include_str!("../../../shaders/mls_weight.wgsl"),
             "\n",
             include_str!("../../../shaders/mls.wgsl"),
@@ -132,10 +134,10 @@ impl GpuSurfaces {
         ];
         let stage = |entry: &str, buffers: &[(u32, &wgpu::Buffer)], items: u32| {
             let pipeline = pipeline(device, &sources, entry);
-            let group = bind(device, &pipeline, buffers);
+            let groups = state.edges.bind(device, &pipeline, buffers);
             Stage {
                 pipeline,
-                group,
+                groups,
                 items,
             }
         };
@@ -146,7 +148,7 @@ impl GpuSurfaces {
                     (0, &settings),
                     (1, state.displacement),
                     (2, state.start),
-                    (3, state.neighbour),
+                    (3, &state.edges.neighbour),
                     (4, state.mls_frame),
                     (5, &gradient),
                 ],
@@ -203,7 +205,7 @@ impl GpuSurfaces {
     pub fn follow_reference_updates(&self, gpu: &GpuContext, solver: &mut GpuSolver) {
         let pass = |stage: &Stage| Dispatch {
             pipeline: stage.pipeline.clone(),
-            bindings: stage.group.clone(),
+            bindings: stage.groups.clone(),
             workgroups: stage.items.div_ceil(WORKGROUP_SIZE).max(1),
         };
         let [gradients, deformed, _] = &self.stages;
@@ -220,12 +222,14 @@ impl GpuSurfaces {
         gpu.queue
             .write_buffer(&self.settings, 0, bytemuck::cast_slice(&settings));
         for stage in &self.stages {
-            dispatch(
-                encoder,
-                &stage.pipeline,
-                &stage.group,
-                stage.items.div_ceil(WORKGROUP_SIZE),
-            );
+            for group in &stage.groups {
+                dispatch(
+                    encoder,
+                    &stage.pipeline,
+                    group,
+                    stage.items.div_ceil(WORKGROUP_SIZE),
+                );
+            }
         }
     }
 }

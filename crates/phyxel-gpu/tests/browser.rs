@@ -70,6 +70,19 @@ async fn webgpu_and_cpu_agree_on_the_falling_cube() {
 
 #[wasm_bindgen_test]
 async fn webgpu_moves_the_rest_shape_of_a_plastic_cube_as_the_cpu_does() {
+    plastic_landing(None).await;
+}
+
+#[wasm_bindgen_test]
+async fn webgpu_steps_and_rebuilds_the_rows_in_edge_windows() {
+    // Rows and reverse lists bound 16 KiB at a time, at WebGPU's 256-byte offset alignment: every
+    // pass over them, the device's rebuild included, runs window by window.
+    plastic_landing(Some(16 << 10)).await;
+}
+
+/// The plastic cube's landing on WebGPU and the CPU, the rows bound whole or in windows of
+/// `window_bytes`.
+async fn plastic_landing(window_bytes: Option<u64>) {
     use phyxel::meshless::plasticity::Plasticity;
     let gpu = GpuContext::new().await.expect("a WebGPU adapter");
     let mut cpu = sheared_cube(6);
@@ -78,7 +91,18 @@ async fn webgpu_moves_the_rest_shape_of_a_plastic_cube_as_the_cpu_does() {
         creep: 20.0,
         max_strain: 0.5,
     });
-    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let mut solver = match window_bytes {
+        None => GpuSolver::new(&gpu, &cpu).unwrap(),
+        Some(bytes) => {
+            let solver = GpuSolver::with_edge_windows(&gpu, &cpu, bytes).unwrap();
+            assert!(
+                solver.edge_windows().count >= 2,
+                "{:?}",
+                solver.edge_windows()
+            );
+            solver
+        }
+    };
     let dt = cpu.recommended_time_step();
     for _ in 0..200 {
         cpu.step(dt).unwrap();

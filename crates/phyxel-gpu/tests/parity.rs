@@ -36,11 +36,46 @@ fn sheared_cube() -> Simulation {
     sim
 }
 
+/// How a test binds the rows and reverse lists: as the device allows (one binding, for these small
+/// bodies), or in windows of 16 KiB (4096 edges) — as a body beyond one binding is — so that every
+/// pass over them runs once per window (or pair of windows).
+#[derive(Clone, Copy, Debug)]
+enum Edges {
+    Whole,
+    Windowed,
+}
+
+fn upload(gpu: &GpuContext, sim: &Simulation, edges: Edges) -> GpuSolver {
+    match edges {
+        Edges::Whole => {
+            let solver = GpuSolver::new(gpu, sim).unwrap();
+            assert_eq!(solver.edge_windows().count, 1);
+            solver
+        }
+        Edges::Windowed => {
+            let solver = GpuSolver::with_edge_windows(gpu, sim, 16 << 10).unwrap();
+            let windows = solver.edge_windows();
+            assert!(windows.count >= 2, "{windows:?}");
+            eprintln!("edge windows: {windows:?}");
+            solver
+        }
+    }
+}
+
 #[test]
 fn gpu_and_cpu_agree_after_200_steps_of_the_elastic_cube() {
+    elastic_cube_parity(Edges::Whole);
+}
+
+#[test]
+fn gpu_and_cpu_agree_on_the_elastic_cube_with_its_rows_in_edge_windows() {
+    elastic_cube_parity(Edges::Windowed);
+}
+
+fn elastic_cube_parity(edges: Edges) {
     let gpu = gpu();
     let mut cpu = sheared_cube();
-    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let mut solver = upload(&gpu, &cpu, edges);
     // 200 steps of 0.1 h√(ρ/E) ≈ 1.5 ms: 0.29 s, long enough to fall 0.3 m and hit the ground.
     let dt = cpu.recommended_time_step();
     for _ in 0..200 {
@@ -109,6 +144,15 @@ fn a_profiled_step_times_each_pass_where_the_device_writes_timestamps() {
 
 #[test]
 fn gpu_and_cpu_agree_on_a_melting_cube_pulled_by_the_drag_spring() {
+    melting_cube_parity(Edges::Whole);
+}
+
+#[test]
+fn gpu_and_cpu_agree_on_a_melting_cube_with_its_rows_in_edge_windows() {
+    melting_cube_parity(Edges::Windowed);
+}
+
+fn melting_cube_parity(edges: Edges) {
     use phyxel::meshless::melting::{HeatSource, Melting};
     use phyxel::meshless::simulation::Drag;
     let gpu = gpu();
@@ -137,7 +181,7 @@ fn gpu_and_cpu_agree_on_a_melting_cube_pulled_by_the_drag_spring() {
         stiffness: 0.2 * cpu.body.mass[0] / (dt * dt),
         max_stretch: 0.0667,
     });
-    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let mut solver = upload(&gpu, &cpu, edges);
     for _ in 0..200 {
         cpu.step(dt).unwrap();
     }
@@ -179,10 +223,19 @@ fn plastic_sheared_cube() -> Simulation {
 
 #[test]
 fn gpu_and_cpu_agree_on_a_plastic_cube_whose_landing_moves_its_rest_shape() {
+    plastic_landing_parity(Edges::Whole);
+}
+
+#[test]
+fn the_device_rebuilds_the_rows_and_reverse_lists_window_by_window_at_a_reference_update() {
+    plastic_landing_parity(Edges::Windowed);
+}
+
+fn plastic_landing_parity(edges: Edges) {
     use phyxel::meshless::plasticity::norm;
     let gpu = gpu();
     let mut cpu = plastic_sheared_cube();
-    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let mut solver = upload(&gpu, &cpu, edges);
     // 200 steps: the sheared cube flows while it falls, and the impact strains it past the
     // reference-update threshold — the device moves the rest shape and rebuilds the neighbourhoods,
     // volumes and MLS weights inside the same submission.
@@ -273,6 +326,36 @@ fn a_reference_update_whose_neighbour_lists_outgrow_the_buffers_is_refused_and_s
 }
 
 #[test]
+fn a_reference_update_whose_rows_outgrow_an_edge_window_is_refused_and_said() {
+    let gpu = gpu();
+    let cpu = plastic_sheared_cube();
+    let hoods = &cpu.body.neighbours;
+    let longest = (0..cpu.body.len())
+        .map(|i| hoods.edges(i).len() as u32)
+        .max()
+        .unwrap();
+    let mut solver = upload(&gpu, &cpu, Edges::Windowed);
+    // Windows that hold the upload's rows but not one longer: the landing compresses the cube, and
+    // its rest shape's neighbourhoods grow.
+    solver.limit_row_length(longest);
+    assert!(solver.step(&gpu, cpu.recommended_time_step(), 200));
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    assert!(
+        state.neighbour_overflow.is_some(),
+        "the refusal is reported"
+    );
+    assert_eq!(state.reference_updates, 0);
+    assert!(!state.blown_up);
+    // With room for the compressed rows the same steps make the update.
+    let mut solver = upload(&gpu, &cpu, Edges::Windowed);
+    solver.limit_row_length(2 * longest);
+    assert!(solver.step(&gpu, cpu.recommended_time_step(), 200));
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    assert_eq!(state.neighbour_overflow, None);
+    assert!(state.reference_updates > 0);
+}
+
+#[test]
 fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
     let gpu = gpu();
     let mut steel = sheared_cube();
@@ -321,21 +404,27 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
 
 #[test]
 fn a_body_larger_than_one_storage_binding_is_refused_with_the_size_it_needs() {
-    use phyxel_gpu::largest_buffer_bytes;
+    use phyxel_gpu::largest_binding_bytes;
     let mut gpu = gpu();
     let cube = sheared_cube();
     let (n, edges) = (cube.body.len(), cube.body.neighbours.neighbour.len());
-    // The rows (a u32 per neighbour pair) or the MLS frames (64 bytes per phyxel) are the largest
-    // buffers of an explicit body: the weights d_ij are formed from the frames, not stored per edge.
-    let largest = largest_buffer_bytes(n, edges, false);
-    assert_eq!(largest, (edges * 4).max(n * 64) as u64);
-    // So a million phyxels with 28 neighbours each fit lavapipe's 128 MiB binding (a vec4 of d_ij per
-    // edge needed 427 MiB).
-    assert!(largest_buffer_bytes(1_000_000, 28_000_000, false) <= 128 << 20);
-    gpu.limits.max_storage_buffer_binding_size = largest;
+    // The MLS frames (64 bytes per phyxel) are the largest buffer an explicit body binds whole: the
+    // weights d_ij are formed from the frames, not stored per edge, and the rows and reverse lists
+    // (a u32 per neighbour pair) are bound in windows.
+    let largest = largest_binding_bytes(n, false);
+    assert_eq!(largest, n as u64 * 64);
     assert!(
-        GpuSolver::new(&gpu, &cube).is_ok(),
-        "exactly one binding's worth fits"
+        edges * 4 > n * 64,
+        "the rows need more than one binding here"
+    );
+    // So two million phyxels fit lavapipe's 128 MiB binding, whatever their neighbour counts.
+    assert!(largest_binding_bytes(2_000_000, false) <= 128 << 20);
+    assert!(largest_binding_bytes(2_200_000, false) > 128 << 20);
+    gpu.limits.max_storage_buffer_binding_size = largest;
+    let solver = GpuSolver::new(&gpu, &cube).unwrap();
+    assert!(
+        solver.edge_windows().count > 1,
+        "exactly one binding's worth of frames fits; the rows take windows"
     );
     gpu.limits.max_storage_buffer_binding_size = largest - 1;
     let refused = GpuSolver::new(&gpu, &cube).err().unwrap().to_string();
@@ -345,16 +434,20 @@ fn a_body_larger_than_one_storage_binding_is_refused_with_the_size_it_needs() {
             && refused.contains("lower the resolution"),
         "{refused}"
     );
+    // The rows must fit one buffer (max_buffer_size), which may be larger than a binding.
+    gpu.limits.max_storage_buffer_binding_size = largest;
+    gpu.limits.max_buffer_size = edges as u64 * 4 - 4;
+    let refused = GpuSolver::new(&gpu, &cube).err().unwrap().to_string();
+    assert!(
+        refused.contains(&format!("{edges} neighbour pairs")) && refused.contains("largest buffer"),
+        "{refused}"
+    );
     // The implicit step's work buffer (11 vec4 per phyxel, 4 scalars, a partial sum per workgroup) and
-    // frames (three mat3x3 per phyxel) count too: for a sparse body they are the largest.
+    // frames (three mat3x3 per phyxel) count too: they are its largest.
     let groups = n.div_ceil(64);
     let implicit_largest = ((11 * n + 4 + groups) * 16).max(n * 144) as u64;
-    assert_eq!(largest_buffer_bytes(n, n, true), implicit_largest);
-    assert!(largest_buffer_bytes(n, n, false) < implicit_largest);
-    assert_eq!(
-        largest_buffer_bytes(n, edges, true),
-        largest.max(implicit_largest)
-    );
+    assert_eq!(largest_binding_bytes(n, true), implicit_largest);
+    assert!(largest_binding_bytes(n, false) < implicit_largest);
 }
 
 /// CG settings tight enough that f32 and f64 solves agree well inside the parity bound.
@@ -371,17 +464,27 @@ fn tight_cg() -> CorotatedImplicit {
 
 /// `steps` implicit steps of `dt` on the CPU and on the GPU: the largest position gap, and both
 /// solves' statistics of the last step.
-fn implicit_gap(cpu: Simulation, dt: f64, steps: usize) -> (f64, SolveStats, SolveStats) {
-    let (cpu, state) = implicit_steps(cpu, dt, steps);
+fn implicit_gap(
+    cpu: Simulation,
+    dt: f64,
+    steps: usize,
+    edges: Edges,
+) -> (f64, SolveStats, SolveStats) {
+    let (cpu, state) = implicit_steps(cpu, dt, steps, edges);
     let gap = worst_gap(&cpu.body.displacement, &state.displacement);
     (gap, cpu.last_solve().unwrap(), state.last_solve.unwrap())
 }
 
 /// `steps` implicit steps of `dt` on the CPU and on the GPU: the CPU simulation and the GPU's state.
-fn implicit_steps(mut cpu: Simulation, dt: f64, steps: usize) -> (Simulation, GpuState) {
+fn implicit_steps(
+    mut cpu: Simulation,
+    dt: f64,
+    steps: usize,
+    edges: Edges,
+) -> (Simulation, GpuState) {
     let gpu = gpu();
     cpu.set_corotated_implicit(Some(tight_cg()));
-    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let mut solver = upload(&gpu, &cpu, edges);
     for _ in 0..steps {
         cpu.step(dt).unwrap();
     }
@@ -409,7 +512,7 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_clamped_beam() {
         },
     };
     let sim = beam.simulation(0.0);
-    let (gap, cpu, gpu) = implicit_gap(sim, 1.0 / 60.0, 20);
+    let (gap, cpu, gpu) = implicit_gap(sim, 1.0 / 60.0, 20, Edges::Whole);
     eprintln!(
         "clamped beam, 20 implicit steps of 1/60 s: GPU vs CPU {gap:.2e} m; CG {cpu:?} vs {gpu:?}"
     );
@@ -426,11 +529,20 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_clamped_beam() {
 
 #[test]
 fn gpu_and_cpu_implicit_steps_agree_on_a_cube_landing_on_the_ground() {
+    implicit_landing_parity(Edges::Whole);
+}
+
+#[test]
+fn gpu_and_cpu_implicit_steps_agree_with_the_rows_in_edge_windows() {
+    implicit_landing_parity(Edges::Windowed);
+}
+
+fn implicit_landing_parity(edges: Edges) {
     // Dropped from 0.3 m, the cube lands after 0.25 s and rests: contacts, their release and friction.
     let mut sim = sheared_cube();
     sim.body.material.young = 1e6;
     sim.elasticity = phyxel::meshless::simulation::Elasticity::CorotatedLinear;
-    let (gap, cpu, gpu) = implicit_gap(sim, 1.0 / 60.0, 40);
+    let (gap, cpu, gpu) = implicit_gap(sim, 1.0 / 60.0, 40, edges);
     eprintln!(
         "landing cube, 40 implicit steps of 1/60 s: GPU vs CPU {gap:.2e} m; CG {cpu:?} vs {gpu:?}"
     );
@@ -440,7 +552,18 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_cube_landing_on_the_ground() {
 
 #[test]
 fn the_gpu_hash_grid_finds_exactly_the_cpu_neighbour_sets() {
-    let gpu = gpu();
+    hash_grid_parity(gpu());
+}
+
+#[test]
+fn the_gpu_hash_grid_writes_its_rows_and_reverse_lists_window_by_window() {
+    // A device that binds 16 KiB at most: the 960 points' ≈ 20 000 edges take several windows.
+    let mut gpu = gpu();
+    gpu.limits.max_storage_buffer_binding_size = 16 << 10;
+    hash_grid_parity(gpu);
+}
+
+fn hash_grid_parity(gpu: GpuContext) {
     // Jittered lattice points with per-phyxel radii, across negative coordinates and cell borders;
     // enough of them that the prefix sums span several blocks (table of 2n + 1 > 256 entries).
     let mut state = 12345u64;
@@ -463,6 +586,11 @@ fn the_gpu_hash_grid_finds_exactly_the_cpu_neighbour_sets() {
     }
     let cpu = phyxel::meshless::neighbours::Neighbourhoods::build(&points, &radii);
     let on_gpu = block_on(phyxel_gpu::build_neighbourhoods(&gpu, &points, &radii)).unwrap();
+    eprintln!(
+        "{} edges, {} bytes a binding",
+        cpu.neighbour.len(),
+        gpu.limits.max_storage_buffer_binding_size
+    );
     assert_eq!(on_gpu.start, cpu.start, "row starts");
     assert_eq!(on_gpu.neighbour, cpu.neighbour, "neighbour lists");
     assert_eq!(on_gpu.owner, cpu.owner);
@@ -605,7 +733,7 @@ fn gpu_and_cpu_agree_on_a_plastic_cube_flattened_by_its_landing() {
         creep: 100.0,
         max_strain: 0.5,
     });
-    let (cpu, state) = implicit_steps(sim, 1.0 / 60.0, 30);
+    let (cpu, state) = implicit_steps(sim, 1.0 / 60.0, 30, Edges::Whole);
     let gap = worst_gap(&cpu.body.displacement, &state.displacement);
     let gpu_plastic = state.plastic_deformation.unwrap();
     let flowed = cpu

@@ -1,0 +1,39 @@
+// The per-edge buffers — the neighbour rows and the reverse lists, a u32 per neighbour pair — bound in
+// windows (crates/phyxel-gpu/src/edge_windows.rs). When they hold more than one storage binding may
+// (`max_storage_buffer_binding_size`: 128 MiB on Mesa lavapipe and WebGPU's default), a pass that reads
+// them runs once per window, binding only that window's part of them; window c binds the edges
+// [first_c, first_c + span) and handles the phyxels whose row (or reverse list) starts in
+// [first_c, first_{c+1}). Windows overlap by at least the longest row, so a row handled in a window
+// lies wholly in it. A body small enough for one binding has a single window that owns every row.
+//
+// Prepended to the passes that read rows or reverse lists; binding 30 holds this dispatch's windows.
+
+struct EdgeWindow {
+    // x: the first edge bound (slot 0 of the binding), y: the end of the row starts the window owns
+    // (0xffffffff for the last window), z: the window's index.
+    rows: vec4<u32>,
+    // The same for the reverse lists (passes that read both run once per pair of windows).
+    reverse: vec4<u32>,
+};
+
+@group(0) @binding(30) var<uniform> edge_window: EdgeWindow;
+
+// Is the row whose first edge is `first` handled in this dispatch?
+fn owns_row(first: u32) -> bool {
+    return first >= edge_window.rows.x && first < edge_window.rows.y;
+}
+
+// Is the reverse list whose first entry is `first` handled in this dispatch?
+fn owns_reverse_list(first: u32) -> bool {
+    return first >= edge_window.reverse.x && first < edge_window.reverse.y;
+}
+
+// Edge e's slot in the bound window of the rows.
+fn row_slot(e: u32) -> u32 {
+    return e - edge_window.rows.x;
+}
+
+// Entry r's slot in the bound window of the reverse lists.
+fn reverse_slot(r: u32) -> u32 {
+    return r - edge_window.reverse.x;
+}
