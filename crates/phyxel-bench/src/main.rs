@@ -1,5 +1,7 @@
 //! `cargo run --release -p phyxel-bench -- cube --n 20 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S] [--backend cpu|gpu]`
+//! (`--window-bytes B` with `--backend gpu`: bind the rows and reverse lists in windows of B bytes, to
+//! measure what windowed passes cost on a body that fits one binding.)
 //!
 //! The standard scene: an elastic cube of n × n × n phyxels on a cubic lattice with support radius
 //! 1.9 × spacing (≈ 26–30 neighbours inside), dropped onto the ground. Prints one JSON object with the
@@ -54,6 +56,9 @@ struct Report {
     /// only; absent where the device writes no timestamps.
     #[serde(skip_serializing_if = "Option::is_none")]
     gpu_ms_per_pass: Option<Vec<GpuPassTime>>,
+    /// Windows the rows and reverse lists are bound in (GPU backend only; 1: one binding each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edge_windows: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -68,6 +73,8 @@ struct Options {
     threads: usize,
     steps: usize,
     gpu: bool,
+    /// `--window-bytes`: bind the rows in windows of at most this many bytes (GPU backend).
+    window_bytes: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -112,6 +119,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         threads: rayon::current_num_threads(),
         steps: 100,
         gpu: false,
+        window_bytes: None,
     };
     let mut it = args.iter();
     match it.next().map(String::as_str) {
@@ -142,10 +150,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--n" => options.n = number,
             "--threads" => options.threads = number,
             "--steps" => options.steps = number,
+            "--window-bytes" => options.window_bytes = Some(number as u64),
             _ => {
                 return Err(format!(
-                    "unknown option {flag} (known: --n, --threads, --steps, --backend)"
-                ))
+                "unknown option {flag} (known: --n, --threads, --steps, --backend, --window-bytes)"
+            ))
             }
         }
     }
@@ -161,7 +170,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]");
             std::process::exit(2);
         }
     };
@@ -203,7 +212,7 @@ fn run_gpu(options: &Options) -> Result<Report, phyxel_gpu::GpuError> {
     let (sim, _) = standard_cube(options.n);
     let dt = sim.recommended_time_step();
     let gpu = pollster::block_on(phyxel_gpu::GpuContext::new())?;
-    let mut solver = phyxel_gpu::GpuSolver::new(&gpu, &sim)?;
+    let mut solver = upload(&gpu, &sim, options)?;
     assert!(solver.step(&gpu, dt, 5), "the device took the steps");
     pollster::block_on(solver.read_state(&gpu))?;
     let start = Instant::now();
@@ -231,7 +240,20 @@ fn run_gpu(options: &Options) -> Result<Report, phyxel_gpu::GpuError> {
         neighbour_interactions_per_s: sim.body.neighbours.neighbour.len() as f64 * steps_per_s,
         ms_per_pass: None,
         gpu_ms_per_pass: profile_passes(&gpu, &mut solver, dt)?,
+        edge_windows: Some(solver.edge_windows().count),
     })
+}
+
+/// The scene on the device, its rows bound in windows of `--window-bytes` where given.
+fn upload(
+    gpu: &phyxel_gpu::GpuContext,
+    sim: &phyxel::meshless::simulation::Simulation,
+    options: &Options,
+) -> Result<phyxel_gpu::GpuSolver, phyxel_gpu::GpuError> {
+    match options.window_bytes {
+        Some(bytes) => phyxel_gpu::GpuSolver::with_edge_windows(gpu, sim, bytes),
+        None => phyxel_gpu::GpuSolver::new(gpu, sim),
+    }
 }
 
 /// Mean GPU time per pass over 5 profiled steps, or None without timestamp queries.
@@ -300,6 +322,7 @@ fn run(options: &Options) -> Report {
         phyxel_steps_per_s: phyxels as f64 * steps_per_s,
         neighbour_interactions_per_s: edges as f64 * steps_per_s,
         gpu_ms_per_pass: None,
+        edge_windows: None,
         ms_per_pass: Some(PassTimes {
             rebuild_reference_ms,
             phyxel_stresses_ms,
@@ -347,7 +370,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     let start = Instant::now();
     if options.gpu {
         let gpu = pollster::block_on(phyxel_gpu::GpuContext::new()).expect("a GPU adapter");
-        let mut solver = phyxel_gpu::GpuSolver::new(&gpu, &sim).expect("the GPU takes the scene");
+        let mut solver = upload(&gpu, &sim, &options).expect("the GPU takes the scene");
         for _ in 0..options.steps {
             assert!(solver.step(&gpu, dt, 1), "the device took the steps");
             let state = pollster::block_on(solver.read_state(&gpu)).expect("a read-back");
