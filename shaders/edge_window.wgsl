@@ -3,8 +3,8 @@
 // (`max_storage_buffer_binding_size`: 128 MiB on Mesa lavapipe and WebGPU's default), a pass that reads
 // them runs once per window, binding only that window's part of them; window c binds the edges
 // [first_c, first_c + span) and handles the phyxels whose row (or reverse list) starts in
-// [first_c, first_{c+1}). Windows overlap by at least the longest row, so a row handled in a window
-// lies wholly in it. A body small enough for one binding has a single window that owns every row.
+// [first_c, first_{c+1}). Windows overlap by as many edges as the body has phyxels (no row or reverse
+// list can be longer), so a list handled in a window lies wholly in it. A body small enough for one binding has a single window that owns every row.
 //
 // Prepended to the passes that read rows or reverse lists; binding 30 holds this dispatch's windows.
 

@@ -2,8 +2,7 @@
 // crates/phyxel/src/meshless/neighbours.rs, and the grid's parameters.
 
 struct GridParams {
-    // x: phyxels, y: hash table size; the reference update: z its edge capacity, w the longest row
-    // an edge window holds.
+    // x: phyxels, y: hash table size.
     counts: vec4<u32>,
     // x: cell edge (m).
     cell: vec4<f32>,

@@ -14,12 +14,13 @@
 // (status[4]: the edges it needed), so that the host can update it on the CPU instead.
 //
 // status: [0] blown up, [1] largest ‖ε‖ so far, [2] largest ‖ε‖ of this step, [3] reference updates
-// done, [4] edges needed by an update that did not fit (0: none), [5] 1 when this step's update is due,
-// [6] the longest new row (an edge window, edge_window.wgsl, holds rows up to grid.counts.w long).
-// Prepended: common.wgsl, hash.wgsl (GridParams), mls.wgsl (displacement_gradient, green_strain).
+// done, [4] edges needed by an update that did not fit (0: none), [5] 1 when this step's update is due.
+// Prepended: edge_window.wgsl, common.wgsl, hash.wgsl (GridParams), mls.wgsl (displacement_gradient,
+// green_strain). The edge windows overlap by as many edges as the body has phyxels, so no new row or
+// reverse list can be longer than a window holds.
 
-// counts: x phyxels, y hash-table size, z edge capacity, w the longest row a window holds; cell: x cell
-// edge (m), y the reference-update strain threshold.
+// counts: x phyxels, y hash-table size, z edge capacity; cell: x cell edge (m), y the reference-update
+// strain threshold.
 @group(0) @binding(0) var<uniform> grid: GridParams;
 @group(0) @binding(1) var<storage, read_write> displacement: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> start: array<u32>;
@@ -65,7 +66,6 @@ fn reference_update_due() {
     let largest = bitcast<f32>(atomicExchange(&status[2], 0u));
     let due = largest > grid.cell.y;
     atomicStore(&status[5], select(0u, 1u, due));
-    atomicStore(&status[6], 0u);
     set_gate(SEARCH, due);
     set_gate(COMMIT, false);
 }
@@ -102,25 +102,15 @@ fn keep_bucket_starts(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-// The longest new row, after the prefix sum of their lengths.
-@compute @workgroup_size(WORKGROUP_SIZE)
-fn longest_new_row(@builtin(global_invocation_id) id: vec3<u32>) {
-    let i = id.x;
-    if (i < grid.counts.x) {
-        atomicMax(&status[6], new_start[i + 1u] - new_start[i]);
-    }
-}
-
-// Commit only if the new rows fit the edge buffers and each fits an edge window; else leave everything
-// as it is and say so. (Dispatched directly: it writes the dispatch arguments, so it cannot be
-// dispatched from them.)
+// Commit only if the new rows fit the edge buffers; else leave everything as it is and say so.
+// (Dispatched directly: it writes the dispatch arguments, so it cannot be dispatched from them.)
 @compute @workgroup_size(1)
 fn neighbour_capacity() {
     if (atomicLoad(&status[5]) == 0u) {
         return;
     }
     let edges = new_start[grid.counts.x];
-    let fits = edges <= grid.counts.z && atomicLoad(&status[6]) <= grid.counts.w;
+    let fits = edges <= grid.counts.z;
     if (fits) {
         atomicAdd(&status[3], 1u);
     } else {

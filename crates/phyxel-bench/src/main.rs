@@ -370,7 +370,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     let start = Instant::now();
     if options.gpu {
         let gpu = pollster::block_on(phyxel_gpu::GpuContext::new()).expect("a GPU adapter");
-        let mut solver = upload(&gpu, &sim, &options).expect("the GPU takes the scene");
+        let mut solver = upload(&gpu, &sim, options).expect("the GPU takes the scene");
         for _ in 0..options.steps {
             assert!(solver.step(&gpu, dt, 1), "the device took the steps");
             let state = pollster::block_on(solver.read_state(&gpu)).expect("a read-back");

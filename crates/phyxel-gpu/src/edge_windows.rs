@@ -4,7 +4,8 @@
 //! pairs, about 1.3 M phyxels with 26 neighbours each). Where the buffers hold more, every pass that
 //! reads them runs once per window: window c binds the edges `[c·stride, c·stride + span)` and handles
 //! the phyxels whose rows start in `[c·stride, (c+1)·stride)`; the windows overlap by at least the
-//! longest row, so each row lies wholly in the window that handles it. A pass reading rows and reverse
+//! longest list — as many edges as the body has phyxels: no row or reverse list can be longer, before
+//! or after the device rebuilds them — so each lies wholly in the window that handles it. A pass reading rows and reverse
 //! lists runs once per pair of windows. The buffers themselves may be larger than a binding (up to
 //! `max_buffer_size`).
 
@@ -29,13 +30,13 @@ pub struct EdgeWindowPlan {
 
 impl EdgeWindowPlan {
     /// Windows for `capacity` edges in bindings of at most `binding_bytes`, at offsets that are
-    /// multiples of `alignment` bytes (`min_storage_buffer_offset_alignment`), for rows of up to
-    /// `longest_row` edges. One window when the buffers fit one binding.
+    /// multiples of `alignment` bytes (`min_storage_buffer_offset_alignment`), for rows and reverse
+    /// lists of up to `longest_list` edges. One window when the buffers fit one binding.
     pub fn new(
         capacity: u32,
         binding_bytes: u64,
         alignment: u32,
-        longest_row: u32,
+        longest_list: u32,
     ) -> Result<Self, String> {
         if u64::from(capacity) * EDGE_BYTES <= binding_bytes {
             return Ok(Self {
@@ -47,10 +48,10 @@ impl EdgeWindowPlan {
         }
         let align = (u64::from(alignment).max(EDGE_BYTES) / EDGE_BYTES) as u32;
         let span = ((binding_bytes / EDGE_BYTES).min(u64::from(u32::MAX)) as u32) / align * align;
-        let overlap = longest_row.div_ceil(align) * align;
+        let overlap = longest_list.div_ceil(align) * align;
         if overlap >= span {
             return Err(format!(
-                "a neighbour list of {longest_row} phyxels does not fit an edge window of {span} edges"
+                "edge windows of {span} edges cannot hold neighbour lists of {longest_list} phyxels"
             ));
         }
         let stride = span - overlap;
@@ -62,8 +63,8 @@ impl EdgeWindowPlan {
         })
     }
 
-    /// The longest row every window holds whole.
-    pub fn longest_row(&self) -> u32 {
+    /// The longest row (or reverse list) every window holds whole.
+    pub fn longest_list(&self) -> u32 {
         if self.count == 1 {
             u32::MAX
         } else {
@@ -231,7 +232,7 @@ mod tests {
             assert!(offset + size <= 400_000_000, "inside the buffer");
             // A row owned by window c (start < owned end) of the longest length ends inside it.
             let last_start = plan.owned_end(c).min(plan.capacity) - 1;
-            let end = u64::from(last_start) + u64::from(plan.longest_row());
+            let end = u64::from(last_start) + u64::from(plan.longest_list());
             assert!(
                 end * 4 <= offset + size || end > u64::from(plan.capacity),
                 "window {c}"
@@ -241,7 +242,7 @@ mod tests {
         for c in 1..plan.count {
             assert_eq!(plan.owned_end(c - 1), plan.first(c));
         }
-        assert!(plan.longest_row() >= 1000);
+        assert!(plan.longest_list() >= 1000);
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! | `Simulation::step` with symplectic Euler, the drag spring, collisions (pass 5) | `integrate` |
 //! | `Melting::heat` (pass 6) | `heat`, `commit_temperature` |
 //! | plastic flow in `Simulation::step` (pass 7) | `plastic_flow` |
-//! | `Simulation::update_reference` (pass 7, when the strain passed the threshold) with `Body::rebuild_reference` | `reference_update_due`, `deformed_points`, `clear_counts`, pass 1 on the deformed shape, `keep_bucket_starts`, `longest_new_row`, `neighbour_capacity`, `update_reference`, `move_reference`, `commit_starts`, `keep_reverse_starts`, `moment_matrices`, `store_volumes` |
+//! | `Simulation::update_reference` (pass 7, when the strain passed the threshold) with `Body::rebuild_reference` | `reference_update_due`, `deformed_points`, `clear_counts`, pass 1 on the deformed shape, `keep_bucket_starts`, `neighbour_capacity`, `update_reference`, `move_reference`, `commit_starts`, `keep_reverse_starts`, `moment_matrices`, `store_volumes` |
 //! | `corotated::rotations` + `corotated::stresses` | `corotated_stresses` |
 //! | `corotated::stiffness_product` (per phyxel; then the force gather) | `stiffness_stresses`, `cg_stiffness_stresses` |
 //! | `corotated::stiffness_diagonal` + the block-Jacobi inverses | `stiffness_diagonal` |
@@ -41,14 +41,15 @@
 //! reference update runs inside the same submission: every pass of it is dispatched indirectly, with
 //! workgroup counts the device writes (zero when no update is due), so the steps never wait for a
 //! read-back. The per-edge buffers have room for twice the upload's edges; an update whose rows do
-//! not fit (or one of which is longer than an edge window holds) is not made and is reported
-//! ([`GpuState::neighbour_overflow`]) for the host to make on the CPU.
+//! not fit is not made and is reported ([`GpuState::neighbour_overflow`]) for the host to make on the
+//! CPU.
 //!
 //! The per-edge buffers — rows and reverse lists, a u32 per neighbour pair (the device's reverse lists
 //! name the owners i of the edges i → k, so no pass reads at a far edge index) — are bound in **edge
 //! windows** ([`EdgeWindowPlan`], `shaders/edge_window.wgsl`) where they exceed one storage binding
 //! (`max_storage_buffer_binding_size`): every pass over them runs once per window, handling the
-//! phyxels whose rows start in it, and the windows overlap by the longest row. Per-phyxel buffers are
+//! phyxels whose rows start in it, and the windows overlap by as many edges as the body has phyxels (no
+//! row or reverse list can be longer). Per-phyxel buffers are
 //! bound whole: the MLS frames (64 B per phyxel) cap an explicit body at 2.1 M phyxels per 128 MiB
 //! binding, the implicit step's work buffer (176 B) at 760 000; a larger body is refused with the size
 //! it needs. Drawn surfaces ([`GpuSurfaces::follow_reference_updates`]) take their deformed shape as rest

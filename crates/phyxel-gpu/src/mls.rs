@@ -60,12 +60,11 @@ pub async fn compute_mls_weights(
     let reference_buffer = storage("reference", bytemuck::cast_slice(&points));
     let mass_buffer = storage("mass", bytemuck::cast_slice(&masses));
     let start = storage("start", bytemuck::cast_slice(&hoods.start));
-    let longest_row = (0..n).map(|i| hoods.edges(i).len()).max().unwrap_or(0);
     let plan = EdgeWindowPlan::new(
         edges as u32,
         gpu.limits.max_storage_buffer_binding_size,
         gpu.limits.min_storage_buffer_offset_alignment,
-        longest_row as u32,
+        n as u32,
     )
     .map_err(GpuError)?;
     let windows = EdgeWindows::new(device, plan, &hoods.neighbour, &[]);

@@ -26,17 +26,16 @@ pub(crate) fn uniform(device: &wgpu::Device, values: [u32; 4]) -> wgpu::Buffer {
 }
 
 /// The hash-grid parameters of `shaders/hash.wgsl` (`GridParams`): phyxels, table size, `extra`
-/// (the reference update's edge capacity and the longest row an edge window holds), cell edge and
-/// `threshold` (its strain threshold).
+/// (the reference update's edge capacity), cell edge and `threshold` (its strain threshold).
 pub(crate) fn grid_params(
     device: &wgpu::Device,
     phyxels: u32,
     table: u32,
-    extra: [u32; 2],
+    extra: u32,
     cell: f32,
     threshold: f32,
 ) -> wgpu::Buffer {
-    let mut bytes = bytemuck::cast_slice::<u32, u8>(&[phyxels, table, extra[0], extra[1]]).to_vec();
+    let mut bytes = bytemuck::cast_slice::<u32, u8>(&[phyxels, table, extra, 0]).to_vec();
     bytes.extend_from_slice(bytemuck::cast_slice(&[cell, threshold, 0.0, 0.0]));
     device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("grid"),
@@ -67,7 +66,7 @@ pub async fn build_neighbourhoods(
     let table = hash_table_size(n);
     let groups = n.div_ceil(64);
     let hash = include_str!("../../../shaders/hash.wgsl");
-    let grid_params = grid_params(device, n, table, [0, 0], cell as f32, 0.0);
+    let grid_params = grid_params(device, n, table, 0, cell as f32, 0.0);
     let packed: Vec<[f32; 4]> = points
         .iter()
         .zip(radii)
@@ -141,13 +140,13 @@ pub async fn build_neighbourhoods(
     let edges = starts[n as usize];
 
     // Rows: write them sorted; then the reverse lists by a counting sort of the edges on their target.
-    // Both in edge windows where they exceed one binding.
-    let longest_row = starts.windows(2).map(|s| s[1] - s[0]).max().unwrap_or(0);
+    // Both in edge windows where they exceed one binding (overlapping by n edges: no row or reverse
+    // list is longer).
     let plan = EdgeWindowPlan::new(
         edges,
         gpu.limits.max_storage_buffer_binding_size,
         gpu.limits.min_storage_buffer_offset_alignment,
-        longest_row,
+        n,
     )
     .map_err(GpuError)?;
     let windows = EdgeWindows::new(device, plan, &[], &[]);

@@ -62,27 +62,19 @@ pub(crate) struct ReferenceUpdate {
 pub(crate) const FOLLOWER_SLOTS: usize = 3;
 
 impl ReferenceUpdate {
-    /// The passes for `phyxels` phyxels whose rows may hold up to `edge_capacity` edges in all and
-    /// `longest_row` each (what an edge window holds), hashed on cells of edge `cell` (the largest
-    /// support radius), updating when ‖ε‖ passes `threshold`.
+    /// The passes for `phyxels` phyxels whose rows may hold up to `edge_capacity` edges in all, hashed
+    /// on cells of edge `cell` (the largest support radius), updating when ‖ε‖ passes `threshold`.
     pub fn new(
         device: &wgpu::Device,
         b: &UpdatedBuffers,
         phyxels: u32,
-        [edge_capacity, longest_row]: [u32; 2],
+        edge_capacity: u32,
         cell: f32,
         threshold: f32,
     ) -> Self {
         let n = phyxels;
         let table = hash_table_size(n);
-        let grid = grid_params(
-            device,
-            n,
-            table,
-            [edge_capacity, longest_row],
-            cell,
-            threshold,
-        );
+        let grid = grid_params(device, n, table, edge_capacity, cell, threshold);
         let counts = uniform(device, [n, 0, 0, 0]);
         let zeros = |label: &str, bytes: usize| storage_buffer(device, label, &vec![0u8; bytes]);
         let deformed = zeros("deformed points", n as usize * 16);
@@ -191,11 +183,6 @@ impl ReferenceUpdate {
             ),
         ]);
         search.extend(prefix_sum(device, &new_start, n + 1));
-        search.push(pass(
-            "longest_new_row",
-            &[(0, &grid), (8, b.status), (9, &new_start)],
-            g,
-        ));
 
         let mut commit = vec![
             pass(

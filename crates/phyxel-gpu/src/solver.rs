@@ -231,8 +231,6 @@ pub struct GpuSolver {
     mass: wgpu::Buffer,
     /// Edges the per-edge buffers hold (room for the neighbourhoods of a compressed rest shape).
     edge_capacity: u32,
-    /// The longest row a reference update may make: what an edge window holds.
-    longest_row: u32,
     /// The hash grid's cell edge: the largest support radius (m).
     max_support_radius: f64,
     /// `Simulation::reference_update_strain`.
@@ -324,20 +322,15 @@ impl GpuSolver {
         } else {
             (2 * edges).min(largest_edges).max(edges)
         };
-        // Windows hold rows as long as the body has phyxels (no row can be longer), up to half a
-        // window; a reference update whose rows outgrow that is not made (and said), as one that
-        // outgrows the buffers.
-        let window_bytes = window_bytes.min(binding);
-        let longest_row = (0..body.len())
-            .map(|i| hoods.edges(i).len())
-            .max()
-            .unwrap_or(0);
-        let half_window = (window_bytes / 8) as usize;
+        // The windows overlap by as many edges as the body has phyxels: no row or reverse list, of
+        // this rest shape or one a reference update makes, can be longer. (With the device's own
+        // binding limit that is at most a sixteenth of a window: the MLS frames, 64 B per phyxel, must
+        // fit one binding too.)
         let plan = EdgeWindowPlan::new(
             edge_capacity as u32,
-            window_bytes,
+            window_bytes.min(binding),
             limits.min_storage_buffer_offset_alignment,
-            longest_row.max(body.len().min(half_window)) as u32,
+            body.len() as u32,
         )
         .map_err(GpuError)?;
         let device = &gpu.device;
@@ -576,7 +569,6 @@ impl GpuSolver {
             phyxel,
             mass,
             edge_capacity: edge_capacity as u32,
-            longest_row: plan.longest_row(),
             max_support_radius: body.support_radius.iter().cloned().fold(0.0, f64::max),
             reference_update_strain: sim.reference_update_strain,
             reference_update: None,
@@ -607,14 +599,6 @@ impl GpuSolver {
     pub fn limit_edge_capacity(&mut self, edges: u32) {
         self.edge_capacity = self.edge_capacity.min(edges);
         // Made again, with the new limit, at the next plastic step.
-        self.reference_update = None;
-    }
-
-    /// Hold the rows of reference updates on the device to at most `edges` edges each (within what an
-    /// edge window holds): an update needing longer ones is not made and is reported as one that
-    /// outgrows the buffers ([`GpuState::neighbour_overflow`]).
-    pub fn limit_row_length(&mut self, edges: u32) {
-        self.longest_row = self.longest_row.min(edges);
         self.reference_update = None;
     }
 
@@ -736,7 +720,7 @@ impl GpuSolver {
                     status: &self.status,
                 },
                 self.phyxels,
-                [self.edge_capacity, self.longest_row],
+                self.edge_capacity,
                 self.max_support_radius as f32,
                 self.reference_update_strain as f32,
             );

@@ -331,36 +331,6 @@ fn a_reference_update_whose_neighbour_lists_outgrow_the_buffers_is_refused_and_s
 }
 
 #[test]
-fn a_reference_update_whose_rows_outgrow_an_edge_window_is_refused_and_said() {
-    let gpu = gpu();
-    let cpu = plastic_sheared_cube();
-    let hoods = &cpu.body.neighbours;
-    let longest = (0..cpu.body.len())
-        .map(|i| hoods.edges(i).len() as u32)
-        .max()
-        .unwrap();
-    let mut solver = upload(&gpu, &cpu, Edges::Windowed);
-    // Windows that hold the upload's rows but not one longer: the landing compresses the cube, and
-    // its rest shape's neighbourhoods grow.
-    solver.limit_row_length(longest);
-    assert!(solver.step(&gpu, cpu.recommended_time_step(), 200));
-    let state = block_on(solver.read_state(&gpu)).unwrap();
-    assert!(
-        state.neighbour_overflow.is_some(),
-        "the refusal is reported"
-    );
-    assert_eq!(state.reference_updates, 0);
-    assert!(!state.blown_up);
-    // With room for the compressed rows the same steps make the update.
-    let mut solver = upload(&gpu, &cpu, Edges::Windowed);
-    solver.limit_row_length(2 * longest);
-    assert!(solver.step(&gpu, cpu.recommended_time_step(), 200));
-    let state = block_on(solver.read_state(&gpu)).unwrap();
-    assert_eq!(state.neighbour_overflow, None);
-    assert!(state.reference_updates > 0);
-}
-
-#[test]
 fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
     let gpu = gpu();
     let mut steel = sheared_cube();
