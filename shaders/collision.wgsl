@@ -2,19 +2,11 @@
 // to them): each collider a phyxel is inside projects it out along the normal, removes the approaching
 // normal velocity and applies Coulomb friction. Needs `params` and `colliders`.
 
-// kind 0: plane n·x = offset (a: n, offset in shape.y); 1: sphere (a: centre, radius in shape.y);
-// 2: box walls (a: min, b: max).
-struct Collider {
-    shape: vec4<f32>,
-    a: vec4<f32>,
-    b: vec4<f32>,
-};
-
 // (signed distance, outward normal) of `x` to collider `c` (`Collider::signed_distance`).
 fn signed_distance(c: Collider, x: vec3<f32>) -> vec4<f32> {
-    let kind = u32(c.shape.x + 0.5);
+    let kind = c.kind;
     if (kind == 0u) {
-        return vec4<f32>(dot(c.a.xyz, x) - c.shape.y, c.a.xyz);
+        return vec4<f32>(dot(c.a.xyz, x) - c.extent, c.a.xyz);
     }
     if (kind == 1u) {
         let offset = x - c.a.xyz;
@@ -23,7 +15,7 @@ fn signed_distance(c: Collider, x: vec3<f32>) -> vec4<f32> {
         if (length_ > 0.0) {
             normal = offset / length_;
         }
-        return vec4<f32>(length_ - c.shape.y, normal);
+        return vec4<f32>(length_ - c.extent, normal);
     }
     var best = vec4<f32>(x.x - c.a.x, 1.0, 0.0, 0.0);
     var walls = array<vec4<f32>, 5>(
@@ -46,12 +38,12 @@ fn finite(v: vec3<f32>) -> bool {
     return all(abs(v) <= vec3<f32>(3.0e38));
 }
 
-// Project the phyxel at x̄ + u out of every collider, with friction (params.contact.x).
+// Project the phyxel at x̄ + u out of every collider, with friction (params.friction).
 fn resolve_contacts(reference_position: vec3<f32>, u_in: ptr<function, vec3<f32>>, v_in: ptr<function, vec3<f32>>) {
     var u = *u_in;
     var v = *v_in;
-    let friction = params.contact.x;
-    for (var k = 0u; k < params.counts.y; k++) {
+    let friction = params.friction;
+    for (var k = 0u; k < params.colliders; k++) {
         let hit = signed_distance(colliders[k], reference_position + u);
         let phi = hit.x;
         if (phi < 0.0) {

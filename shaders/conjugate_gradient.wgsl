@@ -59,7 +59,7 @@ fn cg_start(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocat
     let i = id.x;
     let skipped = cg_skipped();
     var sums = vec4<f32>(0.0);
-    if (i < params.counts.x && !skipped) {
+    if (i < params.phyxels && !skipped) {
         let s = constraint_filter(i);
         let sb = s * vector(B, i);
         let r = sb - apply_row(i, vector(X, i), forces[i].xyz);
@@ -86,7 +86,7 @@ fn cg_reduce_start(@builtin(local_invocation_index) local: u32) {
     var state = RUNNING;
     if (total.x == 0.0) {
         state = ZERO_RHS;
-    } else if (sqrt(total.y) <= params.implicit.z * sqrt(total.x)) {
+    } else if (sqrt(total.y) <= params.cg_tolerance * sqrt(total.x)) {
         state = CONVERGED;
     }
     work[scalar_index(0u)] = vec4<f32>(total.x, total.y, total.z, 0.0);
@@ -107,7 +107,7 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
         @builtin(workgroup_id) group: vec3<u32>) {
     let i = id.x;
     var sums = vec4<f32>(0.0);
-    if (i < params.counts.x && cg_running() && owns_reverse_list(reverse_start[i])) {
+    if (i < params.phyxels && cg_running() && owns_reverse_list(reverse_start[i])) {
         let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
         store(P, i, p);
         // The force matrices are stored times A⁻¹ (corotated.wgsl): M_i Σ_j d_ij = (M_i A_i⁻¹) Σ_j x̄_ij w_ij.
@@ -125,7 +125,7 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
     let total = workgroup_sum(local, sums);
     // Run once per window, the dispatches add their partial sums (each row is in one window).
     if (local == 0u) {
-        let previous = select(vec4<f32>(0.0), work[partial_index(group.x)], edge_window.reverse.z > 0u);
+        let previous = select(vec4<f32>(0.0), work[partial_index(group.x)], edge_window.reverse_window > 0u);
         work[partial_index(group.x)] = previous + total;
     }
 }
@@ -154,7 +154,7 @@ fn cg_update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoca
         @builtin(workgroup_id) group: vec3<u32>) {
     let i = id.x;
     var sums = vec4<f32>(0.0);
-    if (i < params.counts.x && cg_running()) {
+    if (i < params.phyxels && cg_running()) {
         let alpha = work[scalar_index(1u)].x;
         store(X, i, vector(X, i) + alpha * vector(P, i));
         let r = vector(R, i) - alpha * vector(AP, i);
@@ -183,7 +183,7 @@ fn cg_reduce_direction(@builtin(local_invocation_index) local: u32) {
     let solve = work[scalar_index(2u)];
     work[scalar_index(2u)] = vec4<f32>(solve.xyz, relative);
     work[scalar_index(0u)] = vec4<f32>(scalars.x, total.x, total.y, scalars.w);
-    if (relative <= params.implicit.z) {
+    if (relative <= params.cg_tolerance) {
         work[scalar_index(1u)] = vec4<f32>(flags.x, flags.y, iterations, CONVERGED);
         return;
     }
@@ -194,7 +194,7 @@ fn cg_reduce_direction(@builtin(local_invocation_index) local: u32) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_finish(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.phyxels) {
         return;
     }
     if (cg_skipped()) {

@@ -89,7 +89,7 @@ fn polar_rotation(f: mat3x3<f32>) -> mat3x3<f32> {
 }
 
 fn lame(i: u32) -> vec2<f32> {
-    return phyxel[i].stiffness_scale * params.material.xy;
+    return phyxel[i].stiffness_scale * vec2<f32>(params.lambda, params.mu);
 }
 
 // F_e,i = (I + ∇u_i) F_p,i⁻¹ (`corotated::elastic_deformation_gradient`; Zhou et al. 2013 eq. 13).
@@ -100,7 +100,7 @@ fn elastic_deformation_gradient(i: u32) -> mat3x3<f32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x || !owns_row(start[i])) {
+    if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
     let plastic_inverse = frames[i].plastic_inverse;
@@ -142,14 +142,14 @@ fn differential_force_matrix(i: u32, in_cg: bool) {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.counts.x && owns_row(start[id.x])) {
+    if (id.x < params.phyxels && owns_row(start[id.x])) {
         differential_force_matrix(id.x, false);
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.counts.x && cg_running() && owns_row(start[id.x])) {
+    if (id.x < params.phyxels && cg_running() && owns_row(start[id.x])) {
         differential_force_matrix(id.x, true);
     }
 }
@@ -166,7 +166,7 @@ fn diagonal_block(i: u32, d_ik: vec3<f32>) -> mat3x3<f32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= params.counts.x || !owns_reverse_list(reverse_start[k])) {
+    if (k >= params.phyxels || !owns_reverse_list(reverse_start[k])) {
         return;
     }
     var block = diagonal_block(k, -(moment_inverse(mls_frame[k]) * work[section(OWN_OFFSETS) + k].xyz));
@@ -199,8 +199,8 @@ fn plastic_stretch(f: mat3x3<f32>) -> f32 {
     return length(hencky_strain(f).strains);
 }
 
-// Squared singular values below this are clamped before taking logarithms (`SMALLEST_SQUARED_STRETCH`).
-const SMALLEST_SQUARED_STRETCH: f32 = 1e-12;
+// Squared singular values below SMALLEST_SQUARED_STRETCH (the prelude) are clamped before taking
+// logarithms.
 
 // The multiplicative plastic flow after a step (`Simulation::flow_multiplicative`,
 // `Plasticity::flow_multiplicative`; Zhou et al. 2013 §3.2 with Bargteil et al. 2007's flow rule): with
@@ -210,7 +210,7 @@ const SMALLEST_SQUARED_STRETCH: f32 = 1e-12;
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn plastic_flow_multiplicative(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x || !owns_row(start[i])) {
+    if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
     let plastic_inverse = frames[i].plastic_inverse;
@@ -223,12 +223,12 @@ fn plastic_flow_multiplicative(@builtin(global_invocation_id) id: vec3<u32>) {
     let hencky = split.strains;
     let deviatoric = hencky - vec3<f32>((hencky.x + hencky.y + hencky.z) / 3.0);
     let size = length(deviatoric);
-    let yield_strain = params.plasticity.x * phyxel[i].stiffness_scale;
+    let yield_strain = params.yield_strain * phyxel[i].stiffness_scale;
     if (size <= yield_strain) {
         return;
     }
-    let rate = min(params.plasticity.y * params.gravity_dt.w, 1.0) * (size - yield_strain) / size;
-    let capacity = max(params.plasticity.z - plastic_stretch(plastic_inverse), 0.0) / size;
+    let rate = min(params.creep * params.dt, 1.0) * (size - yield_strain) / size;
+    let capacity = max(params.max_strain - plastic_stretch(plastic_inverse), 0.0) / size;
     let gamma = min(rate, capacity);
     if (gamma <= 0.0) {
         return;

@@ -6,34 +6,27 @@
 // [first_c, first_{c+1}). Windows overlap by as many edges as the body has phyxels (no row or reverse
 // list can be longer), so a list handled in a window lies wholly in it. A body small enough for one binding has a single window that owns every row.
 //
-// Prepended to the passes that read rows or reverse lists; binding 30 holds this dispatch's windows.
-
-struct EdgeWindow {
-    // x: the first edge bound (slot 0 of the binding), y: the end of the row starts the window owns
-    // (0xffffffff for the last window), z: the window's index.
-    rows: vec4<u32>,
-    // The same for the reverse lists (passes that read both run once per pair of windows).
-    reverse: vec4<u32>,
-};
+// Prepended to the passes that read rows or reverse lists; binding 30 holds this dispatch's windows
+// (`EdgeWindow`, the prelude).
 
 @group(0) @binding(30) var<uniform> edge_window: EdgeWindow;
 
 // Is the row whose first edge is `first` handled in this dispatch?
 fn owns_row(first: u32) -> bool {
-    return first >= edge_window.rows.x && first < edge_window.rows.y;
+    return first >= edge_window.rows_first && first < edge_window.rows_owned_end;
 }
 
 // Is the reverse list whose first entry is `first` handled in this dispatch?
 fn owns_reverse_list(first: u32) -> bool {
-    return first >= edge_window.reverse.x && first < edge_window.reverse.y;
+    return first >= edge_window.reverse_first && first < edge_window.reverse_owned_end;
 }
 
 // Edge e's slot in the bound window of the rows.
 fn row_slot(e: u32) -> u32 {
-    return e - edge_window.rows.x;
+    return e - edge_window.rows_first;
 }
 
 // Entry r's slot in the bound window of the reverse lists.
 fn reverse_slot(r: u32) -> u32 {
-    return r - edge_window.reverse.x;
+    return r - edge_window.reverse_first;
 }

@@ -17,7 +17,7 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn gather_forces(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= params.counts.x || !owns_row(start[k]) || !owns_reverse_list(reverse_start[k])) {
+    if (k >= params.phyxels || !owns_row(start[k]) || !owns_reverse_list(reverse_start[k])) {
         return;
     }
     let frame_k = mls_frame[k];

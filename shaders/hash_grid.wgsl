@@ -10,22 +10,22 @@
 @group(0) @binding(4) var<storage, read_write> sorted: array<u32>;
 
 // Count: bucket_fill[b] = number of phyxels in bucket b.
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn hash_cells(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= grid.counts.x) {
+    if (i >= grid.phyxels) {
         return;
     }
-    let b = cell_hash(cell_of(points[i].xyz), grid.counts.y);
+    let b = cell_hash(cell_of(points[i].xyz), grid.table_size);
     bucket_of[i] = b;
     atomicAdd(&bucket_fill[b], 1u);
 }
 
 // Scatter: after the prefix sum bucket_fill[b] is the bucket's first slot; each phyxel takes the next.
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn scatter_cells(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= grid.counts.x) {
+    if (i >= grid.phyxels) {
         return;
     }
     let slot = atomicAdd(&bucket_fill[bucket_of[i]], 1u);

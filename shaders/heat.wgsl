@@ -17,10 +17,10 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn heat(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x || !owns_row(start[i])) {
+    if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
-    let dt = params.gravity_dt.w;
+    let dt = params.dt;
     let x_i = reference[i].xyz;
     let h = reference[i].w;
     var exchange = 0.0;
@@ -33,21 +33,20 @@ fn heat(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     var next = temperature[i];
     if (weight > 0.0) {
-        next += min(params.melting.y * dt, 1.0) * exchange / weight;
+        next += min(params.diffusivity * dt, 1.0) * exchange / weight;
     }
-    let source = params.heat_source;
-    if (source.w > 0.0) {
+    if (params.heat_rate > 0.0) {
         let x = x_i + displacement[i].xyz;
-        next += source.w * dt * poly6_shape(distance(x, source.xyz), params.melting.x);
+        next += params.heat_rate * dt * poly6_shape(distance(x, params.heat_source), params.heat_radius);
     }
     temperature_next[i] = next;
-    let span = max(params.melting.z - AMBIENT_TEMPERATURE, 1e-30);
-    phyxel[i].stiffness_scale = clamp(1.0 - (next - AMBIENT_TEMPERATURE) / span, params.melting.w, 1.0);
+    let span = max(params.melting_point - AMBIENT_TEMPERATURE, 1e-30);
+    phyxel[i].stiffness_scale = clamp(1.0 - (next - AMBIENT_TEMPERATURE) / span, params.molten_stiffness, 1.0);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn commit_temperature(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.counts.x) {
+    if (id.x < params.phyxels) {
         temperature[id.x] = temperature_next[id.x];
     }
 }

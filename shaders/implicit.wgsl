@@ -31,9 +31,6 @@
 @group(0) @binding(11) var<storage, read> neighbour: array<u32>;
 @group(0) @binding(12) var<storage, read> mls_frame: array<MlsFrame>;
 
-// `MAX_ROTATION_PER_STEP`: the largest angle (rad) an implicit step may turn a neighbourhood by.
-const MAX_ROTATION_PER_STEP: f32 = 0.4;
-
 fn vector(s: u32, i: u32) -> vec3<f32> {
     return work[section(s) + i].xyz;
 }
@@ -61,7 +58,7 @@ fn implicit_begin(@builtin(global_invocation_id) id: vec3<u32>) {
         work[scalar_index(1u)] = vec4<f32>(0.0, 0.0, 0.0, RUNNING);
         work[scalar_index(2u)] = vec4<f32>(1.0, 0.0, 0.0, 0.0);
     }
-    if (i >= params.counts.x) {
+    if (i >= params.phyxels) {
         return;
     }
     var v = velocity[i].xyz;
@@ -71,31 +68,31 @@ fn implicit_begin(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let x = reference[i].xyz + displacement[i].xyz;
     var touching = vec4<f32>(0.0, 0.0, 0.0, NO_CONTACT);
-    for (var k = 0u; k < params.counts.y; k++) {
+    for (var k = 0u; k < params.colliders; k++) {
         let hit = signed_distance(colliders[k], x);
-        if (hit.x <= params.implicit.w) {
+        if (hit.x <= params.contact_distance) {
             touching = vec4<f32>(hit.yzw, IN_CONTACT);
             break;
         }
     }
     contact[i] = touching;
     let mass = phyxel[i].mass;
-    var force = forces[i].xyz + mass * params.gravity_dt.xyz;
-    if (params.counts.z == i + 1u) {
+    var force = forces[i].xyz + mass * params.gravity;
+    if (params.dragged == i + 1u) {
         // The drag spring k·(target − x), its stretch capped (`Drag::force`).
-        let pull = params.drag.xyz - x;
+        let pull = params.drag_target - x;
         let stretch = length(pull);
         var capped = pull;
-        if (stretch > params.contact.z) {
-            capped = pull * (params.contact.z / stretch);
+        if (stretch > params.drag_max_stretch) {
+            capped = pull * (params.drag_max_stretch / stretch);
         }
-        force += params.drag.w * capped;
+        force += params.drag_stiffness * capped;
     }
     if (is_fixed(i)) {
         force = vec3<f32>(0.0);
     }
-    let dt = params.gravity_dt.w;
-    store(B, i, dt * (force - params.implicit.x * mass * v));
+    let dt = params.dt;
+    store(B, i, dt * (force - params.mass_damping * mass * v));
     store(Q, i, v);
 }
 
@@ -103,7 +100,7 @@ fn implicit_begin(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn implicit_rhs(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.phyxels) {
         return;
     }
     store(B, i, vector(B, i) + stiffness_factor() * forces[i].xyz);
@@ -117,7 +114,7 @@ fn implicit_rhs(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn contact_impulses(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.phyxels) {
         return;
     }
     var impulse = 0.0;
@@ -149,7 +146,7 @@ fn cg_restart(@builtin(global_invocation_id) id: vec3<u32>) {
             work[scalar_index(1u)] = vec4<f32>(flags.xyz, RUNNING);
         }
     }
-    if (i >= params.counts.x || !released) {
+    if (i >= params.phyxels || !released) {
         return;
     }
     let x0 = constraint_filter(i) * vector(DV, i);
@@ -163,7 +160,7 @@ fn cg_restart(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn implicit_integrate(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.phyxels) {
         return;
     }
     let dv = vector(DV, i);
@@ -176,16 +173,16 @@ fn implicit_integrate(@builtin(global_invocation_id) id: vec3<u32>) {
         let speed = length(tangential);
         if (speed > 0.0) {
             let impulse = work[section(IMPULSE) + i].x;
-            let loss = min(params.contact.x * impulse / phyxel[i].mass, speed);
+            let loss = min(params.friction * impulse / phyxel[i].mass, speed);
             v -= (loss / speed) * tangential;
         }
     }
     var u = displacement[i].xyz;
     if (!is_fixed(i)) {
-        u += params.gravity_dt.w * v;
+        u += params.dt * v;
     }
     if (!finite(u) || !finite(v)) {
-        atomicOr(&status[0], 1u);
+        atomicOr(&status[STATUS_BLOWN_UP], 1u);
     }
     velocity[i] = vec4<f32>(v, 0.0);
     displacement[i] = vec4<f32>(u, 0.0);
@@ -196,7 +193,7 @@ fn implicit_integrate(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn rotation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x || !owns_row(start[i])) {
+    if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
     let v_i = velocity[i].xyz;
@@ -212,8 +209,8 @@ fn rotation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
     let grad_v = sum * transpose(moment_inverse(frame_i));
     let spin = 0.5 * (grad_v - transpose(grad_v));
     let angular_speed = sqrt(dot(spin[0], spin[0]) + dot(spin[1], spin[1]) + dot(spin[2], spin[2])) / sqrt(2.0);
-    if (!(params.gravity_dt.w * angular_speed <= MAX_ROTATION_PER_STEP)) {
-        atomicOr(&status[0], 1u);
+    if (!(params.dt * angular_speed <= MAX_ROTATION_PER_STEP)) {
+        atomicOr(&status[STATUS_BLOWN_UP], 1u);
     }
 }
 
@@ -221,7 +218,7 @@ fn rotation_per_step(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn implicit_collide(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x || is_fixed(i)) {
+    if (i >= params.phyxels || is_fixed(i)) {
         return;
     }
     var u = displacement[i].xyz;

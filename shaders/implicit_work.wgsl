@@ -1,6 +1,8 @@
 // Shared by the implicit step's passes (corotated.wgsl, conjugate_gradient.wgsl, implicit.wgsl; prepended
 // after common.wgsl and mls.wgsl): the layout of the work buffer, the constraint filters, the
-// block-Jacobi inverse and the workgroup sums of the reductions. Mirrors crates/phyxel-gpu/src/implicit.rs.
+// block-Jacobi inverse and the workgroup sums of the reductions. The constants it shares with
+// crates/phyxel-gpu/src/implicit.rs (SECTIONS, OWN_OFFSETS, SCALAR_SLOTS, the CG states) and the
+// per-phyxel `Frame` (R_i, F_p,i⁻¹, P_i) come from the prelude (`wgsl::work`, `layout::ImplicitFrame`).
 //
 // The work buffer holds, for n phyxels, sections of n vec4 each (xyz used), then the CG scalars, then
 // one partial sum per workgroup.
@@ -14,23 +16,21 @@ const B: u32 = 5u; // right-hand side b = Δt (f + m g + drag − α m v) + (Δt
 const Q: u32 = 6u; // the vector K is applied to next (stiffness_stresses reads it)
 const DV: u32 = 7u; // the step's Δv = S x
 const GUESS: u32 = 8u; // the last step's Δv: the next CG's initial guess
-const OWN_OFFSETS: u32 = 9u; // Σ_j x̄_ij w_ij, which A_i⁻¹ makes Σ_j d_ij (constant with the reference shape)
+// OWN_OFFSETS (the prelude) = 9: Σ_j x̄_ij w_ij, which A_i⁻¹ makes Σ_j d_ij (constant with the reference shape)
 const IMPULSE: u32 = 10u; // x: the contact impulse J_i ≥ 0 (N·s)
-const SECTIONS: u32 = 11u;
+// SECTIONS (the prelude) = 11 sections in all.
 
-// CG scalars at section(SECTIONS) + 0..3:
+// CG scalars at section(SECTIONS) + 0..SCALAR_SLOTS (the prelude; crates/phyxel-gpu/src/implicit.rs
+// `solve_stats` reads [1].z, [1].w and [2].w):
 //   [0] = (‖S b‖², r·r, r·z, p·Ap)
 //   [1] = (α, β, CG iterations this step, state: 0 running, 1 converged, 2 stopped on non-positive
 //          curvature, 3 zero right-hand side)
 //   [2] = (solve 1 or 2, 1 when a contact was released, 1 when the second solve is skipped (no contact
 //          was released), final relative residual)
 const SCALARS: u32 = 0u;
-const PARTIALS: u32 = 4u;
+const PARTIALS: u32 = SCALAR_SLOTS;
 
-const RUNNING: f32 = 0.0;
-const CONVERGED: f32 = 1.0;
-const STOPPED: f32 = 2.0;
-const ZERO_RHS: f32 = 3.0;
+// CG's states RUNNING, CONVERGED, STOPPED and ZERO_RHS come from the prelude.
 
 // Contact states in contact[i].w (normal in xyz).
 const NO_CONTACT: f32 = 0.0;
@@ -38,7 +38,7 @@ const IN_CONTACT: f32 = 1.0;
 const RELEASED: f32 = 2.0;
 
 fn section(s: u32) -> u32 {
-    return s * params.counts.x;
+    return s * params.phyxels;
 }
 
 fn scalar_index(k: u32) -> u32 {
@@ -50,15 +50,8 @@ fn partial_index(group: u32) -> u32 {
 }
 
 fn workgroups() -> u32 {
-    return (params.counts.x + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
+    return (params.phyxels + WORKGROUP_SIZE - 1u) / WORKGROUP_SIZE;
 }
-
-// R_i of the current step, F_p,i⁻¹, and the preconditioner block P_i.
-struct Frame {
-    rotation: mat3x3<f32>,
-    plastic_inverse: mat3x3<f32>,
-    precondition: mat3x3<f32>,
-};
 
 // The second solve is not needed: the CG kernels leave everything as the first one left it.
 fn cg_skipped() -> bool {
@@ -71,13 +64,13 @@ fn cg_running() -> bool {
 
 // 1 + Δt α (α: the environment's damping plus Rayleigh's mass term).
 fn mass_factor() -> f32 {
-    return 1.0 + params.gravity_dt.w * params.implicit.x;
+    return 1.0 + params.dt * params.mass_damping;
 }
 
 // Δt β + Δt² (β: Rayleigh's stiffness term).
 fn stiffness_factor() -> f32 {
-    let dt = params.gravity_dt.w;
-    return dt * params.implicit.y + dt * dt;
+    let dt = params.dt;
+    return dt * params.rayleigh_stiffness + dt * dt;
 }
 
 // Baraff & Witkin's filter S_i (`Loads::filters`): 0 for a fixed phyxel, I − n nᵀ in contact, else I.

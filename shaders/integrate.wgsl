@@ -17,28 +17,28 @@
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn integrate(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x) {
+    if (i >= params.phyxels) {
         return;
     }
-    let dt = params.gravity_dt.w;
+    let dt = params.dt;
     var v = velocity[i].xyz;
     var u = displacement[i].xyz;
     var force = forces[i].xyz;
-    if (params.counts.z == i + 1u) {
+    if (params.dragged == i + 1u) {
         // The drag spring k·(target − x), its stretch capped (`Drag::max_stretch`).
-        let pull = params.drag.xyz - (reference[i].xyz + u);
+        let pull = params.drag_target - (reference[i].xyz + u);
         let stretch = length(pull);
         var capped = pull;
-        if (stretch > params.contact.z) {
-            capped = pull * (params.contact.z / stretch);
+        if (stretch > params.drag_max_stretch) {
+            capped = pull * (params.drag_max_stretch / stretch);
         }
-        force += params.drag.w * capped;
+        force += params.drag_stiffness * capped;
     }
-    let acceleration = force / phyxel[i].mass + params.gravity_dt.xyz - params.material.w * v;
+    let acceleration = force / phyxel[i].mass + params.gravity - params.damping * v;
     v += dt * acceleration;
     u += dt * v;
-    if (!finite(u) || !finite(v) || length(v) > params.contact.y) {
-        atomicOr(&status[0], 1u);
+    if (!finite(u) || !finite(v) || length(v) > params.max_speed) {
+        atomicOr(&status[STATUS_BLOWN_UP], 1u);
     }
     resolve_contacts(reference[i].xyz, &u, &v);
     velocity[i] = vec4<f32>(v, 0.0);

@@ -5,17 +5,6 @@
 // the 128 MiB a storage binding may hold on Mesa lavapipe. Prepended (alone, or after common.wgsl) to
 // the passes that bind `mls_frame`.
 
-// Phyxel i's MLS frame. Mirrors `layout::MlsFrame`.
-struct MlsFrame {
-    // The safe inverse A_i⁻¹ of the moment matrix by columns (xyz); in w the kernel's constants:
-    // 1/h_i² (x column) and poly6(0, h_i) = 315 / (64 π h_i³) (y column).
-    inverse_x: vec4<f32>,
-    inverse_y: vec4<f32>,
-    inverse_z: vec4<f32>,
-    // x̄_i, and the support radius h_i in w.
-    reference: vec4<f32>,
-};
-
 // poly6(0, h) = 315 / (64 π h³).
 fn poly6_at_centre(h: f32) -> f32 {
     return 315.0 / (64.0 * 3.14159265358979 * h * h * h);

@@ -1,13 +1,13 @@
 // Pass 2, `Body::rebuild_reference` and `MlsWeights::compute` (crates/phyxel/src/meshless/body.rs and
 // mls.rs): per phyxel the density ρ_i = Σ_j m_j W(|x_ij|, h_i) (i itself included) and volume
 // V_i = m_i/ρ_i, the moment matrix A_i = Σ_j x_ij x_ijᵀ w_ij (MKN04 eq. 8; tutorial eq. 38) and its
-// safe inverse — Jacobi eigen-decomposition, eigenvalues below 10⁻⁴ of the largest dropped
+// safe inverse — Jacobi eigen-decomposition, eigenvalues below SAFE_INVERSE_THRESHOLD (10⁻⁴, `mls::DEFAULT_RELATIVE_THRESHOLD`) of the largest dropped
 // (`symmetric_eigen`, `safe_inverse`) — stored with x̄_i and h_i as the phyxel's MLS frame, from which
 // the passes form d_ij = A_i⁻¹ x_ij w_ij (mls_weight.wgsl). `mls_weights` writes those d_ij along each
 // row, for comparing them with the CPU's.
 
 // x: phyxels. Then reference positions x̄ (xyz) and support radii h (w); masses; the rows; results.
-@group(0) @binding(0) var<uniform> counts: vec4<u32>;
+@group(0) @binding(0) var<uniform> phyxels: Count;
 @group(0) @binding(1) var<storage, read> reference: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> mass: array<f32>;
 @group(0) @binding(3) var<storage, read> start: array<u32>;
@@ -17,15 +17,13 @@
 @group(0) @binding(7) var<storage, read_write> density_volume_rank: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read_write> d: array<vec4<f32>>;
 
-const RELATIVE_THRESHOLD: f32 = 1e-4;
-
 // `poly6` and `MlsFrame` come from mls_weight.wgsl, prepended.
 // `symmetric_eigen` comes from symmetric_eigen.wgsl, prepended.
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= counts.x || !owns_row(start[i])) {
+    if (i >= phyxels.n || !owns_row(start[i])) {
         return;
     }
     let x_i = reference[i].xyz;
@@ -46,7 +44,7 @@ fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
     var inverse_diagonal = vec3<f32>(0.0);
     var rank = 0.0;
     for (var k = 0u; k < 3u; k++) {
-        if (largest > 0.0 && lambda[k] > RELATIVE_THRESHOLD * largest) {
+        if (largest > 0.0 && lambda[k] > SAFE_INVERSE_THRESHOLD * largest) {
             inverse_diagonal[k] = 1.0 / lambda[k];
             rank += 1.0;
         }
@@ -60,10 +58,10 @@ fn moment_matrices(@builtin(global_invocation_id) id: vec3<u32>) {
     density_volume_rank[i] = vec4<f32>(density, mass[i] / density, rank, 0.0);
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn mls_weights(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= counts.x || !owns_row(start[i])) {
+    if (i >= phyxels.n || !owns_row(start[i])) {
         return;
     }
     let frame_i = mls_frame[i];

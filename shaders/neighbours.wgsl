@@ -17,7 +17,7 @@ fn nearby_buckets(c: vec3<i32>, buckets: ptr<function, array<u32, 27>>) -> u32 {
     for (var dz = -1; dz <= 1; dz++) {
         for (var dy = -1; dy <= 1; dy++) {
             for (var dx = -1; dx <= 1; dx++) {
-                let b = cell_hash(c + vec3<i32>(dx, dy, dz), grid.counts.y);
+                let b = cell_hash(c + vec3<i32>(dx, dy, dz), grid.table_size);
                 // Insert b in order, skipping a bucket already listed (distinct cells may share one).
                 var k = n;
                 var seen = false;
@@ -62,17 +62,17 @@ fn search(i: u32, write: bool, first: u32) -> u32 {
     return count;
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn count_neighbours(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < grid.counts.x) {
+    if (id.x < grid.phyxels) {
         start[id.x] = search(id.x, false, 0u);
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn write_neighbours(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= grid.counts.x || !owns_row(start[i])) {
+    if (i >= grid.phyxels || !owns_row(start[i])) {
         return;
     }
     let first = row_slot(start[i]);

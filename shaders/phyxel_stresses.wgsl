@@ -20,7 +20,7 @@ fn cofactor(j: mat3x3<f32>) -> mat3x3<f32> {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn phyxel_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x || !owns_row(start[i])) {
+    if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
     let grad_u = displacement_gradient(i);
@@ -28,11 +28,11 @@ fn phyxel_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let j = identity + grad_u;
     let strain = green_strain(grad_u) - plastic_strain[i];
     let scale = phyxel[i].stiffness_scale;
-    let lambda = scale * params.material.x;
-    let mu = scale * params.material.y;
+    let lambda = scale * params.lambda;
+    let mu = scale * params.mu;
     let trace = strain[0].x + strain[1].y + strain[2].z;
     let stress = lambda * trace * identity + 2.0 * mu * strain;
     let volume_error = determinant(j) - 1.0;
-    let piola = j * stress + params.material.z * volume_error * cofactor(j);
+    let piola = j * stress + params.volume_stiffness * volume_error * cofactor(j);
     force_matrix[i] = -phyxel[i].volume * piola * moment_inverse(mls_frame[i]);
 }

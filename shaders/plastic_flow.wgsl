@@ -4,7 +4,7 @@
 //   ε_elastic = ε − ε_plastic;  if ‖ε_elastic‖ > c_yield·s_i: ε_plastic += min(c_creep Δt, 1) ε_elastic;
 //   if ‖ε_plastic‖ > c_max: ε_plastic ← ε_plastic · c_max / ‖ε_plastic‖,
 // (s_i: the melting stiffness factor — a warm phyxel yields earlier), and the largest ‖ε‖ is kept
-// (status[1] since the start, status[2] in this step; as f32 bits: non-negative floats order like their
+// (STATUS_LARGEST_STRAIN since the start, STATUS_STEP_STRAIN in this step; as f32 bits: non-negative floats order like their
 // bits) for the reference update (reference_update.wgsl).
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -24,20 +24,20 @@ fn norm(a: mat3x3<f32>) -> f32 {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.counts.x || !owns_row(start[i])) {
+    if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
     let total = green_strain(displacement_gradient(i));
-    atomicMax(&status[1], bitcast<u32>(norm(total)));
-    atomicMax(&status[2], bitcast<u32>(norm(total)));
+    atomicMax(&status[STATUS_LARGEST_STRAIN], bitcast<u32>(norm(total)));
+    atomicMax(&status[STATUS_STEP_STRAIN], bitcast<u32>(norm(total)));
     var plastic = plastic_strain[i];
     let elastic = total - plastic;
-    if (norm(elastic) > params.plasticity.x * phyxel[i].stiffness_scale) {
-        plastic += min(params.plasticity.y * params.gravity_dt.w, 1.0) * elastic;
+    if (norm(elastic) > params.yield_strain * phyxel[i].stiffness_scale) {
+        plastic += min(params.creep * params.dt, 1.0) * elastic;
     }
     let size = norm(plastic);
-    if (size > params.plasticity.z) {
-        plastic *= params.plasticity.z / size;
+    if (size > params.max_strain) {
+        plastic *= params.max_strain / size;
     }
     plastic_strain[i] = plastic;
 }

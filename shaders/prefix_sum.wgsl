@@ -1,32 +1,25 @@
 // The exclusive prefix sum of the counting sorts (`HashGrid::build` and `Neighbourhoods::build` in
 // crates/phyxel/src/meshless/neighbours.rs: count → prefix sum → scatter), for any length: each
-// workgroup scans a block of 256 values in shared memory (Blelloch 1990) and writes the block's total;
+// workgroup scans a block of SCAN_BLOCK (256) values in shared memory (Blelloch 1990) and writes the block's total;
 // the totals are scanned the same way (recursively, by the host) and added back.
 
-struct ScanParams {
-    // x: number of values.
-    counts: vec4<u32>,
-};
-
-const BLOCK: u32 = 256u;
-
-@group(0) @binding(0) var<uniform> scan: ScanParams;
+@group(0) @binding(0) var<uniform> scan: Count;
 @group(0) @binding(1) var<storage, read_write> values: array<u32>;
 @group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;
 
-var<workgroup> tile: array<u32, 256>;
+var<workgroup> tile: array<u32, SCAN_BLOCK>;
 
-@compute @workgroup_size(128)
+@compute @workgroup_size(SCAN_WORKGROUP_SIZE)
 fn scan_blocks(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgroup_id) group: vec3<u32>) {
-    let base = group.x * BLOCK;
+    let base = group.x * SCAN_BLOCK;
     let t = local.x;
     let a = base + 2u * t;
     let b = a + 1u;
-    tile[2u * t] = select(0u, values[a], a < scan.counts.x);
-    tile[2u * t + 1u] = select(0u, values[b], b < scan.counts.x);
+    tile[2u * t] = select(0u, values[a], a < scan.n);
+    tile[2u * t + 1u] = select(0u, values[b], b < scan.n);
     // Up-sweep.
     var offset = 1u;
-    for (var d = BLOCK >> 1u; d > 0u; d >>= 1u) {
+    for (var d = SCAN_BLOCK >> 1u; d > 0u; d >>= 1u) {
         workgroupBarrier();
         if (t < d) {
             let i = offset * (2u * t + 1u) - 1u;
@@ -37,11 +30,11 @@ fn scan_blocks(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgrou
     }
     workgroupBarrier();
     if (t == 0u) {
-        block_sums[group.x] = tile[BLOCK - 1u];
-        tile[BLOCK - 1u] = 0u;
+        block_sums[group.x] = tile[SCAN_BLOCK - 1u];
+        tile[SCAN_BLOCK - 1u] = 0u;
     }
     // Down-sweep.
-    for (var d = 1u; d < BLOCK; d <<= 1u) {
+    for (var d = 1u; d < SCAN_BLOCK; d <<= 1u) {
         offset >>= 1u;
         workgroupBarrier();
         if (t < d) {
@@ -53,18 +46,18 @@ fn scan_blocks(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgrou
         }
     }
     workgroupBarrier();
-    if (a < scan.counts.x) {
+    if (a < scan.n) {
         values[a] = tile[2u * t];
     }
-    if (b < scan.counts.x) {
+    if (b < scan.n) {
         values[b] = tile[2u * t + 1u];
     }
 }
 
 // values[k] += (scanned) block_sums[block of k].
-@compute @workgroup_size(256)
+@compute @workgroup_size(SCAN_BLOCK)
 fn add_block_offsets(@builtin(global_invocation_id) id: vec3<u32>, @builtin(workgroup_id) group: vec3<u32>) {
-    if (id.x < scan.counts.x) {
+    if (id.x < scan.n) {
         values[id.x] += block_sums[group.x];
     }
 }

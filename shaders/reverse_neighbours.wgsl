@@ -7,12 +7,7 @@
 // reads nothing at a far edge index. Each pass runs once per edge window (edge_window.wgsl); the
 // scatter once per pair of windows, writing the entries of the lists that start in the second.
 
-struct EdgeParams {
-    // x: phyxels.
-    counts: vec4<u32>,
-};
-
-@group(0) @binding(0) var<uniform> edges: EdgeParams;
+@group(0) @binding(0) var<uniform> phyxels: Count;
 @group(0) @binding(1) var<storage, read> neighbour: array<u32>;
 @group(0) @binding(2) var<storage, read_write> reverse_fill: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read_write> reverse: array<u32>;
@@ -20,20 +15,20 @@ struct EdgeParams {
 @group(0) @binding(4) var<storage, read> reverse_start: array<u32>;
 @group(0) @binding(5) var<storage, read> start: array<u32>;
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn count_reverse(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i < edges.counts.x && owns_row(start[i])) {
+    if (i < phyxels.n && owns_row(start[i])) {
         for (var e = start[i]; e < start[i + 1u]; e++) {
             atomicAdd(&reverse_fill[neighbour[row_slot(e)]], 1u);
         }
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn scatter_reverse(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i < edges.counts.x && owns_row(start[i])) {
+    if (i < phyxels.n && owns_row(start[i])) {
         for (var e = start[i]; e < start[i + 1u]; e++) {
             let k = neighbour[row_slot(e)];
             if (owns_reverse_list(reverse_start[k])) {
@@ -43,10 +38,10 @@ fn scatter_reverse(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn sort_reverse(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= edges.counts.x || !owns_reverse_list(reverse_start[k])) {
+    if (k >= phyxels.n || !owns_reverse_list(reverse_start[k])) {
         return;
     }
     let first = reverse_slot(reverse_start[k]);

@@ -7,14 +7,7 @@
 //   plastic      ‖ε_p,i‖ / c_max (MKN04), or ‖ln σ(F_p,i)‖ / c_max (corotated: from F_p⁻¹, whose
 //                principal Hencky strains are those of F_p negated)
 //   speed        |v_i| / 2 m/s
-// Concatenated after symmetric_eigen.wgsl.
-
-struct InstanceSettings {
-    // x: the colouring (0 object, 1 temperature, 2 plastic ε_p, 3 plastic F_p, 4 speed), y: phyxels.
-    mode: vec4<u32>,
-    // x: ambient temperature, y: melting point, z: the plastic strain shown as full colour.
-    scale: vec4<f32>,
-}
+// Concatenated after symmetric_eigen.wgsl; `InstanceSettings` comes from the prelude.
 
 @group(0) @binding(0) var<uniform> settings: InstanceSettings;
 @group(0) @binding(1) var<storage, read> reference: array<vec4<f32>>;
@@ -31,7 +24,7 @@ struct InstanceSettings {
 fn plastic_stretch(f: mat3x3<f32>) -> f32 {
     var a = transpose(f) * f;
     _ = symmetric_eigen(&a);
-    let logs = 0.5 * log(max(vec3<f32>(a[0][0], a[1][1], a[2][2]), vec3<f32>(1e-12)));
+    let logs = 0.5 * log(max(vec3<f32>(a[0][0], a[1][1], a[2][2]), vec3<f32>(SMALLEST_SQUARED_STRETCH)));
     return length(logs);
 }
 
@@ -39,25 +32,25 @@ fn frobenius(m: mat3x3<f32>) -> f32 {
     return sqrt(dot(m[0], m[0]) + dot(m[1], m[1]) + dot(m[2], m[2]));
 }
 
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn phyxel_instances(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= settings.mode.y) {
+    if (i >= settings.phyxels) {
         return;
     }
     var value = 0.0;
-    switch settings.mode.x {
+    switch settings.mode {
         case 0u: {
             value = f32(object_of[i]);
         }
         case 1u: {
-            value = (temperature[i] - settings.scale.x) / (settings.scale.y - settings.scale.x);
+            value = (temperature[i] - settings.low) / (settings.high - settings.low);
         }
         case 2u: {
-            value = frobenius(plastic_strain[i]) / settings.scale.z;
+            value = frobenius(plastic_strain[i]) / settings.full;
         }
         case 3u: {
-            value = plastic_stretch(frames[3u * i + 1u]) / settings.scale.z;
+            value = plastic_stretch(frames[3u * i + 1u]) / settings.full;
         }
         default: {
             value = length(velocity[i].xyz) / 2.0;

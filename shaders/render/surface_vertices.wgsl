@@ -3,12 +3,7 @@
 // (tutorial eq. 68) with `EmbeddedSurface::interpolate` for the colour, and `vertex_normals`
 // (crates/phyxel/src/meshless/surface.rs, primitive_mesh.rs). All surfaces of the scene are one
 // vertex array here. Concatenated after mls_weight.wgsl and mls.wgsl (displacement_gradient reads
-// bindings 1–4).
-
-struct SurfaceSettings {
-    // x: phyxels, y: vertices, z: 1 when coloured by object.
-    counts: vec4<u32>,
-}
+// bindings 1–4); `SurfaceSettings` comes from the prelude.
 
 @group(0) @binding(0) var<uniform> settings: SurfaceSettings;
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
@@ -34,19 +29,19 @@ struct SurfaceSettings {
 @group(0) @binding(16) var<storage, read_write> vertices: array<f32>;
 
 // ∇u_j of every phyxel.
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn displacement_gradients(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i < settings.counts.x && owns_row(start[i])) {
+    if (i < settings.phyxels && owns_row(start[i])) {
         gradient[i] = displacement_gradient(i);
     }
 }
 
 // x + Σ_j ω̃_j (u_j + ∇u_j (x − x̄_j)), and Σ_j ω̃_j q_j of the phyxels' colour values q.
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn deformed_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
-    if (v >= settings.counts.y) {
+    if (v >= settings.vertices) {
         return;
     }
     let x = rest[v].xyz;
@@ -58,17 +53,17 @@ fn deformed_vertices(@builtin(global_invocation_id) id: vec3<u32>) {
         u += w * (displacement[j].xyz + gradient[j] * (x - reference[j].xyz));
         value += w * instances[j].w;
     }
-    if (settings.counts.z == 1u) {
+    if (settings.by_object == 1u) {
         value = rest[v].w;
     }
     deformed[v] = vec4<f32>(x + u, value);
 }
 
 // Σ over the triangles around v of (b − a) × (c − a) (area-weighted), normalized.
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn vertex_normals(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
-    if (v >= settings.counts.y) {
+    if (v >= settings.vertices) {
         return;
     }
     var normal = vec3<f32>(0.0);
@@ -98,10 +93,10 @@ fn vertex_normals(@builtin(global_invocation_id) id: vec3<u32>) {
 // deformed_vertices and before the rest shape moves: each vertex's deformed position becomes its rest
 // position, as `Simulation::update_reference` rebinds the surfaces at their deformed shape (the
 // binding is kept until the page binds them anew).
-@compute @workgroup_size(64)
+@compute @workgroup_size(WORKGROUP_SIZE)
 fn rebase_rest(@builtin(global_invocation_id) id: vec3<u32>) {
     let v = id.x;
-    if (v < settings.counts.y) {
+    if (v < settings.vertices) {
         rest[v] = vec4<f32>(deformed[v].xyz, rest[v].w);
     }
 }

@@ -9,8 +9,8 @@
 //! lists runs once per pair of windows. The buffers themselves may be larger than a binding (up to
 //! `max_buffer_size`).
 
-use crate::passes::{bind, storage_buffer};
-use wgpu::util::DeviceExt;
+use crate::layout::EdgeWindow;
+use crate::passes::{bind, bind_entries, pipeline, u32_buffer, uniform, Pass};
 
 /// Bytes per edge in the windowed buffers.
 const EDGE_BYTES: u64 = 4;
@@ -105,7 +105,7 @@ pub(crate) struct EdgeWindows {
     /// Reverse lists: entry r of phyxel k (`reverse_start[k] ≤ r < reverse_start[k+1]`) names a phyxel
     /// i whose neighbourhood holds k (the CPU lists the edge i → k instead).
     pub reverse: wgpu::Buffer,
-    /// `EdgeWindow` of edge_window.wgsl for each pair (rows window a, reverse window b), at a·count + b.
+    /// The [`EdgeWindow`] of each pair (rows window a, reverse window b), at a·count + b.
     uniforms: Vec<wgpu::Buffer>,
 }
 
@@ -120,19 +120,21 @@ impl EdgeWindows {
         let padded = |label: &str, values: &[u32]| {
             let mut values = values.to_vec();
             values.resize(plan.capacity as usize, 0);
-            storage_buffer(device, label, bytemuck::cast_slice(&values))
+            u32_buffer(device, label, &values)
         };
-        let window = |c: u32| [plan.first(c), plan.owned_end(c), c, 0];
         let uniforms = (0..plan.count)
             .flat_map(|a| (0..plan.count).map(move |b| (a, b)))
             .map(|(a, b)| {
-                let mut both = window(a).to_vec();
-                both.extend(window(b));
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("edge window"),
-                    contents: bytemuck::cast_slice(&both),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                })
+                let window = EdgeWindow {
+                    rows_first: plan.first(a),
+                    rows_owned_end: plan.owned_end(a),
+                    rows_window: a,
+                    reverse_first: plan.first(b),
+                    reverse_owned_end: plan.owned_end(b),
+                    reverse_window: b,
+                    ..EdgeWindow::default()
+                };
+                uniform(device, "edge window", &window)
             })
             .collect();
         Self {
@@ -158,7 +160,6 @@ impl EdgeWindows {
             return vec![bind(device, pipeline, buffers)];
         }
         let windows = |used: bool| if used { self.plan.count } else { 1 };
-        let layout = pipeline.get_bind_group_layout(0);
         let mut groups = Vec::new();
         for a in 0..windows(rows) {
             for b in 0..windows(reverse) {
@@ -193,14 +194,28 @@ impl EdgeWindows {
                     binding: 30,
                     resource: uniform.as_entire_binding(),
                 });
-                groups.push(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("edge window"),
-                    layout: &layout,
-                    entries: &entries,
-                }));
+                groups.push(bind_entries(device, pipeline, &entries));
             }
         }
         groups
+    }
+
+    /// The pass of entry point `entry` of `sources` (after edge_window.wgsl) over `buffers`, the per-edge
+    /// ones bound window by window.
+    pub fn pass(
+        &self,
+        device: &wgpu::Device,
+        sources: &[&str],
+        entry: &str,
+        buffers: &[(u32, &wgpu::Buffer)],
+        workgroups: u32,
+    ) -> Pass {
+        let sources: Vec<&str> = std::iter::once(crate::wgsl::source::EDGE_WINDOW)
+            .chain(sources.iter().copied())
+            .collect();
+        let pipeline = pipeline(device, &sources, entry);
+        let bindings = self.bind(device, &pipeline, buffers);
+        Pass::new(entry, pipeline, bindings, workgroups)
     }
 }
 

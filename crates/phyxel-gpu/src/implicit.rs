@@ -11,7 +11,11 @@
 //! needed plus 16 (never more than the limit); a step that was cut short by this budget reports
 //! `converged: false`, and the next read-back doubles the budget.
 
-use crate::solver::{Pass, SolverBuffers};
+use crate::body::BodyBuffers;
+use crate::explicit::gather_forces;
+use crate::layout::{gpu_mat3, vec4, ImplicitFrame};
+use crate::passes::{joined, storage_buffer, zeroed, Pass};
+use crate::wgsl::{source, work};
 use glam::{DMat3, DVec3};
 use phyxel::meshless::body::Body;
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
@@ -19,25 +23,8 @@ use phyxel::meshless::kernel::poly6;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// Sections of n vec4 in the work buffer (shaders/implicit_work.wgsl), then 4 scalars, then partials.
-const SECTIONS: usize = 11;
-/// Σ_j x̄_ij w_ij per phyxel (A_i⁻¹ times it is Σ_j d_ij): implicit_work.wgsl's OWN_OFFSETS.
-const OWN_OFFSETS: usize = 9;
-const SCALARS: usize = 4;
-
-/// Bytes of the implicit step's largest buffers for `phyxels` phyxels: the work buffer (sections,
-/// scalars, one partial sum per workgroup) and the frames (rotation, F_p⁻¹, preconditioner block).
-pub(crate) fn largest_buffer_bytes(phyxels: usize) -> u64 {
-    let groups = phyxels
-        .div_ceil(crate::solver::WORKGROUP_SIZE as usize)
-        .max(1);
-    let work = (SECTIONS * phyxels + SCALARS + groups) * 16;
-    let frames = phyxels * 36 * 4;
-    work.max(frames) as u64
-}
-
 /// The implicit step's pipelines, bindings and buffers.
-pub(crate) struct ImplicitStep {
+pub struct ImplicitStep {
     pub settings: CorotatedImplicit,
     /// CG iterations queued per solve (see the module docs); read-backs update it.
     pub budget: Arc<AtomicUsize>,
@@ -64,23 +51,22 @@ pub(crate) struct ImplicitStep {
     rotation_per_step: Pass,
     implicit_collide: Pass,
     plastic_flow_multiplicative: Pass,
-    /// F_p⁻¹ per phyxel, in each frame (read back as the plastic deformation).
+    /// [`ImplicitFrame`] per phyxel (F_p⁻¹ read back as the plastic deformation).
     pub frames: wgpu::Buffer,
 }
 
 impl ImplicitStep {
-    pub fn new<'a>(
+    pub fn new(
         device: &wgpu::Device,
-        buffers: &'a SolverBuffers<'a>,
+        b: &BodyBuffers,
         body: &Body,
         settings: CorotatedImplicit,
     ) -> Self {
         let n = body.len();
-        let groups = n.div_ceil(crate::solver::WORKGROUP_SIZE as usize);
         // The work buffer: zero but for Σ_j x̄_ij w_ij (w_ij = poly6(|x̄_ij|, h_i), MKN04 eq. 7).
-        let mut work = vec![[0f32; 4]; SECTIONS * n + SCALARS + groups.max(1)];
-        let range = OWN_OFFSETS * n..(OWN_OFFSETS + 1) * n;
-        for (i, slot) in work[range].iter_mut().enumerate() {
+        let mut work = vec![[0f32; 4]; work::len(n)];
+        let own_offsets = work::OWN_OFFSETS as usize * n;
+        for (i, slot) in work[own_offsets..own_offsets + n].iter_mut().enumerate() {
             let own: DVec3 = body
                 .neighbours
                 .edges(i)
@@ -90,87 +76,90 @@ impl ImplicitStep {
                     x_ij * poly6(x_ij.length(), body.support_radius[i])
                 })
                 .sum();
-            *slot = crate::layout::vec4(own);
+            *slot = vec4(own);
         }
-        let work =
-            crate::passes::storage_buffer(device, "implicit work", bytemuck::cast_slice(&work));
-        // Frames: rotation (set each step), F_p⁻¹, preconditioner block.
-        let frames: Vec<[f32; 36]> = body
+        let work = storage_buffer(device, "implicit work", bytemuck::cast_slice(&work));
+        let frames: Vec<ImplicitFrame> = body
             .plastic_deformation
             .iter()
-            .map(|f_p| {
-                let mut frame = [0f32; 36];
-                frame[..12].copy_from_slice(&crate::layout::mat3(DMat3::IDENTITY));
-                frame[12..24].copy_from_slice(&crate::layout::mat3(f_p.inverse()));
-                frame[24..].copy_from_slice(&crate::layout::mat3(DMat3::IDENTITY));
-                frame
+            .map(|f_p| ImplicitFrame {
+                rotation: gpu_mat3(DMat3::IDENTITY),
+                plastic_inverse: gpu_mat3(f_p.inverse()),
+                precondition: gpu_mat3(DMat3::IDENTITY),
             })
             .collect();
-        let frames = crate::passes::storage_buffer(device, "frames", bytemuck::cast_slice(&frames));
-        let contact = crate::passes::storage_buffer(device, "contacts", &vec![0u8; n * 16]);
-        let b = buffers;
-        let common = include_str!("../../../shaders/common.wgsl");
-        let mls_weight = include_str!("../../../shaders/mls_weight.wgsl");
-        let mls = include_str!("../../../shaders/mls.wgsl");
-        let eigen = include_str!("../../../shaders/symmetric_eigen.wgsl");
-        let layout = include_str!("../../../shaders/implicit_work.wgsl");
-        let collision = include_str!("../../../shaders/collision.wgsl");
-        let corotated_source = include_str!("../../../shaders/corotated.wgsl");
-        let cg_source = include_str!("../../../shaders/conjugate_gradient.wgsl");
-        let implicit_source = include_str!("../../../shaders/implicit.wgsl");
-        let corotated_sources = [common, mls_weight, mls, eigen, layout, corotated_source];
-        let cg_sources = [common, mls_weight, layout, cg_source];
-        let implicit_sources = [common, mls_weight, layout, collision, implicit_source];
-        let corotated = |name: &str, bindings: &[(u32, &wgpu::Buffer)]| {
-            Pass::new(
-                device,
-                b.params,
-                b.edges,
-                &corotated_sources,
-                name,
-                bindings,
-            )
+        let frames = storage_buffer(device, "frames", bytemuck::cast_slice(&frames));
+        let contact = zeroed(device, "contacts", n * 16);
+        let (neighbour, reverse) = (&b.edges.neighbour, &b.edges.reverse);
+        let (common, mls_weight, layout) =
+            (source::COMMON, source::MLS_WEIGHT, source::IMPLICIT_WORK);
+        let corotated_sources = [
+            common,
+            mls_weight,
+            source::MLS,
+            source::SYMMETRIC_EIGEN,
+            layout,
+            source::COROTATED,
+        ];
+        let cg_sources = [common, mls_weight, layout, source::CONJUGATE_GRADIENT];
+        let implicit_sources = [
+            common,
+            mls_weight,
+            layout,
+            source::COLLISION,
+            source::IMPLICIT,
+        ];
+        let groups = b.workgroups();
+        // Each entry point binds exactly what it uses (automatic layouts hold nothing else), the step
+        // parameters at binding 0; the reductions run in one workgroup.
+        let pass = |sources: &[&str], entry: &str, buffers: &[(u32, &wgpu::Buffer)]| {
+            let workgroups = if entry.starts_with("cg_reduce") {
+                1
+            } else {
+                groups
+            };
+            let bound = joined(&[(0, &b.params)], buffers);
+            b.edges.pass(device, sources, entry, &bound, workgroups)
         };
-        // Each entry point binds exactly what it uses (automatic layouts hold nothing else).
-        let cg = |name: &str| {
-            let bindings: &[(u32, &wgpu::Buffer)] = match name {
+        let corotated =
+            |entry, buffers: &[(u32, &wgpu::Buffer)]| pass(&corotated_sources, entry, buffers);
+        let implicit =
+            |entry, buffers: &[(u32, &wgpu::Buffer)]| pass(&implicit_sources, entry, buffers);
+        let cg = |entry: &str| {
+            let buffers: &[(u32, &wgpu::Buffer)] = match entry {
                 "cg_start" => &[
-                    (1, b.forces),
-                    (2, b.phyxel),
+                    (1, &b.forces),
+                    (2, &b.phyxel),
                     (3, &work),
                     (4, &contact),
                     (5, &frames),
                 ],
                 "cg_product" => &[
-                    (2, b.phyxel),
+                    (2, &b.phyxel),
                     (3, &work),
                     (4, &contact),
-                    (6, b.force_matrix),
-                    (7, b.mls_frame),
-                    (8, b.reverse_start),
-                    (9, b.reverse),
+                    (6, &b.force_matrix),
+                    (7, &b.mls_frame),
+                    (8, &b.reverse_start),
+                    (9, reverse),
                 ],
                 "cg_update" => &[(3, &work), (5, &frames)],
-                "cg_finish" => &[(2, b.phyxel), (3, &work), (4, &contact)],
+                "cg_finish" => &[(2, &b.phyxel), (3, &work), (4, &contact)],
                 _ => &[(3, &work)],
             };
-            Pass::new(device, b.params, b.edges, &cg_sources, name, bindings)
-        };
-        let implicit = |name: &str, bindings: &[(u32, &wgpu::Buffer)]| {
-            Pass::new(device, b.params, b.edges, &implicit_sources, name, bindings)
+            pass(&cg_sources, entry, buffers)
         };
         let stiffness_bindings = [
-            (2, b.start),
-            (3, b.neighbour),
-            (4, b.mls_frame),
-            (5, b.phyxel),
+            (2, &b.start),
+            (3, neighbour),
+            (4, &b.mls_frame),
+            (5, &b.phyxel),
             (6, &frames),
-            (7, b.force_matrix),
+            (7, &b.force_matrix),
             (8, &work),
             (12, &contact),
         ];
-        let step_buffers = [(4, b.forces), (5, b.phyxel), (8, &work), (9, &contact)];
-        let with_work = |extra: &[(u32, &'a wgpu::Buffer)]| joined(&step_buffers, extra);
+        let step_buffers = [(4, &b.forces), (5, &b.phyxel), (8, &work), (9, &contact)];
         Self {
             settings,
             budget: Arc::new(AtomicUsize::new(settings.max_iterations)),
@@ -178,36 +167,39 @@ impl ImplicitStep {
             corotated_stresses: corotated(
                 "corotated_stresses",
                 &[
-                    (1, b.displacement),
-                    (2, b.start),
-                    (3, b.neighbour),
-                    (4, b.mls_frame),
-                    (5, b.phyxel),
+                    (1, &b.displacement),
+                    (2, &b.start),
+                    (3, neighbour),
+                    (4, &b.mls_frame),
+                    (5, &b.phyxel),
                     (6, &frames),
-                    (7, b.force_matrix),
+                    (7, &b.force_matrix),
                 ],
             ),
-            gather_forces: crate::solver::gather_forces_pass(device, b),
+            gather_forces: gather_forces(device, b),
             implicit_begin: implicit(
                 "implicit_begin",
-                &with_work(&[
-                    (1, b.reference),
-                    (2, b.displacement),
-                    (3, b.velocity),
-                    (6, b.colliders),
-                ]),
+                &joined(
+                    &step_buffers,
+                    &[
+                        (1, &b.reference),
+                        (2, &b.displacement),
+                        (3, &b.velocity),
+                        (6, &b.colliders),
+                    ],
+                ),
             ),
             stiffness_stresses: corotated("stiffness_stresses", &stiffness_bindings),
-            implicit_rhs: implicit("implicit_rhs", &with_work(&[])),
+            implicit_rhs: implicit("implicit_rhs", &joined(&step_buffers, &[])),
             stiffness_diagonal: corotated(
                 "stiffness_diagonal",
                 &[
-                    (4, b.mls_frame),
-                    (5, b.phyxel),
+                    (4, &b.mls_frame),
+                    (5, &b.phyxel),
                     (6, &frames),
                     (8, &work),
-                    (9, b.reverse_start),
-                    (10, b.reverse),
+                    (9, &b.reverse_start),
+                    (10, reverse),
                     (12, &contact),
                 ],
             ),
@@ -219,15 +211,15 @@ impl ImplicitStep {
             cg_update: cg("cg_update"),
             cg_reduce_direction: cg("cg_reduce_direction"),
             cg_finish: cg("cg_finish"),
-            contact_impulses: implicit("contact_impulses", &with_work(&[])),
-            cg_restart: implicit("cg_restart", &[(5, b.phyxel), (8, &work), (9, &contact)]),
+            contact_impulses: implicit("contact_impulses", &joined(&step_buffers, &[])),
+            cg_restart: implicit("cg_restart", &[(5, &b.phyxel), (8, &work), (9, &contact)]),
             implicit_integrate: implicit(
                 "implicit_integrate",
                 &[
-                    (2, b.displacement),
-                    (3, b.velocity),
-                    (5, b.phyxel),
-                    (7, b.status),
+                    (2, &b.displacement),
+                    (3, &b.velocity),
+                    (5, &b.phyxel),
+                    (7, &b.status),
                     (8, &work),
                     (9, &contact),
                 ],
@@ -235,31 +227,31 @@ impl ImplicitStep {
             rotation_per_step: implicit(
                 "rotation_per_step",
                 &[
-                    (3, b.velocity),
-                    (7, b.status),
-                    (10, b.start),
-                    (11, b.neighbour),
-                    (12, b.mls_frame),
+                    (3, &b.velocity),
+                    (7, &b.status),
+                    (10, &b.start),
+                    (11, neighbour),
+                    (12, &b.mls_frame),
                 ],
             ),
             implicit_collide: implicit(
                 "implicit_collide",
                 &[
-                    (1, b.reference),
-                    (2, b.displacement),
-                    (3, b.velocity),
-                    (5, b.phyxel),
-                    (6, b.colliders),
+                    (1, &b.reference),
+                    (2, &b.displacement),
+                    (3, &b.velocity),
+                    (5, &b.phyxel),
+                    (6, &b.colliders),
                 ],
             ),
             plastic_flow_multiplicative: corotated(
                 "plastic_flow_multiplicative",
                 &[
-                    (1, b.displacement),
-                    (2, b.start),
-                    (3, b.neighbour),
-                    (4, b.mls_frame),
-                    (5, b.phyxel),
+                    (1, &b.displacement),
+                    (2, &b.start),
+                    (3, neighbour),
+                    (4, &b.mls_frame),
+                    (5, &b.phyxel),
                     (6, &frames),
                 ],
             ),
@@ -270,59 +262,60 @@ impl ImplicitStep {
 
     /// Queue one implicit step (without the melting passes, which the solver adds after it).
     pub fn encode(&self, compute: &mut wgpu::ComputePass) {
-        let groups = (self.phyxels as u32).div_ceil(crate::solver::WORKGROUP_SIZE);
-        let run = |compute: &mut wgpu::ComputePass, pass: &Pass| pass.dispatch(compute, groups);
-        let reduce = |compute: &mut wgpu::ComputePass, pass: &Pass| pass.dispatch(compute, 1);
-        run(compute, &self.corotated_stresses);
-        run(compute, &self.gather_forces);
-        run(compute, &self.implicit_begin);
-        run(compute, &self.stiffness_stresses);
-        run(compute, &self.gather_forces);
-        run(compute, &self.implicit_rhs);
+        let run = |compute: &mut wgpu::ComputePass, passes: &[&Pass]| {
+            for pass in passes {
+                pass.dispatch(compute);
+            }
+        };
+        // K applied to Q (stiffness_stresses), gathered into forces.
+        let stiffness = [&self.stiffness_stresses, &self.gather_forces];
+        run(compute, &[&self.corotated_stresses, &self.gather_forces]);
+        run(compute, &[&self.implicit_begin]);
+        run(compute, &stiffness);
+        run(compute, &[&self.implicit_rhs]);
         for solve in 0..2 {
             if solve == 1 {
-                run(compute, &self.cg_restart);
+                run(compute, &[&self.cg_restart]);
             }
-            run(compute, &self.stiffness_diagonal);
-            run(compute, &self.stiffness_stresses);
-            run(compute, &self.gather_forces);
-            run(compute, &self.cg_start);
-            reduce(compute, &self.cg_reduce_start);
+            run(compute, &[&self.stiffness_diagonal]);
+            run(compute, &stiffness);
+            run(compute, &[&self.cg_start, &self.cg_reduce_start]);
             for _ in 0..self.budget.load(Ordering::Relaxed) {
-                run(compute, &self.cg_stiffness_stresses);
-                run(compute, &self.cg_product);
-                reduce(compute, &self.cg_reduce_curvature);
-                run(compute, &self.cg_update);
-                reduce(compute, &self.cg_reduce_direction);
+                run(
+                    compute,
+                    &[
+                        &self.cg_stiffness_stresses,
+                        &self.cg_product,
+                        &self.cg_reduce_curvature,
+                        &self.cg_update,
+                        &self.cg_reduce_direction,
+                    ],
+                );
             }
-            run(compute, &self.cg_finish);
-            run(compute, &self.stiffness_stresses);
-            run(compute, &self.gather_forces);
-            run(compute, &self.contact_impulses);
+            run(compute, &[&self.cg_finish]);
+            run(compute, &stiffness);
+            run(compute, &[&self.contact_impulses]);
         }
-        run(compute, &self.implicit_integrate);
-        run(compute, &self.rotation_per_step);
-        run(compute, &self.implicit_collide);
+        run(
+            compute,
+            &[
+                &self.implicit_integrate,
+                &self.rotation_per_step,
+                &self.implicit_collide,
+            ],
+        );
     }
 
     /// Queue the multiplicative plastic flow (after the step and the melting passes, as on the CPU).
     pub fn encode_plastic_flow(&self, compute: &mut wgpu::ComputePass) {
-        let groups = (self.phyxels as u32).div_ceil(crate::solver::WORKGROUP_SIZE);
-        self.plastic_flow_multiplicative.dispatch(compute, groups);
+        self.plastic_flow_multiplicative.dispatch(compute);
     }
 
     /// Where the CG scalars sit in the work buffer (bytes) and how many bytes they take.
     pub fn scalars_range(&self) -> (u64, u64) {
-        ((SECTIONS * self.phyxels * 16) as u64, (SCALARS * 16) as u64)
+        let sections = work::SECTIONS as usize * self.phyxels;
+        ((sections * 16) as u64, u64::from(work::SCALAR_SLOTS) * 16)
     }
-}
-
-/// The bindings `a` followed by `b`.
-fn joined<'a>(
-    a: &[(u32, &'a wgpu::Buffer)],
-    b: &[(u32, &'a wgpu::Buffer)],
-) -> Vec<(u32, &'a wgpu::Buffer)> {
-    [a, b].concat()
 }
 
 /// The iteration budget after a read-back of `solve` (module docs): 2 × its iterations + 16 when it
@@ -338,11 +331,12 @@ pub(crate) fn next_budget(solve: &SolveStats, budget: usize, limit: usize) -> us
 
 /// The CG statistics of the last step from the work buffer's scalars (shaders/implicit_work.wgsl).
 pub(crate) fn solve_stats(scalars: &[f32]) -> SolveStats {
+    // Slot 1: (α, β, iterations, state); slot 2: (solve, released, skipped, relative residual).
     let state = scalars[7];
     SolveStats {
         iterations: scalars[6] as usize,
         relative_residual: f64::from(scalars[11]),
-        converged: state == 1.0 || state == 3.0,
+        converged: state == work::CONVERGED || state == work::ZERO_RHS,
     }
 }
 

@@ -3,10 +3,10 @@
 //! draws every frame without reading the state back.
 
 use crate::context::GpuContext;
-use crate::passes::{bind, dispatch, pipeline, storage_buffer};
-use crate::solver::{GpuSolver, WORKGROUP_SIZE};
-use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
+use crate::layout::{ImplicitFrame, InstanceSettings};
+use crate::passes::{encode, storage_buffer, uniform, zeroed, Pass};
+use crate::solver::GpuSolver;
+use crate::wgsl::{source, workgroups, WORKGROUP_SIZE};
 
 /// The colour value of each phyxel, as `PhyxelDemo::frame_data` computes it on the CPU.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,14 +23,6 @@ pub enum InstanceColouring {
     Speed,
 }
 
-/// `InstanceSettings` of phyxel_instances.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
-struct InstanceSettings {
-    mode: [u32; 4],
-    scale: [f32; 4],
-}
-
 /// The instance buffer (x, y, z, value per phyxel: a vertex buffer for the renderer) and the pass
 /// that fills it from one [`GpuSolver`]'s buffers.
 pub struct PhyxelInstances {
@@ -38,15 +30,14 @@ pub struct PhyxelInstances {
     pub buffer: wgpu::Buffer,
     pub count: u32,
     settings: wgpu::Buffer,
-    pipeline: wgpu::ComputePipeline,
-    group: wgpu::BindGroup,
+    pass: Pass,
 }
 
 impl PhyxelInstances {
     /// The pass for `solver`'s buffers; `object_of` gives each phyxel's object.
     pub fn new(gpu: &GpuContext, solver: &GpuSolver, object_of: &[u32]) -> Self {
         let device = &gpu.device;
-        let state = solver.state_buffers();
+        let state = solver.body();
         let buffer = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("phyxel instances"),
             size: u64::from(state.phyxels.max(1)) * 16,
@@ -55,50 +46,39 @@ impl PhyxelInstances {
                 | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let settings = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("instance settings"),
-            contents: bytemuck::bytes_of(&InstanceSettings::default()),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
+        let settings = uniform(device, "instance settings", &InstanceSettings::default());
         let objects = storage_buffer(device, "object of phyxel", bytemuck::cast_slice(object_of));
         // Without the implicit step there is no F_p: bind a placeholder (mode 3 is then never asked).
         let no_frames;
-        let frames = match state.frames {
+        let frames = match solver.implicit_frames() {
             Some(frames) => frames,
             None => {
-                no_frames = storage_buffer(device, "no frames", &[0u8; 144]);
+                no_frames = zeroed(device, "no frames", size_of::<ImplicitFrame>());
                 &no_frames
             }
         };
-        let pipeline = pipeline(
+        let pass = Pass::whole(
             device,
-            &[
-                include_str!("../../../shaders/symmetric_eigen.wgsl"),
-                include_str!("../../../shaders/render/phyxel_instances.wgsl"),
-            ],
+            &[source::SYMMETRIC_EIGEN, source::PHYXEL_INSTANCES],
             "phyxel_instances",
-        );
-        let group = bind(
-            device,
-            &pipeline,
             &[
                 (0, &settings),
-                (1, state.reference),
-                (2, state.displacement),
-                (3, state.velocity),
-                (4, state.temperature),
-                (5, state.plastic_strain),
+                (1, &state.reference),
+                (2, &state.displacement),
+                (3, &state.velocity),
+                (4, &state.temperature),
+                (5, &state.plastic_strain),
                 (6, frames),
                 (7, &objects),
                 (8, &buffer),
             ],
+            workgroups(state.phyxels, WORKGROUP_SIZE),
         );
         Self {
             buffer,
             count: state.phyxels,
             settings,
-            pipeline,
-            group,
+            pass,
         }
     }
 
@@ -110,7 +90,7 @@ impl PhyxelInstances {
         encoder: &mut wgpu::CommandEncoder,
         colouring: InstanceColouring,
     ) {
-        let (mode, scale) = match colouring {
+        let (mode, [low, high, full]) = match colouring {
             InstanceColouring::Object => (0, [0.0; 3]),
             InstanceColouring::Temperature {
                 ambient,
@@ -121,17 +101,16 @@ impl PhyxelInstances {
             InstanceColouring::Speed => (4, [0.0; 3]),
         };
         let settings = InstanceSettings {
-            mode: [mode, self.count, 0, 0],
-            scale: [scale[0] as f32, scale[1] as f32, scale[2] as f32, 0.0],
+            mode,
+            phyxels: self.count,
+            low: low as f32,
+            high: high as f32,
+            full: full as f32,
+            ..InstanceSettings::default()
         };
         gpu.queue
             .write_buffer(&self.settings, 0, bytemuck::bytes_of(&settings));
-        dispatch(
-            encoder,
-            &self.pipeline,
-            &self.group,
-            self.count.div_ceil(WORKGROUP_SIZE),
-        );
+        encode(encoder, std::slice::from_ref(&self.pass));
     }
 }
 

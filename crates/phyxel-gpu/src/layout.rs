@@ -1,45 +1,319 @@
-//! The bytes the shaders read: `shaders/common.wgsl` and `integrate.wgsl` declare the same structs.
+//! The bytes Rust and WGSL share, defined once: each struct below is declared in Rust by
+//! `shared_structs!`, which also writes its WGSL declaration (same name, fields, order and types;
+//! `crate::wgsl::prelude` prepends them to every shader). A test (`tests` below) has naga lay the
+//! WGSL out and checks every field's offset and size against Rust's `#[repr(C)]` layout.
 
 use bytemuck::{Pod, Zeroable};
 use glam::{DMat3, DVec3};
 use phyxel::meshless::collision::Collider;
 
-/// `Params` of common.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct Params {
-    /// x: phyxels, y: colliders.
-    pub counts: [u32; 4],
-    /// xyz: gravity, w: Δt.
-    pub gravity_dt: [f32; 4],
-    /// λ, μ, k_v, damping c.
-    pub material: [f32; 4],
-    /// x: friction, y: speed bound, z: the drag spring's longest stretch.
-    pub contact: [f32; 4],
-    /// Drag target xyz, stiffness w.
-    pub drag: [f32; 4],
-    /// Heat source position xyz, rate w.
-    pub heat_source: [f32; 4],
-    /// Source radius, diffusivity, melting point, molten stiffness.
-    pub melting: [f32; 4],
-    /// c_yield, c_creep, c_max, 1 when plastic.
-    pub plasticity: [f32; 4],
-    /// The implicit step: mass damping α (environment + Rayleigh), Rayleigh β, CG tolerance, contact
-    /// distance.
-    pub implicit: [f32; 4],
+/// The WGSL type a Rust field type is written as.
+pub trait WgslType {
+    const WGSL: &'static str;
 }
 
-/// `MlsFrame` of mls_weight.wgsl: what the passes form phyxel i's MLS weights d_ij = A_i⁻¹ x̄_ij w_ij
-/// from (MKN04 eq. 8).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct MlsFrame {
-    /// A_i⁻¹ by columns (xyz); in w 1/h_i² (x column), poly6(0, h_i) = 315 / (64 π h_i³) (y column), 0.
-    pub inverse_x: [f32; 4],
-    pub inverse_y: [f32; 4],
-    pub inverse_z: [f32; 4],
-    /// x̄_i, and the support radius h_i in w.
-    pub reference: [f32; 4],
+impl WgslType for u32 {
+    const WGSL: &'static str = "u32";
+}
+impl WgslType for f32 {
+    const WGSL: &'static str = "f32";
+}
+impl WgslType for [f32; 3] {
+    const WGSL: &'static str = "vec3<f32>";
+}
+impl WgslType for [f32; 4] {
+    const WGSL: &'static str = "vec4<f32>";
+}
+impl WgslType for [u32; 4] {
+    const WGSL: &'static str = "vec4<u32>";
+}
+impl WgslType for Mat3 {
+    const WGSL: &'static str = "mat3x3<f32>";
+}
+
+/// WGSL's `mat3x3<f32>`: three columns, each padded to 16 bytes.
+pub type Mat3 = [[f32; 4]; 3];
+
+/// One field of a shared struct, as Rust lays it out (offsets and sizes are for the layout test).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub struct Field {
+    pub name: &'static str,
+    pub wgsl_type: &'static str,
+    pub offset: usize,
+    pub size: usize,
+    pub doc: &'static [&'static str],
+}
+
+/// A struct declared on both sides.
+pub trait SharedStruct {
+    /// Its name in WGSL.
+    const WGSL_NAME: &'static str;
+    /// Its doc comment, line by line.
+    const DOC: &'static [&'static str];
+    fn fields() -> Vec<Field>;
+
+    /// Its WGSL declaration, with the Rust doc comments as `//` comments.
+    fn wgsl() -> String {
+        let comment = |indent: &str, lines: &[&str]| -> String {
+            lines
+                .iter()
+                .map(|line| format!("{indent}//{}\n", line.trim_end()))
+                .collect()
+        };
+        let mut text = comment("", Self::DOC);
+        text += &format!("struct {} {{\n", Self::WGSL_NAME);
+        for field in Self::fields() {
+            text += &comment("    ", field.doc);
+            text += &format!("    {}: {},\n", field.name, field.wgsl_type);
+        }
+        text + "};\n"
+    }
+}
+
+/// Declares `#[repr(C)]` structs of plain fields together with their WGSL twins
+/// (`struct RustName as WgslName { … }`).
+macro_rules! shared_structs {
+    ($(
+        $(#[doc = $doc:literal])*
+        struct $name:ident as $wgsl:ident {
+            $( $(#[doc = $field_doc:literal])* $field:ident: $ty:ty, )*
+        }
+    )*) => {$(
+        $(#[doc = $doc])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+        pub struct $name {
+            $( $(#[doc = $field_doc])* pub $field: $ty, )*
+        }
+
+        impl SharedStruct for $name {
+            const WGSL_NAME: &'static str = stringify!($wgsl);
+            const DOC: &'static [&'static str] = &[$($doc),*];
+            fn fields() -> Vec<Field> {
+                vec![$(Field {
+                    name: stringify!($field),
+                    wgsl_type: <$ty as WgslType>::WGSL,
+                    offset: std::mem::offset_of!($name, $field),
+                    size: size_of::<$ty>(),
+                    doc: &[$($field_doc),*],
+                }),*]
+            }
+        }
+    )*};
+}
+
+shared_structs! {
+    /// The step parameters (uniform, binding 0 of the solver's passes; `GpuSolver` writes them before
+    /// each submission).
+    struct Params as Params {
+        /// Phyxels n.
+        phyxels: u32,
+        /// Colliders (`Environment::colliders`).
+        colliders: u32,
+        /// The phyxel the drag spring pulls, plus one (0: none).
+        dragged: u32,
+        /// 1 when the material melts (the heat passes run).
+        melts: u32,
+        /// Gravity g (m/s²).
+        gravity: [f32; 3],
+        /// The time step Δt (s).
+        dt: f32,
+        /// Lamé's λ (Pa): `Material::lame`.
+        lambda: f32,
+        /// Lamé's μ (Pa).
+        mu: f32,
+        /// The volume stiffness k_v (Pa) of MKN04's volume-conserving term k_v (|F| − 1) (eq. 14).
+        volume_stiffness: f32,
+        /// Mass-proportional damping c (1/s): a = f/m + g − c v.
+        damping: f32,
+        /// Coulomb friction μ of the colliders.
+        friction: f32,
+        /// The largest speed a step may give a phyxel, MAX_TRAVEL_PER_STEP · h_min / Δt (m/s): beyond
+        /// it the step is flagged as blown up.
+        max_speed: f32,
+        /// The drag spring's longest stretch (m): `Drag::max_stretch`.
+        drag_max_stretch: f32,
+        _pad0: f32,
+        /// The drag spring's target (m).
+        drag_target: [f32; 3],
+        /// The drag spring's stiffness k (N/m): f = k (target − x), the stretch capped.
+        drag_stiffness: f32,
+        /// The heat source's position s (m).
+        heat_source: [f32; 3],
+        /// The heat source's rate (K/s at its centre; 0: off): T += rate Δt W(|x − s|, r)/W(0, r).
+        heat_rate: f32,
+        /// The heat source's radius r (m).
+        heat_radius: f32,
+        /// The diffusivity D (1/s): T_i += min(D Δt, 1) Σ_j w_ij (T_j − T_i) / Σ_j w_ij.
+        diffusivity: f32,
+        /// The melting point (°C).
+        melting_point: f32,
+        /// The stiffness factor of molten material (the factor falls linearly to it from 1 at room
+        /// temperature).
+        molten_stiffness: f32,
+        /// MKN04 §5.1 plasticity: c_yield, the elastic strain norm the flow starts at.
+        yield_strain: f32,
+        /// c_creep (1/s): the fraction min(c_creep Δt, 1) of the excess flows per step.
+        creep: f32,
+        /// c_max: the largest plastic strain norm.
+        max_strain: f32,
+        /// 1 when the material is plastic.
+        plastic: u32,
+        /// The implicit step's mass damping α (1/s): the environment's plus Rayleigh's mass term.
+        mass_damping: f32,
+        /// Rayleigh's stiffness term β (s).
+        rayleigh_stiffness: f32,
+        /// CG's relative tolerance: ‖r‖ ≤ tolerance ‖S b‖.
+        cg_tolerance: f32,
+        /// A phyxel within this distance (m) of an obstacle rests on it: CONTACT_DISTANCE · h_min.
+        contact_distance: f32,
+    }
+
+    /// Phyxel i's MLS frame, what the passes form its MLS weights d_ij = A_i⁻¹ x̄_ij w_ij from (MKN04
+    /// eq. 8).
+    struct MlsFrame as MlsFrame {
+        /// The safe inverse A_i⁻¹ of the moment matrix by columns (xyz); in w the kernel's constants:
+        /// 1/h_i² (x column) and poly6(0, h_i) = 315 / (64 π h_i³) (y column).
+        inverse_x: [f32; 4],
+        inverse_y: [f32; 4],
+        inverse_z: [f32; 4],
+        /// x̄_i, and the support radius h_i in w.
+        reference: [f32; 4],
+    }
+
+    /// Phyxel i's constants.
+    struct PhyxelConstants as Phyxel {
+        /// Mass m_i (kg).
+        mass: f32,
+        /// Volume V_i = m_i / ρ_i (m³).
+        volume: f32,
+        /// Stiffness factor s_i (melting softens it).
+        stiffness_scale: f32,
+        /// 1 when the phyxel is held fixed (the implicit step's Dirichlet condition).
+        fixed: f32,
+    }
+
+    /// A collider (`collision::Collider`).
+    struct GpuCollider as Collider {
+        /// 0: plane n·x = offset, 1: sphere, 2: box walls.
+        kind: u32,
+        /// The plane's offset, or the sphere's radius (m).
+        extent: f32,
+        _pad0: f32,
+        _pad1: f32,
+        /// The plane's normal n, the sphere's centre, or the walls' lower corner (xyz).
+        a: [f32; 4],
+        /// The walls' upper corner (xyz).
+        b: [f32; 4],
+    }
+
+    /// The neighbour search's parameters (`HashGrid::build` with `Neighbourhoods::build`), and the
+    /// reference update's.
+    struct GridParams as GridParams {
+        /// Phyxels n.
+        phyxels: u32,
+        /// Buckets of the hash table.
+        table_size: u32,
+        /// Edges the rows may hold (the reference update commits only rows that fit).
+        edge_capacity: u32,
+        _pad0: u32,
+        /// The cells' edge (m): the largest support radius.
+        cell: f32,
+        /// `Simulation::reference_update_strain`: the rest shape moves when a step's largest total
+        /// strain ‖ε‖ passes it.
+        update_strain: f32,
+        _pad1: f32,
+        _pad2: f32,
+    }
+
+    /// The edge windows one dispatch handles (`EdgeWindows`; edge_window.wgsl).
+    struct EdgeWindow as EdgeWindow {
+        /// The rows' window: the first edge bound (slot 0 of the binding),
+        rows_first: u32,
+        /// the end of the row starts it owns (0xffffffff for the last window),
+        rows_owned_end: u32,
+        /// and its index.
+        rows_window: u32,
+        _pad0: u32,
+        /// The same for the reverse lists (passes that read both run once per pair of windows).
+        reverse_first: u32,
+        reverse_owned_end: u32,
+        reverse_window: u32,
+        _pad1: u32,
+    }
+
+    /// How many items a pass runs over (phyxels, or values to scan).
+    struct Count as Count {
+        n: u32,
+        _pad0: u32,
+        _pad1: u32,
+        _pad2: u32,
+    }
+
+    /// Phyxel i's frame in the implicit step.
+    struct ImplicitFrame as Frame {
+        /// R_i of the current step (the polar rotation of F_i).
+        rotation: Mat3,
+        /// F_p,i⁻¹, the inverse plastic deformation.
+        plastic_inverse: Mat3,
+        /// The block-Jacobi preconditioner block P_i.
+        precondition: Mat3,
+    }
+
+    /// What phyxel_instances.wgsl colours the phyxels by.
+    struct InstanceSettings as InstanceSettings {
+        /// The colouring: 0 object, 1 temperature, 2 plastic ε_p, 3 plastic F_p, 4 speed.
+        mode: u32,
+        /// Phyxels n.
+        phyxels: u32,
+        _pad0: u32,
+        _pad1: u32,
+        /// The value shown as no colour (the ambient temperature),
+        low: f32,
+        /// the value shown as full colour (the melting point; 1 for the plastic colourings),
+        high: f32,
+        /// and the plastic strain shown as full colour.
+        full: f32,
+        _pad2: f32,
+    }
+
+    /// What surface_vertices.wgsl computes over.
+    struct SurfaceSettings as SurfaceSettings {
+        /// Phyxels n.
+        phyxels: u32,
+        /// Vertices of all surfaces.
+        vertices: u32,
+        /// 1 when each surface takes its object's index as colour value.
+        by_object: u32,
+        _pad0: u32,
+    }
+}
+
+/// Every shared struct's WGSL declaration, in the order the prelude lists them.
+pub fn wgsl_structs() -> String {
+    [
+        Params::wgsl(),
+        MlsFrame::wgsl(),
+        PhyxelConstants::wgsl(),
+        GpuCollider::wgsl(),
+        GridParams::wgsl(),
+        EdgeWindow::wgsl(),
+        Count::wgsl(),
+        ImplicitFrame::wgsl(),
+        InstanceSettings::wgsl(),
+        SurfaceSettings::wgsl(),
+    ]
+    .join("\n")
+}
+
+impl Count {
+    pub fn of(n: u32) -> Self {
+        Self {
+            n,
+            ..Self::default()
+        }
+    }
 }
 
 impl MlsFrame {
@@ -66,45 +340,19 @@ impl MlsFrame {
     }
 }
 
-/// `Phyxel` of common.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct PhyxelConstants {
-    pub mass: f32,
-    pub volume: f32,
-    pub stiffness_scale: f32,
-    /// 1 when the phyxel is held fixed (the implicit step's Dirichlet condition).
-    pub fixed: f32,
-}
-
-/// `Collider` of integrate.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
-pub struct GpuCollider {
-    /// x: kind (0 plane, 1 sphere, 2 box walls), y: plane offset or sphere radius.
-    pub shape: [f32; 4],
-    pub a: [f32; 4],
-    pub b: [f32; 4],
-}
-
 impl From<&Collider> for GpuCollider {
     fn from(collider: &Collider) -> Self {
-        match *collider {
-            Collider::Plane { normal, offset } => Self {
-                shape: [0.0, offset as f32, 0.0, 0.0],
-                a: vec4(normal),
-                b: [0.0; 4],
-            },
-            Collider::Sphere { center, radius } => Self {
-                shape: [1.0, radius as f32, 0.0, 0.0],
-                a: vec4(center),
-                b: [0.0; 4],
-            },
-            Collider::BoxWalls { min, max } => Self {
-                shape: [2.0, 0.0, 0.0, 0.0],
-                a: vec4(min),
-                b: vec4(max),
-            },
+        let (kind, extent, a, b) = match *collider {
+            Collider::Plane { normal, offset } => (0, offset, normal, DVec3::ZERO),
+            Collider::Sphere { center, radius } => (1, radius, center, DVec3::ZERO),
+            Collider::BoxWalls { min, max } => (2, 0.0, min, max),
+        };
+        Self {
+            kind,
+            extent: extent as f32,
+            a: vec4(a),
+            b: vec4(b),
+            ..Self::default()
         }
     }
 }
@@ -114,13 +362,19 @@ pub fn vec4(v: DVec3) -> [f32; 4] {
     [v.x as f32, v.y as f32, v.z as f32, 0.0]
 }
 
+/// A vector as `vec3<f32>`.
+pub fn vec3(v: DVec3) -> [f32; 3] {
+    [v.x as f32, v.y as f32, v.z as f32]
+}
+
 /// A matrix as WGSL's `mat3x3<f32>` in a storage buffer: three columns, each padded to 16 bytes.
 pub fn mat3(m: DMat3) -> [f32; 12] {
-    let mut out = [0.0; 12];
-    for (c, column) in [m.x_axis, m.y_axis, m.z_axis].iter().enumerate() {
-        out[4 * c..4 * c + 4].copy_from_slice(&vec4(*column));
-    }
-    out
+    bytemuck::cast(gpu_mat3(m))
+}
+
+/// A matrix as [`Mat3`].
+pub fn gpu_mat3(m: DMat3) -> Mat3 {
+    [vec4(m.x_axis), vec4(m.y_axis), vec4(m.z_axis)]
 }
 
 /// The matrix a `mat3x3<f32>` in a storage buffer holds (three padded columns: 12 floats).
@@ -130,35 +384,4 @@ pub fn from_mat3(m: &[f32]) -> DMat3 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn layouts_match_the_wgsl_structs() {
-        // WGSL: Params is 9 × vec4 = 144 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
-        assert_eq!(std::mem::size_of::<Params>(), 144);
-        assert_eq!(std::mem::size_of::<PhyxelConstants>(), 16);
-        assert_eq!(std::mem::size_of::<GpuCollider>(), 48);
-        // MlsFrame: mat3x3<f32> (48) then vec4<f32> (16).
-        assert_eq!(std::mem::size_of::<MlsFrame>(), 64);
-        let inverse = DMat3::from_cols_array(&[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
-        let frame = MlsFrame::new(inverse, DVec3::new(0.5, 1.5, 2.5), 0.25);
-        assert_eq!(frame.reference, [0.5, 1.5, 2.5, 0.25]);
-        assert_eq!(frame.moment_inverse(), inverse);
-        // The kernel's constants: 1/h² and poly6(0, h).
-        assert_eq!(frame.inverse_x[3], 16.0);
-        let poly6_at_centre = phyxel::meshless::kernel::poly6(0.0, 0.25);
-        assert!((frame.inverse_y[3] as f64 / poly6_at_centre - 1.0).abs() < 1e-6);
-        let m = mat3(DMat3::from_cols_array(&[
-            1., 2., 3., 4., 5., 6., 7., 8., 9.,
-        ]));
-        assert_eq!(m, [1., 2., 3., 0., 4., 5., 6., 0., 7., 8., 9., 0.]);
-        assert_eq!(
-            from_mat3(&m),
-            DMat3::from_cols_array(&[1., 2., 3., 4., 5., 6., 7., 8., 9.])
-        );
-        let ground = GpuCollider::from(&Collider::ground(0.25));
-        assert_eq!(ground.shape[..2], [0.0, 0.25]);
-        assert_eq!(ground.a, [0.0, 1.0, 0.0, 0.0]);
-    }
-}
+mod tests;

@@ -1,17 +1,35 @@
 //! The phyxel solver on WebGPU compute. Each pass of the CPU solver (`phyxel::meshless`) has a WGSL
-//! twin in `shaders/` with the same name:
+//! twin in `shaders/` with the same name.
+//!
+//! Where to start reading — the modules, each one stage with a paragraph of its own, bottom up (a
+//! module uses only those before it):
+//!
+//! - `context` (the device), `readback` (buffers back to the host);
+//! - `layout` and `wgsl`: what Rust and WGSL share — the structs and constants, written into the
+//!   prelude every shader is compiled with (shaders/README.md);
+//! - `passes`: buffers, pipelines and `Pass`, one entry point's dispatches;
+//! - `edge_windows`: the per-edge buffers and the windows they are bound in;
+//! - the rebuild of the rest shape's data, in step order: `prefix_sum`, `neighbours` (pass 1,
+//!   `NeighbourSearch`), `mls` (pass 2, `moment_matrices`);
+//! - `body`: the body's buffers, uploaded, with the limit checks;
+//! - a step, in step order: `explicit` (passes 3–5 and 7) or `implicit` (the corotated implicit
+//!   step), `heat` (pass 6), `reference_update` (pass 7's update of the rest shape, on the device);
+//! - `state`: the read-back; `solver`: [`GpuSolver`], which drives the stages;
+//! - `instances` and `surface`: what the 3D view draws, computed from the solver's buffers.
+//!
+//! The passes, CPU ↔ GPU:
 //!
 //! | CPU pass | WGSL entry point |
 //! | --- | --- |
-//! | `HashGrid::build` (pass 1: count, prefix sum, scatter) | `hash_cells`, `scan_blocks` + `add_block_offsets`, `scatter_cells` |
-//! | `Neighbourhoods::build` (pass 1: rows and reverse lists) | `count_neighbours`, `write_neighbours`, `count_reverse`, `scatter_reverse`, `sort_reverse` |
-//! | `Body::rebuild_reference`, `MlsWeights::compute` (pass 2: densities, moment matrices, safe inverses, d_ij) | `moment_matrices` |
+//! | `HashGrid::build` (pass 1: count, prefix sum, scatter) | `clear_counts`, `hash_cells`, `scan_blocks` + `add_block_offsets`, `keep_bucket_starts`, `scatter_cells` |
+//! | `Neighbourhoods::build` (pass 1: rows and reverse lists) | `count_neighbours`, `write_neighbours`, `count_reverse`, `keep_reverse_starts`, `scatter_reverse`, `sort_reverse` |
+//! | `Body::rebuild_reference`, `MlsWeights::compute` (pass 2: densities, moment matrices, safe inverses, d_ij) | `moment_matrices` (and `mls_weights`, for the tests) |
 //! | `Body::phyxel_stresses_at` (pass 3: ∇u, strain, stress, force matrix) | `phyxel_stresses` |
 //! | `Body::gather_forces` (pass 4: the force gather) | `gather_forces` |
 //! | `Simulation::step` with symplectic Euler, the drag spring, collisions (pass 5) | `integrate` |
 //! | `Melting::heat` (pass 6) | `heat`, `commit_temperature` |
 //! | plastic flow in `Simulation::step` (pass 7) | `plastic_flow` |
-//! | `Simulation::update_reference` (pass 7, when the strain passed the threshold) with `Body::rebuild_reference` | `reference_update_due`, `deformed_points`, `clear_counts`, pass 1 on the deformed shape, `keep_bucket_starts`, `neighbour_capacity`, `update_reference`, `move_reference`, `commit_starts`, `keep_reverse_starts`, `moment_matrices`, `store_volumes` |
+//! | `Simulation::update_reference` (pass 7, when the strain passed the threshold) with `Body::rebuild_reference` | `reference_update_due`, `deformed_points`, pass 1 on the deformed shape, `neighbour_capacity`, `update_reference`, `move_reference`, pass 1's rows, `commit_starts`, `moment_matrices`, `store_volumes` |
 //! | `corotated::rotations` + `corotated::stresses` | `corotated_stresses` |
 //! | `corotated::stiffness_product` (per phyxel; then the force gather) | `stiffness_stresses`, `cg_stiffness_stresses` |
 //! | `corotated::stiffness_diagonal` + the block-Jacobi inverses | `stiffness_diagonal` |
@@ -57,8 +75,12 @@
 //!
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
 
+// The stages, bottom up: each module uses only those listed before it.
+mod body;
 mod context;
 mod edge_windows;
+mod explicit;
+mod heat;
 mod implicit;
 mod instances;
 mod layout;
@@ -69,12 +91,16 @@ mod prefix_sum;
 mod readback;
 mod reference_update;
 mod solver;
+mod state;
 mod surface;
+mod wgsl;
 
+pub use body::largest_binding_bytes;
 pub use context::{watch_failures, GpuContext, GpuError};
 pub use edge_windows::EdgeWindowPlan;
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
-pub use solver::{largest_binding_bytes, GpuSolver, GpuState};
+pub use solver::GpuSolver;
+pub use state::GpuState;
 pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};

@@ -2,15 +2,63 @@
 //! MLS frame, and from those frames the MLS weights d_ij along each row as the solver's passes form
 //! them (`shaders/moment_matrices.wgsl`, `shaders/mls_weight.wgsl`) — the twin of
 //! `Body::rebuild_reference` after the neighbour search and of `phyxel::meshless::mls::MlsWeights::compute`.
+//! One pass, [`moment_matrices`], runs both in [`compute_mls_weights`] (the parity tests' entry point)
+//! and at the solver's reference updates (`crate::reference_update`).
 
 use crate::context::{GpuContext, GpuError};
 use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
-use crate::layout::MlsFrame;
-use crate::passes::{dispatch, pipeline, storage_buffer};
+use crate::layout::{Count, MlsFrame};
+use crate::passes::{encode, storage_buffer, uniform, zeroed, Pass};
 use crate::readback::read_buffer;
+use crate::wgsl::{source, workgroups, WORKGROUP_SIZE};
 use glam::{DMat3, DVec3};
 use phyxel::meshless::neighbours::Neighbourhoods;
-use wgpu::util::DeviceExt;
+
+/// The sources of pass 2's entry points.
+const SOURCES: [&str; 3] = [
+    source::SYMMETRIC_EIGEN,
+    source::MLS_WEIGHT,
+    source::MOMENT_MATRICES,
+];
+
+/// The buffers pass 2 reads and writes.
+pub struct MomentBuffers<'a> {
+    /// [`Count`] of phyxels (uniform).
+    pub count: &'a wgpu::Buffer,
+    /// x̄_i with h_i in w.
+    pub reference: &'a wgpu::Buffer,
+    /// m_i as f32.
+    pub mass: &'a wgpu::Buffer,
+    pub start: &'a wgpu::Buffer,
+    /// Written: the MLS frames, and (density, volume, rank) per phyxel.
+    pub mls_frame: &'a wgpu::Buffer,
+    pub density_volume_rank: &'a wgpu::Buffer,
+}
+
+/// `moment_matrices` over the rows of `edges`, for `phyxels` phyxels: ρ_i, V_i, A_i and its safe
+/// inverse in each MLS frame.
+pub fn moment_matrices(
+    device: &wgpu::Device,
+    edges: &EdgeWindows,
+    b: &MomentBuffers,
+    phyxels: u32,
+) -> Pass {
+    edges.pass(
+        device,
+        &SOURCES,
+        "moment_matrices",
+        &[
+            (0, b.count),
+            (1, b.reference),
+            (2, b.mass),
+            (3, b.start),
+            (4, &edges.neighbour),
+            (6, b.mls_frame),
+            (7, b.density_volume_rank),
+        ],
+        workgroups(phyxels, WORKGROUP_SIZE),
+    )
+}
 
 /// What pass 2 computes, read back.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,11 +100,7 @@ pub async fn compute_mls_weights(
         .map(|(x, h)| [x.x as f32, x.y as f32, x.z as f32, *h as f32])
         .collect();
     let masses: Vec<f32> = mass.iter().map(|m| *m as f32).collect();
-    let counts = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("counts"),
-        contents: bytemuck::cast_slice(&[n as u32, 0, 0, 0]),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
+    let count = uniform(device, "counts", &Count::of(n as u32));
     let reference_buffer = storage("reference", bytemuck::cast_slice(&points));
     let mass_buffer = storage("mass", bytemuck::cast_slice(&masses));
     let start = storage("start", bytemuck::cast_slice(&hoods.start));
@@ -68,47 +112,39 @@ pub async fn compute_mls_weights(
     )
     .map_err(GpuError)?;
     let windows = EdgeWindows::new(device, plan, &hoods.neighbour, &[]);
-    let neighbour = &windows.neighbour;
-    let frames = storage("MLS frames", &vec![0u8; n * size_of::<MlsFrame>()]);
-    let per_phyxel = storage("density, volume, rank", &vec![0u8; n * 16]);
-    // A binding is at least one element long.
-    let d = storage("d", &vec![0u8; edges.max(1) * 16]);
-    let sources = [
-        include_str!("../../../shaders/edge_window.wgsl"),
-        "\n",
-        include_str!("../../../shaders/symmetric_eigen.wgsl"),
-        "\n",
-        include_str!("../../../shaders/mls_weight.wgsl"),
-        "\n",
-        include_str!("../../../shaders/moment_matrices.wgsl"),
-    ];
+    let frames = zeroed(device, "MLS frames", n * size_of::<MlsFrame>());
+    let per_phyxel = zeroed(device, "density, volume, rank", n * 16);
+    // d_ij per edge, a vec4 each: for comparing with the CPU's (test bodies fit one binding). A binding
+    // is at least one element long.
+    let d = zeroed(device, "d", edges.max(1) * 16);
+    let moments = moment_matrices(
+        device,
+        &windows,
+        &MomentBuffers {
+            count: &count,
+            reference: &reference_buffer,
+            mass: &mass_buffer,
+            start: &start,
+            mls_frame: &frames,
+            density_volume_rank: &per_phyxel,
+        },
+        n as u32,
+    );
+    let weights = windows.pass(
+        device,
+        &SOURCES,
+        "mls_weights",
+        &[
+            (0, &count),
+            (3, &start),
+            (4, &windows.neighbour),
+            (6, &frames),
+            (8, &d),
+        ],
+        moments.workgroups,
+    );
     let mut encoder = device.create_command_encoder(&Default::default());
-    let groups = (n as u32).div_ceil(64);
-    let moment_matrices = pipeline(device, &sources, "moment_matrices");
-    let moments = [
-        (0, &counts),
-        (1, &reference_buffer),
-        (2, &mass_buffer),
-        (3, &start),
-        (4, neighbour),
-        (6, &frames),
-        (7, &per_phyxel),
-    ];
-    for group in windows.bind(device, &moment_matrices, &moments) {
-        dispatch(&mut encoder, &moment_matrices, &group, groups);
-    }
-    // d_ij per edge, a vec4 each: for comparing with the CPU's (test bodies fit one binding).
-    let mls_weights = pipeline(device, &sources, "mls_weights");
-    let weights = [
-        (0, &counts),
-        (3, &start),
-        (4, neighbour),
-        (6, &frames),
-        (8, &d),
-    ];
-    for group in windows.bind(device, &mls_weights, &weights) {
-        dispatch(&mut encoder, &mls_weights, &group, groups);
-    }
+    encode(&mut encoder, &[moments, weights]);
     gpu.queue.submit([encoder.finish()]);
     let read = |buffer, bytes| read_buffer(device, &gpu.queue, buffer, bytes);
     let per_phyxel = read(&per_phyxel, n as u64 * 16).await.map_err(GpuError)?;

@@ -1,56 +1,241 @@
 //! Pass 1 on the GPU: the hash grid and the neighbour lists with their reverse lists, built by
 //! counting sorts (`shaders/hash_grid.wgsl`, `neighbours.wgsl`, `reverse_neighbours.wgsl`,
-//! `prefix_sum.wgsl`) — the twin of `phyxel::meshless::neighbours`.
+//! `neighbour_search.wgsl`, `prefix_sum.wgsl`) — the twin of `phyxel::meshless::neighbours`. One plan,
+//! [`NeighbourSearch`], runs both in [`build_neighbourhoods`] (the parity tests' entry point) and inside
+//! the solver's steps at each reference update (`crate::reference_update`).
 
 use crate::context::{GpuContext, GpuError};
 use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
-use crate::passes::{bind, dispatch, pipeline, storage_buffer};
-use crate::prefix_sum::{self, prefix_sum};
-use crate::readback::read_buffer;
+use crate::layout::{Count, GridParams};
+use crate::passes::{encode, u32_buffer, uniform, Pass};
+use crate::prefix_sum::prefix_sum;
+use crate::readback::read_u32s;
+use crate::wgsl::{source, workgroups, WORKGROUP_SIZE};
 use glam::DVec3;
 use phyxel::meshless::neighbours::Neighbourhoods;
-use wgpu::util::DeviceExt;
-
-/// A storage buffer of `u32` values.
-pub(crate) fn u32_buffer(device: &wgpu::Device, label: &str, values: &[u32]) -> wgpu::Buffer {
-    storage_buffer(device, label, bytemuck::cast_slice(values))
-}
-
-/// A small uniform buffer of `u32` values.
-pub(crate) fn uniform(device: &wgpu::Device, values: [u32; 4]) -> wgpu::Buffer {
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("pass parameters"),
-        contents: bytemuck::cast_slice(&values),
-        usage: wgpu::BufferUsages::UNIFORM,
-    })
-}
-
-/// The hash-grid parameters of `shaders/hash.wgsl` (`GridParams`): phyxels, table size, `extra`
-/// (the reference update's edge capacity), cell edge and `threshold` (its strain threshold).
-pub(crate) fn grid_params(
-    device: &wgpu::Device,
-    phyxels: u32,
-    table: u32,
-    extra: u32,
-    cell: f32,
-    threshold: f32,
-) -> wgpu::Buffer {
-    let mut bytes = bytemuck::cast_slice::<u32, u8>(&[phyxels, table, extra, 0]).to_vec();
-    bytes.extend_from_slice(bytemuck::cast_slice(&[cell, threshold, 0.0, 0.0]));
-    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("grid"),
-        contents: &bytes,
-        usage: wgpu::BufferUsages::UNIFORM,
-    })
-}
 
 /// Buckets of the hash table for `phyxels` phyxels (odd, about two per phyxel).
-pub(crate) fn hash_table_size(phyxels: u32) -> u32 {
+fn hash_table_size(phyxels: u32) -> u32 {
     (2 * phyxels).max(1) | 1
 }
 
+/// The neighbour search over the points of one buffer (xyz: position, w: support radius h_i): its
+/// parameters and the counting sorts' buffers, and the passes that run it — first [`Self::count`]
+/// (the rows' starts, `start`), then [`Self::rows`] (the rows and reverse lists, in edge windows).
+pub struct NeighbourSearch {
+    phyxels: u32,
+    table: u32,
+    /// [`GridParams`] (uniform).
+    pub grid: wgpu::Buffer,
+    points: wgpu::Buffer,
+    /// The rows' starts: `start[i]..start[i + 1]` are phyxel i's edges (`start[n]` edges in all).
+    pub start: wgpu::Buffer,
+    bucket_of: wgpu::Buffer,
+    bucket_fill: wgpu::Buffer,
+    bucket_start: wgpu::Buffer,
+    sorted: wgpu::Buffer,
+    reverse_fill: wgpu::Buffer,
+    /// `Count` of phyxels (uniform: the reverse-list passes').
+    count: wgpu::Buffer,
+}
+
+impl NeighbourSearch {
+    /// The search of `points` (`phyxels` of them) on cells of edge `cell` (the largest support radius);
+    /// `edge_capacity` and `update_strain` go to the reference update's gates (its [`GridParams`]).
+    pub fn new(
+        device: &wgpu::Device,
+        points: &wgpu::Buffer,
+        phyxels: u32,
+        cell: f32,
+        edge_capacity: u32,
+        update_strain: f32,
+    ) -> Self {
+        let n = phyxels as usize;
+        let table = hash_table_size(phyxels);
+        let grid = GridParams {
+            phyxels,
+            table_size: table,
+            edge_capacity,
+            cell,
+            update_strain,
+            ..GridParams::default()
+        };
+        Self {
+            phyxels,
+            table,
+            grid: uniform(device, "grid", &grid),
+            points: points.clone(),
+            start: u32_buffer(device, "start", &vec![0; n + 1]),
+            bucket_of: u32_buffer(device, "bucket of", &vec![0; n]),
+            bucket_fill: u32_buffer(device, "bucket fill", &vec![0; table as usize + 1]),
+            bucket_start: u32_buffer(device, "bucket start", &vec![0; table as usize + 1]),
+            sorted: u32_buffer(device, "sorted", &vec![0; n]),
+            reverse_fill: u32_buffer(device, "reverse fill", &vec![0; n + 1]),
+            count: uniform(device, "phyxels", &Count::of(phyxels)),
+        }
+    }
+
+    /// Workgroups over `items` items.
+    fn groups(items: u32) -> u32 {
+        workgroups(items, WORKGROUP_SIZE)
+    }
+
+    /// The hash grid (`HashGrid::build`: count, prefix sum, scatter) and the rows' lengths, summed up
+    /// into [`Self::start`]: clear_counts, hash_cells, the prefix sum, keep_bucket_starts,
+    /// scatter_cells, count_neighbours, the prefix sum.
+    pub fn count(&self, device: &wgpu::Device) -> Vec<Pass> {
+        let (n, table) = (self.phyxels, self.table);
+        let g = Self::groups(n);
+        let grid = &self.grid;
+        let search = |entry, buffers: &[(u32, &wgpu::Buffer)], workgroups| {
+            Pass::whole(
+                device,
+                &[source::NEIGHBOUR_SEARCH],
+                entry,
+                buffers,
+                workgroups,
+            )
+        };
+        let cells = |entry, buffers: &[(u32, &wgpu::Buffer)]| {
+            Pass::whole(
+                device,
+                &[source::HASH, source::HASH_GRID],
+                entry,
+                buffers,
+                g,
+            )
+        };
+        // Counting shares `search` with write_neighbours, which writes rows: a placeholder for them.
+        let no_rows = u32_buffer(device, "no rows", &[0]);
+        let mut passes = vec![
+            search(
+                "clear_counts",
+                &[
+                    (0, grid),
+                    (1, &self.start),
+                    (2, &self.bucket_fill),
+                    (3, &self.reverse_fill),
+                ],
+                Self::groups(table.max(n) + 1),
+            ),
+            cells(
+                "hash_cells",
+                &[
+                    (0, grid),
+                    (1, &self.points),
+                    (2, &self.bucket_of),
+                    (3, &self.bucket_fill),
+                ],
+            ),
+        ];
+        passes.extend(prefix_sum(device, &self.bucket_fill, table + 1));
+        passes.extend([
+            search(
+                "keep_bucket_starts",
+                &[(0, grid), (2, &self.bucket_fill), (4, &self.bucket_start)],
+                Self::groups(table + 1),
+            ),
+            cells(
+                "scatter_cells",
+                &[
+                    (0, grid),
+                    (2, &self.bucket_of),
+                    (3, &self.bucket_fill),
+                    (4, &self.sorted),
+                ],
+            ),
+            Pass::whole(
+                device,
+                &[source::EDGE_WINDOW, source::HASH, source::NEIGHBOURS],
+                "count_neighbours",
+                &[
+                    (0, grid),
+                    (1, &self.points),
+                    (2, &self.bucket_start),
+                    (3, &self.sorted),
+                    (4, &self.start),
+                    (5, &no_rows),
+                ],
+                g,
+            ),
+        ]);
+        passes.extend(prefix_sum(device, &self.start, n + 1));
+        passes
+    }
+
+    /// After [`Self::count`]: the rows (write_neighbours, sorted by index) into `edges.neighbour`, then
+    /// the reverse lists by a counting sort of the edges on their target (count_reverse, the prefix
+    /// sum, keep_reverse_starts, scatter_reverse, sort_reverse) into `edges.reverse`, with their
+    /// starts in `reverse_start` — each pass window by window.
+    pub fn rows(
+        &self,
+        device: &wgpu::Device,
+        edges: &EdgeWindows,
+        reverse_start: &wgpu::Buffer,
+    ) -> Vec<Pass> {
+        let n = self.phyxels;
+        let g = Self::groups(n);
+        let (neighbour, reverse) = (&edges.neighbour, &edges.reverse);
+        let reverse_pass = |entry, buffers: &[(u32, &wgpu::Buffer)]| {
+            edges.pass(device, &[source::REVERSE_NEIGHBOURS], entry, buffers, g)
+        };
+        let mut passes = vec![
+            edges.pass(
+                device,
+                &[source::HASH, source::NEIGHBOURS],
+                "write_neighbours",
+                &[
+                    (0, &self.grid),
+                    (1, &self.points),
+                    (2, &self.bucket_start),
+                    (3, &self.sorted),
+                    (4, &self.start),
+                    (5, neighbour),
+                ],
+                g,
+            ),
+            reverse_pass(
+                "count_reverse",
+                &[
+                    (0, &self.count),
+                    (1, neighbour),
+                    (2, &self.reverse_fill),
+                    (5, &self.start),
+                ],
+            ),
+        ];
+        passes.extend(prefix_sum(device, &self.reverse_fill, n + 1));
+        passes.extend([
+            Pass::whole(
+                device,
+                &[source::NEIGHBOUR_SEARCH],
+                "keep_reverse_starts",
+                &[(0, &self.grid), (3, &self.reverse_fill), (5, reverse_start)],
+                Self::groups(n + 1),
+            ),
+            reverse_pass(
+                "scatter_reverse",
+                &[
+                    (0, &self.count),
+                    (1, neighbour),
+                    (2, &self.reverse_fill),
+                    (3, reverse),
+                    (4, reverse_start),
+                    (5, &self.start),
+                ],
+            ),
+            reverse_pass(
+                "sort_reverse",
+                &[(0, &self.count), (3, reverse), (4, reverse_start)],
+            ),
+        ]);
+        passes
+    }
+}
+
 /// Neighbour lists of `points` with support radii `radii` (j ∈ N(i) ⇔ j ≠ i, |x_j − x_i| < h_i), built
-/// on the GPU and read back: equal to `Neighbourhoods::build` on the same input.
+/// on the GPU by the solver's own [`NeighbourSearch`] and read back: equal to `Neighbourhoods::build`
+/// on the same input.
 pub async fn build_neighbourhoods(
     gpu: &GpuContext,
     points: &[DVec3],
@@ -63,85 +248,28 @@ pub async fn build_neighbourhoods(
     if n == 0 || cell <= 0.0 {
         return Ok(Neighbourhoods::build(points, radii));
     }
-    let table = hash_table_size(n);
-    let groups = n.div_ceil(64);
-    let hash = include_str!("../../../shaders/hash.wgsl");
-    let grid_params = grid_params(device, n, table, 0, cell as f32, 0.0);
     let packed: Vec<[f32; 4]> = points
         .iter()
         .zip(radii)
         .map(|(p, h)| [p.x as f32, p.y as f32, p.z as f32, *h as f32])
         .collect();
-    let points_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("points"),
-        contents: bytemuck::cast_slice(&packed),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let bucket_of = u32_buffer(device, "bucket of", &vec![0; n as usize]);
-    let bucket_fill = u32_buffer(device, "bucket fill", &vec![0; table as usize + 1]);
-    let bucket_start = u32_buffer(device, "bucket start", &vec![0; table as usize + 1]);
-    let sorted = u32_buffer(device, "sorted", &vec![0; n as usize]);
-    let start = u32_buffer(device, "start", &vec![0; n as usize + 1]);
-
-    // Grid: count, prefix sum, keep the starts, scatter. Then count neighbours and sum them up.
-    let grid_source = include_str!("../../../shaders/hash_grid.wgsl");
-    let hash_cells = pipeline(device, &[hash, grid_source], "hash_cells");
-    let scatter_cells = pipeline(device, &[hash, grid_source], "scatter_cells");
-    let hood_source = include_str!("../../../shaders/neighbours.wgsl");
-    let window = include_str!("../../../shaders/edge_window.wgsl");
-    let count_neighbours = pipeline(device, &[window, hash, hood_source], "count_neighbours");
-    let write_neighbours = pipeline(device, &[window, hash, hood_source], "write_neighbours");
-    let counting_cells = [
-        (0, &grid_params),
-        (1, &points_buffer),
-        (2, &bucket_of),
-        (3, &bucket_fill),
-    ];
+    let points_buffer =
+        crate::passes::storage_buffer(device, "points", bytemuck::cast_slice(&packed));
+    let search = NeighbourSearch::new(device, &points_buffer, n, cell as f32, 0, 0.0);
+    let read = |buffer, len| async move {
+        read_u32s(device, &gpu.queue, buffer, len)
+            .await
+            .map_err(GpuError)
+    };
     let mut encoder = device.create_command_encoder(&Default::default());
-    dispatch(
-        &mut encoder,
-        &hash_cells,
-        &bind(device, &hash_cells, &counting_cells),
-        groups,
-    );
-    prefix_sum::encode(&mut encoder, &prefix_sum(device, &bucket_fill, table + 1));
-    encoder.copy_buffer_to_buffer(&bucket_fill, 0, &bucket_start, 0, u64::from(table + 1) * 4);
-    let scattering_cells = [
-        (0, &grid_params),
-        (2, &bucket_of),
-        (3, &bucket_fill),
-        (4, &sorted),
-    ];
-    dispatch(
-        &mut encoder,
-        &scatter_cells,
-        &bind(device, &scatter_cells, &scattering_cells),
-        groups,
-    );
-    // Counting does not write rows, but shares the search with write_neighbours: a placeholder.
-    let no_rows = u32_buffer(device, "no rows", &[]);
-    let count_group = bind(
-        device,
-        &count_neighbours,
-        &[
-            (0, &grid_params),
-            (1, &points_buffer),
-            (2, &bucket_start),
-            (3, &sorted),
-            (4, &start),
-            (5, &no_rows),
-        ],
-    );
-    dispatch(&mut encoder, &count_neighbours, &count_group, groups);
-    prefix_sum::encode(&mut encoder, &prefix_sum(device, &start, n + 1));
+    encode(&mut encoder, &search.count(device));
     gpu.queue.submit([encoder.finish()]);
-    let starts = read_u32(gpu, &start, n as usize + 1).await?;
+    let starts = read(&search.start, n as usize + 1).await?;
     gpu.check()?;
     let edges = starts[n as usize];
 
-    // Rows: write them sorted; then the reverse lists by a counting sort of the edges on their target.
-    // Both in edge windows where they exceed one binding (overlapping by n edges: no row or reverse
-    // list is longer).
+    // The rows and reverse lists in edge windows where they exceed one binding (overlapping by n edges:
+    // no row or reverse list is longer).
     let plan = EdgeWindowPlan::new(
         edges,
         gpu.limits.max_storage_buffer_binding_size,
@@ -150,60 +278,15 @@ pub async fn build_neighbourhoods(
     )
     .map_err(GpuError)?;
     let windows = EdgeWindows::new(device, plan, &[], &[]);
-    let (neighbour, reverse) = (&windows.neighbour, &windows.reverse);
-    let reverse_fill = u32_buffer(device, "reverse fill", &vec![0; n as usize + 1]);
     let reverse_start = u32_buffer(device, "reverse start", &vec![0; n as usize + 1]);
-    let edge_params = uniform(device, [n, 0, 0, 0]);
-    let reverse_source = include_str!("../../../shaders/reverse_neighbours.wgsl");
-    let reverse_pass = |name: &str| pipeline(device, &[window, reverse_source], name);
-    let (count_reverse, scatter_reverse) = (
-        reverse_pass("count_reverse"),
-        reverse_pass("scatter_reverse"),
-    );
-    let sort_reverse = reverse_pass("sort_reverse");
     let mut encoder = device.create_command_encoder(&Default::default());
-    let windowed = |encoder: &mut wgpu::CommandEncoder,
-                    pipeline: &wgpu::ComputePipeline,
-                    buffers: &[(u32, &wgpu::Buffer)]| {
-        for group in windows.bind(device, pipeline, buffers) {
-            dispatch(encoder, pipeline, &group, groups);
-        }
-    };
-    let writing = [
-        (0, &grid_params),
-        (1, &points_buffer),
-        (2, &bucket_start),
-        (3, &sorted),
-        (4, &start),
-        (5, neighbour),
-    ];
-    windowed(&mut encoder, &write_neighbours, &writing);
-    let counting = [
-        (0, &edge_params),
-        (1, neighbour),
-        (2, &reverse_fill),
-        (5, &start),
-    ];
-    windowed(&mut encoder, &count_reverse, &counting);
-    prefix_sum::encode(&mut encoder, &prefix_sum(device, &reverse_fill, n + 1));
-    encoder.copy_buffer_to_buffer(&reverse_fill, 0, &reverse_start, 0, u64::from(n + 1) * 4);
-    let scattering = [
-        (0, &edge_params),
-        (1, neighbour),
-        (2, &reverse_fill),
-        (3, reverse),
-        (4, &reverse_start),
-        (5, &start),
-    ];
-    windowed(&mut encoder, &scatter_reverse, &scattering);
-    let sorting = [(0, &edge_params), (3, reverse), (4, &reverse_start)];
-    windowed(&mut encoder, &sort_reverse, &sorting);
+    encode(&mut encoder, &search.rows(device, &windows, &reverse_start));
     gpu.queue.submit([encoder.finish()]);
     let hoods = from_reverse_owners(
         starts,
-        read_u32(gpu, neighbour, edges as usize).await?,
-        read_u32(gpu, &reverse_start, n as usize + 1).await?,
-        &read_u32(gpu, reverse, edges as usize).await?,
+        read(&windows.neighbour, edges as usize).await?,
+        read(&reverse_start, n as usize + 1).await?,
+        &read(&windows.reverse, edges as usize).await?,
     );
     gpu.check()?;
     Ok(hoods)
@@ -246,18 +329,4 @@ pub(crate) fn from_reverse_owners(
         reverse,
         owner,
     }
-}
-
-async fn read_u32(
-    gpu: &GpuContext,
-    buffer: &wgpu::Buffer,
-    len: usize,
-) -> Result<Vec<u32>, GpuError> {
-    if len == 0 {
-        return Ok(Vec::new());
-    }
-    let bytes = read_buffer(&gpu.device, &gpu.queue, buffer, len as u64 * 4)
-        .await
-        .map_err(GpuError)?;
-    Ok(bytemuck::cast_slice(&bytes).to_vec())
 }

@@ -1,59 +1,14 @@
-//! Building and running compute passes: pipelines from concatenated WGSL, bind groups by binding
-//! number (automatic layouts hold exactly the bindings an entry point uses), dispatches.
+//! Building and running compute passes: buffers, pipelines from WGSL sources (the prelude of
+//! [`crate::wgsl`] first, then the files concatenated in order), bind groups by binding number
+//! (automatic layouts hold exactly the bindings an entry point uses), and [`Pass`] — one dispatch of
+//! one entry point, once per bind group — which every stage of the solver is made of.
 
-/// A compute pipeline from WGSL sources concatenated in order, with its own (automatic) layout.
-pub fn pipeline(device: &wgpu::Device, sources: &[&str], entry: &str) -> wgpu::ComputePipeline {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(entry),
-        source: wgpu::ShaderSource::Wgsl(sources.concat().into()),
-    });
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(entry),
-        layout: None,
-        module: &module,
-        entry_point: Some(entry),
-        compilation_options: Default::default(),
-        cache: None,
-    })
-}
-
-/// A bind group for `pipeline` from (binding, buffer) pairs: an automatic layout holds exactly the
-/// bindings its entry point uses.
-pub fn bind(
-    device: &wgpu::Device,
-    pipeline: &wgpu::ComputePipeline,
-    buffers: &[(u32, &wgpu::Buffer)],
-) -> wgpu::BindGroup {
-    let entries: Vec<wgpu::BindGroupEntry> = buffers
-        .iter()
-        .map(|(binding, buffer)| wgpu::BindGroupEntry {
-            binding: *binding,
-            resource: buffer.as_entire_binding(),
-        })
-        .collect();
-    device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: None,
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &entries,
-    })
-}
-
-pub fn dispatch(
-    encoder: &mut wgpu::CommandEncoder,
-    pipeline: &wgpu::ComputePipeline,
-    group: &wgpu::BindGroup,
-    workgroups: u32,
-) {
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, group, &[]);
-    pass.dispatch_workgroups(workgroups.max(1), 1, 1);
-}
+use bytemuck::Pod;
+use wgpu::util::DeviceExt;
 
 /// A storage buffer holding `bytes` (copyable both ways, for uploads and read-backs). Zero-sized
 /// bindings are invalid, so an empty list gets one zeroed element.
 pub fn storage_buffer(device: &wgpu::Device, label: &str, bytes: &[u8]) -> wgpu::Buffer {
-    use wgpu::util::DeviceExt;
     let contents = if bytes.is_empty() {
         &[0u8; 16][..]
     } else {
@@ -66,4 +21,156 @@ pub fn storage_buffer(device: &wgpu::Device, label: &str, bytes: &[u8]) -> wgpu:
             | wgpu::BufferUsages::COPY_SRC
             | wgpu::BufferUsages::COPY_DST,
     })
+}
+
+/// A storage buffer of `u32` values.
+pub fn u32_buffer(device: &wgpu::Device, label: &str, values: &[u32]) -> wgpu::Buffer {
+    storage_buffer(device, label, bytemuck::cast_slice(values))
+}
+
+/// A zeroed storage buffer of `bytes` bytes.
+pub fn zeroed(device: &wgpu::Device, label: &str, bytes: usize) -> wgpu::Buffer {
+    storage_buffer(device, label, &vec![0u8; bytes])
+}
+
+/// A uniform buffer holding `value` (writable: `queue.write_buffer`).
+pub fn uniform<T: Pod>(device: &wgpu::Device, label: &str, value: &T) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytemuck::bytes_of(value),
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+    })
+}
+
+/// A compute pipeline for `entry` from the prelude and the WGSL `sources` concatenated in order, with
+/// its own (automatic) layout.
+pub fn pipeline(device: &wgpu::Device, sources: &[&str], entry: &str) -> wgpu::ComputePipeline {
+    let mut source = crate::wgsl::prelude();
+    for file in sources {
+        source += "\n";
+        source += file;
+    }
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(entry),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: None,
+        module: &module,
+        entry_point: Some(entry),
+        compilation_options: Default::default(),
+        cache: None,
+    })
+}
+
+/// A bind group for `pipeline` from (binding, resource) entries.
+pub fn bind_entries(
+    device: &wgpu::Device,
+    pipeline: &wgpu::ComputePipeline,
+    entries: &[wgpu::BindGroupEntry],
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: None,
+        layout: &pipeline.get_bind_group_layout(0),
+        entries,
+    })
+}
+
+/// A bind group for `pipeline` from (binding, buffer) pairs, each buffer bound whole.
+pub fn bind(
+    device: &wgpu::Device,
+    pipeline: &wgpu::ComputePipeline,
+    buffers: &[(u32, &wgpu::Buffer)],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = buffers
+        .iter()
+        .map(|(binding, buffer)| wgpu::BindGroupEntry {
+            binding: *binding,
+            resource: buffer.as_entire_binding(),
+        })
+        .collect();
+    bind_entries(device, pipeline, &entries)
+}
+
+/// The bindings `a` followed by `b`.
+pub fn joined<'a>(
+    a: &[(u32, &'a wgpu::Buffer)],
+    b: &[(u32, &'a wgpu::Buffer)],
+) -> Vec<(u32, &'a wgpu::Buffer)> {
+    [a, b].concat()
+}
+
+/// One compute pass: a WGSL entry point's pipeline, dispatched with the same workgroup count once per
+/// bind group (a pass over the per-edge buffers has one per edge window: `EdgeWindows::pass`).
+#[derive(Clone)]
+pub struct Pass {
+    /// The WGSL entry point.
+    pub name: String,
+    pipeline: wgpu::ComputePipeline,
+    bindings: Vec<wgpu::BindGroup>,
+    /// Workgroups per dispatch.
+    pub workgroups: u32,
+}
+
+impl Pass {
+    pub fn new(
+        name: &str,
+        pipeline: wgpu::ComputePipeline,
+        bindings: Vec<wgpu::BindGroup>,
+        workgroups: u32,
+    ) -> Self {
+        Self {
+            name: name.to_string(),
+            pipeline,
+            bindings,
+            workgroups,
+        }
+    }
+
+    /// The entry point `entry` of `sources`, its `buffers` bound whole (a pass that reads no per-edge
+    /// buffer).
+    pub fn whole(
+        device: &wgpu::Device,
+        sources: &[&str],
+        entry: &str,
+        buffers: &[(u32, &wgpu::Buffer)],
+        workgroups: u32,
+    ) -> Self {
+        let pipeline = pipeline(device, sources, entry);
+        let group = bind(device, &pipeline, buffers);
+        Self::new(entry, pipeline, vec![group], workgroups)
+    }
+
+    /// Dispatch into `compute`.
+    pub fn dispatch(&self, compute: &mut wgpu::ComputePass) {
+        compute.set_pipeline(&self.pipeline);
+        for bindings in &self.bindings {
+            compute.set_bind_group(0, bindings, &[]);
+            compute.dispatch_workgroups(self.workgroups, 1, 1);
+        }
+    }
+
+    /// Dispatch into `compute` with the workgroup count the device wrote at `offset` of `arguments`
+    /// (the reference update's gates).
+    pub fn dispatch_indirect(
+        &self,
+        compute: &mut wgpu::ComputePass,
+        arguments: &wgpu::Buffer,
+        offset: u64,
+    ) {
+        compute.set_pipeline(&self.pipeline);
+        for bindings in &self.bindings {
+            compute.set_bind_group(0, bindings, &[]);
+            compute.dispatch_workgroups_indirect(arguments, offset);
+        }
+    }
+}
+
+/// Encode `passes` in order into `encoder`, in one compute pass.
+pub fn encode(encoder: &mut wgpu::CommandEncoder, passes: &[Pass]) {
+    let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+    for pass in passes {
+        pass.dispatch(&mut compute);
+    }
 }

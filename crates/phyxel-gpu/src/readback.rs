@@ -71,3 +71,17 @@ pub async fn read_buffer(
     staging.unmap();
     Ok(bytes)
 }
+
+/// The `u32` values of `source[..len]` (none for `len` 0, without touching the device).
+pub async fn read_u32s(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    source: &wgpu::Buffer,
+    len: usize,
+) -> Result<Vec<u32>, String> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let bytes = read_buffer(device, queue, source, len as u64 * 4).await?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
+}

@@ -5,22 +5,16 @@
 
 use crate::context::GpuContext;
 use crate::instances::PhyxelInstances;
-use crate::passes::{dispatch, pipeline, storage_buffer};
-use crate::prefix_sum::Dispatch;
-use crate::solver::{GpuSolver, WORKGROUP_SIZE};
+use crate::layout::SurfaceSettings;
+use crate::passes::{encode, storage_buffer, uniform, zeroed, Pass};
+use crate::solver::GpuSolver;
+use crate::wgsl::{source, workgroups, WORKGROUP_SIZE};
 use glam::DVec3;
 use phyxel::meshless::surface::EmbeddedSurface;
 use wgpu::util::DeviceExt;
 
 /// Floats per vertex of [`GpuSurfaces::vertices`]: position, normal, colour value.
 pub const SURFACE_VERTEX_FLOATS: usize = 7;
-
-/// One step of the surface computation: its pipeline and bind groups (one per edge window it reads).
-struct Stage {
-    pipeline: wgpu::ComputePipeline,
-    groups: Vec<wgpu::BindGroup>,
-    items: u32,
-}
 
 /// All surfaces of a scene as one mesh on the device.
 pub struct GpuSurfaces {
@@ -32,9 +26,10 @@ pub struct GpuSurfaces {
     settings: wgpu::Buffer,
     phyxels: u32,
     vertex_count: u32,
-    stages: [Stage; 3],
+    /// displacement_gradients, deformed_vertices, vertex_normals.
+    passes: [Pass; 3],
     /// `rebase_rest`: the deformed shape becomes the rest shape (at the solver's reference updates).
-    rebase: Stage,
+    rebase: Pass,
 }
 
 impl GpuSurfaces {
@@ -47,7 +42,7 @@ impl GpuSurfaces {
         surfaces: &[EmbeddedSurface],
     ) -> Option<Self> {
         let device = &gpu.device;
-        let state = solver.state_buffers();
+        let state = solver.body();
         // One vertex array: rest positions with the surface's index, bindings, triangles, and the
         // triangles around each vertex.
         let mut rest = Vec::new();
@@ -101,11 +96,12 @@ impl GpuSurfaces {
         let around_start = storage("triangles around rows", bytemuck::cast_slice(&around_start));
         let around = storage("triangles around", bytemuck::cast_slice(&around));
         let triangle_vertices = storage("triangle vertices", bytemuck::cast_slice(&triangles));
-        let gradient = storage(
+        let gradient = zeroed(
+            device,
             "displacement gradients",
-            &vec![0u8; state.phyxels as usize * 48],
+            state.phyxels as usize * 48,
         );
-        let deformed = storage("deformed vertices", &vec![0u8; rest.size() as usize]);
+        let deformed = zeroed(device, "deformed vertices", rest.size() as usize);
         let vertices = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("surface vertices"),
             size: u64::from(vertex_count) * SURFACE_VERTEX_FLOATS as u64 * 4,
@@ -119,37 +115,29 @@ impl GpuSurfaces {
             contents: bytemuck::cast_slice(&triangles),
             usage: wgpu::BufferUsages::INDEX,
         });
-        let settings = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("surface settings"),
-            contents: bytemuck::cast_slice(&[state.phyxels, vertex_count, 0, 0]),
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        });
-        let sources = [
-            include_str!("../../../shaders/edge_window.wgsl"),
-            "\n",
-            include_str!("../../../shaders/mls_weight.wgsl"),
-            "\n",
-            include_str!("../../../shaders/mls.wgsl"),
-            include_str!("../../../shaders/render/surface_vertices.wgsl"),
-        ];
+        let settings = uniform(
+            device,
+            "surface settings",
+            &SurfaceSettings {
+                phyxels: state.phyxels,
+                vertices: vertex_count,
+                ..SurfaceSettings::default()
+            },
+        );
+        let sources = [source::MLS_WEIGHT, source::MLS, source::SURFACE_VERTICES];
         let stage = |entry: &str, buffers: &[(u32, &wgpu::Buffer)], items: u32| {
-            let pipeline = pipeline(device, &sources, entry);
-            let groups = state.edges.bind(device, &pipeline, buffers);
-            Stage {
-                pipeline,
-                groups,
-                items,
-            }
+            let groups = workgroups(items, WORKGROUP_SIZE);
+            state.edges.pass(device, &sources, entry, buffers, groups)
         };
-        let stages = [
+        let passes = [
             stage(
                 "displacement_gradients",
                 &[
                     (0, &settings),
-                    (1, state.displacement),
-                    (2, state.start),
+                    (1, &state.displacement),
+                    (2, &state.start),
                     (3, &state.edges.neighbour),
-                    (4, state.mls_frame),
+                    (4, &state.mls_frame),
                     (5, &gradient),
                 ],
                 state.phyxels,
@@ -158,9 +146,9 @@ impl GpuSurfaces {
                 "deformed_vertices",
                 &[
                     (0, &settings),
-                    (1, state.displacement),
+                    (1, &state.displacement),
                     (5, &gradient),
-                    (6, state.reference),
+                    (6, &state.reference),
                     (7, &bound_start),
                     (8, &bound),
                     (10, &rest),
@@ -194,7 +182,7 @@ impl GpuSurfaces {
             settings,
             phyxels: state.phyxels,
             vertex_count,
-            stages,
+            passes,
             rebase,
         })
     }
@@ -203,34 +191,25 @@ impl GpuSurfaces {
     /// surfaces' deformed vertices become their rest vertices (`Simulation::update_reference` rebinds
     /// them there), so that what is drawn does not snap back while the page catches up.
     pub fn follow_reference_updates(&self, gpu: &GpuContext, solver: &mut GpuSolver) {
-        let pass = |stage: &Stage| Dispatch {
-            pipeline: stage.pipeline.clone(),
-            bindings: stage.groups.clone(),
-            workgroups: stage.items.div_ceil(WORKGROUP_SIZE).max(1),
-        };
-        let [gradients, deformed, _] = &self.stages;
+        let [gradients, deformed, _] = &self.passes;
         solver.follow_rest_shape(
             gpu,
-            vec![pass(gradients), pass(deformed), pass(&self.rebase)],
+            vec![gradients.clone(), deformed.clone(), self.rebase.clone()],
         );
     }
 
     /// Queue the passes that fill [`GpuSurfaces::vertices`], after the instance pass that wrote the
     /// colour values (`by_object`: each surface takes its object's index instead).
     pub fn encode(&self, gpu: &GpuContext, encoder: &mut wgpu::CommandEncoder, by_object: bool) {
-        let settings = [self.phyxels, self.vertex_count, u32::from(by_object), 0];
+        let settings = SurfaceSettings {
+            phyxels: self.phyxels,
+            vertices: self.vertex_count,
+            by_object: u32::from(by_object),
+            ..SurfaceSettings::default()
+        };
         gpu.queue
-            .write_buffer(&self.settings, 0, bytemuck::cast_slice(&settings));
-        for stage in &self.stages {
-            for group in &stage.groups {
-                dispatch(
-                    encoder,
-                    &stage.pipeline,
-                    group,
-                    stage.items.div_ceil(WORKGROUP_SIZE),
-                );
-            }
-        }
+            .write_buffer(&self.settings, 0, bytemuck::bytes_of(&settings));
+        encode(encoder, &self.passes);
     }
 }
 

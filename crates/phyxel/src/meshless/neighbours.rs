@@ -9,11 +9,13 @@
 use crate::parallel::map_indices;
 use glam::{DVec3, IVec3};
 
+/// The primes p₁, p₂, p₃ of [`cell_hash`] (Teschner et al. 2003).
+pub const HASH_PRIMES: [i32; 3] = [73_856_093, 19_349_663, 83_492_791];
+
 /// The spatial hash of Teschner et al. 2003: (x·p₁ xor y·p₂ xor z·p₃) mod table size.
 pub fn cell_hash(cell: IVec3, table_size: usize) -> usize {
-    let h = (cell.x.wrapping_mul(73_856_093)
-        ^ cell.y.wrapping_mul(19_349_663)
-        ^ cell.z.wrapping_mul(83_492_791)) as u32;
+    let [p1, p2, p3] = HASH_PRIMES;
+    let h = (cell.x.wrapping_mul(p1) ^ cell.y.wrapping_mul(p2) ^ cell.z.wrapping_mul(p3)) as u32;
     h as usize % table_size
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// Squared singular values below this are clamped before taking logarithms (a degenerate F has no
 /// finite Hencky strain).
-const SMALLEST_SQUARED_STRETCH: f64 = 1e-12;
+pub const SMALLEST_SQUARED_STRETCH: f64 = 1e-12;
 
 /// The three parameters of MKN04's plasticity model (read as yield, flow rate and cap of the
 /// multiplicative model in [`Plasticity::flow_multiplicative`]).

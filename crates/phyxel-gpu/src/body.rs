@@ -1,0 +1,261 @@
+//! The body on the device: every buffer the passes share — the state (u, v, T, ε_p), the rest shape
+//! with its neighbourhoods (rows and reverse lists in edge windows) and MLS frames, the per-phyxel
+//! constants, forces and force matrices, colliders, the step parameters and the status flags — uploaded
+//! from a `Simulation`, after the checks that refuse what the GPU backend does not mirror and bodies
+//! whose buffers exceed the device's limits.
+
+use crate::context::{GpuContext, GpuError};
+use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
+use crate::layout::{mat3, vec4, GpuCollider, ImplicitFrame, MlsFrame, Params, PhyxelConstants};
+use crate::passes::{storage_buffer, uniform, zeroed};
+use crate::wgsl::{status, work};
+use glam::DVec3;
+use phyxel::integrators::Method;
+use phyxel::meshless::simulation::{Elasticity, Simulation};
+
+/// `bytes` as B, KiB, MiB or GiB, one decimal.
+fn bytes_in_words(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// Bytes of the largest per-phyxel buffer the solver binds whole for `phyxels` phyxels: the MLS
+/// frames (64 bytes per phyxel; the force matrices and plastic strains hold a mat3x3, 48), and with the
+/// implicit step its work buffer and frames. A body needing more than one binding holds is refused
+/// with this number. (The per-edge buffers — rows and reverse lists, a u32 per neighbour pair; the MLS
+/// weights d_ij are formed from the frames where they are used, not stored per edge — are bound in
+/// windows instead: [`EdgeWindowPlan`].)
+pub fn largest_binding_bytes(phyxels: usize, implicit: bool) -> u64 {
+    let explicit = phyxels * size_of::<MlsFrame>();
+    let largest = if implicit {
+        let work = work::len(phyxels) * 16;
+        let frames = phyxels * size_of::<ImplicitFrame>();
+        explicit.max(work).max(frames)
+    } else {
+        explicit
+    };
+    largest as u64
+}
+
+/// Refuse what the GPU backend does not mirror.
+fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
+    let implicit = sim.corotated_implicit().is_some();
+    if !implicit && sim.integrator() != Method::SymplecticEuler {
+        return Err(GpuError(format!(
+            "the GPU backend integrates with symplectic Euler or corotated implicit Euler only (not {})",
+            sim.integrator().name()
+        )));
+    }
+    if !implicit && sim.elasticity != Elasticity::Mkn04 {
+        return Err(GpuError(
+            "the GPU backend steps the corotated model implicitly only (explicit steps use MKN04's)"
+                .into(),
+        ));
+    }
+    if !implicit && sim.fixed.iter().any(|&fixed| fixed) {
+        return Err(GpuError(
+            "the GPU backend holds fixed phyxels in implicit steps only".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// How the per-edge buffers are laid out for `sim`'s body within `gpu`'s limits: the edges they hold
+/// and their windows of at most `window_bytes`. Refuses a body whose buffers exceed the device's
+/// limits, with the size it needs.
+fn plan_edges(
+    gpu: &GpuContext,
+    sim: &Simulation,
+    window_bytes: u64,
+) -> Result<EdgeWindowPlan, GpuError> {
+    let body = &sim.body;
+    let implicit = sim.corotated_implicit().is_some();
+    let largest = largest_binding_bytes(body.len(), implicit);
+    let limits = &gpu.limits;
+    let binding = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    if largest > binding {
+        return Err(GpuError(format!(
+            "{} phyxels need a {} buffer; this GPU binds at most {}: lower the resolution",
+            body.len(),
+            bytes_in_words(largest),
+            bytes_in_words(binding)
+        )));
+    }
+    // Per-edge buffers hold up to twice the edges (within the largest buffer): room for the rows
+    // of a rest shape that a reference update finds compressed. (The implicit step has no
+    // reference update.) They are bound in windows where they exceed one binding.
+    let edges = body.neighbours.neighbour.len();
+    let largest_edges = (limits.max_buffer_size / 4).min(u64::from(u32::MAX)) as usize;
+    if edges > largest_edges {
+        return Err(GpuError(format!(
+            "{} phyxels have {edges} neighbour pairs, which need a {} buffer; this GPU's \
+             largest buffer is {}: lower the resolution",
+            body.len(),
+            bytes_in_words(edges as u64 * 4),
+            bytes_in_words(limits.max_buffer_size)
+        )));
+    }
+    let edge_capacity = if implicit {
+        edges
+    } else {
+        (2 * edges).min(largest_edges).max(edges)
+    };
+    // The windows overlap by as many edges as the body has phyxels: no row or reverse list, of
+    // this rest shape or one a reference update makes, can be longer. (With the device's own
+    // binding limit that is at most a sixteenth of a window: the MLS frames, 64 B per phyxel, must
+    // fit one binding too.)
+    EdgeWindowPlan::new(
+        edge_capacity as u32,
+        window_bytes.min(binding),
+        limits.min_storage_buffer_offset_alignment,
+        body.len() as u32,
+    )
+    .map_err(GpuError)
+}
+
+/// The body's buffers on the device.
+pub struct BodyBuffers {
+    pub phyxels: u32,
+    /// [`Params`] (uniform, binding 0 of the step's passes).
+    pub params: wgpu::Buffer,
+    /// x̄_i with the support radius h_i in w.
+    pub reference: wgpu::Buffer,
+    pub displacement: wgpu::Buffer,
+    pub velocity: wgpu::Buffer,
+    /// f_i (pass 4's result).
+    pub forces: wgpu::Buffer,
+    /// The neighbourhoods: rows `start[i]..start[i + 1]` of `edges.neighbour`, and the reverse lists
+    /// `reverse_start[k]..reverse_start[k + 1]` of `edges.reverse` (owners i of the edges i → k).
+    pub start: wgpu::Buffer,
+    pub edges: EdgeWindows,
+    pub reverse_start: wgpu::Buffer,
+    /// Per phyxel the MLS frame (A_i⁻¹, x̄_i, h_i) the passes form the weights d_ij from
+    /// (shaders/mls_weight.wgsl).
+    pub mls_frame: wgpu::Buffer,
+    /// [`PhyxelConstants`] per phyxel.
+    pub phyxel: wgpu::Buffer,
+    /// m_i as f32 (the reference update's moment_matrices weighs densities with it).
+    pub mass: wgpu::Buffer,
+    /// P_i V_i per phyxel (mat3x3; pass 3's result, pass 4's input).
+    pub force_matrix: wgpu::Buffer,
+    pub colliders: wgpu::Buffer,
+    /// The status slots of [`crate::wgsl::status`].
+    pub status: wgpu::Buffer,
+    /// T_i, and the next step's beside them (the heat pass writes, commit_temperature copies).
+    pub temperature: wgpu::Buffer,
+    pub temperature_next: wgpu::Buffer,
+    /// ε_p of the MKN04 model (mat3x3 per phyxel).
+    pub plastic_strain: wgpu::Buffer,
+    /// Colliders in `colliders` (an empty list binds one unused collider).
+    pub collider_count: u32,
+    /// The hash grid's cell edge: the largest support radius (m).
+    pub max_support_radius: f64,
+    /// The smallest support radius (m): the travel bound is MAX_TRAVEL_PER_STEP · h / Δt.
+    pub min_support_radius: f64,
+}
+
+impl BodyBuffers {
+    /// Upload `sim`'s body, neighbourhoods, MLS frames and colliders, with the per-edge buffers in
+    /// windows of at most `window_bytes`.
+    pub fn upload(gpu: &GpuContext, sim: &Simulation, window_bytes: u64) -> Result<Self, GpuError> {
+        check_supported(sim)?;
+        let plan = plan_edges(gpu, sim, window_bytes)?;
+        let device = &gpu.device;
+        let body = &sim.body;
+        let hoods = &body.neighbours;
+        let n = body.len();
+        let storage = |label: &str, bytes: &[u8]| storage_buffer(device, label, bytes);
+        let vectors = |label: &str, v: &[DVec3]| {
+            let v: Vec<[f32; 4]> = v.iter().map(|x| vec4(*x)).collect();
+            storage(label, bytemuck::cast_slice(&v))
+        };
+        let f32s = |label: &str, v: &[f64]| {
+            let v: Vec<f32> = v.iter().map(|x| *x as f32).collect();
+            storage(label, bytemuck::cast_slice(&v))
+        };
+        // Reference positions with the support radius in w (the heat pass weighs neighbours with it).
+        let reference_and_radius: Vec<[f32; 4]> = body
+            .reference
+            .iter()
+            .zip(&body.support_radius)
+            .map(|(x, h)| [x.x as f32, x.y as f32, x.z as f32, *h as f32])
+            .collect();
+        // The device's reverse lists name the owners i of the edges (i → k) the CPU's name.
+        let reverse_owners: Vec<u32> = hoods
+            .reverse
+            .iter()
+            .map(|&e| hoods.owner[e as usize])
+            .collect();
+        let frames: Vec<MlsFrame> = (0..n)
+            .map(|i| {
+                MlsFrame::new(
+                    body.mls.moment_inverse[i],
+                    body.reference[i],
+                    body.support_radius[i],
+                )
+            })
+            .collect();
+        let constants: Vec<PhyxelConstants> = (0..n)
+            .map(|i| PhyxelConstants {
+                mass: body.mass[i] as f32,
+                volume: body.volume[i] as f32,
+                stiffness_scale: body.stiffness_scale[i] as f32,
+                fixed: f32::from(u8::from(sim.fixed.get(i).copied().unwrap_or(false))),
+            })
+            .collect();
+        let plastic: Vec<[f32; 12]> = body.plastic_strain.iter().map(|m| mat3(*m)).collect();
+        let colliders: Vec<GpuCollider> = sim
+            .environment
+            .colliders
+            .iter()
+            .map(GpuCollider::from)
+            .collect();
+        // An empty list still binds one (unused) collider: a binding is at least one element long.
+        let padded = if colliders.is_empty() {
+            vec![GpuCollider::default()]
+        } else {
+            colliders.clone()
+        };
+        let radii = body.support_radius.iter().cloned();
+        Ok(Self {
+            phyxels: n as u32,
+            params: uniform(device, "params", &Params::default()),
+            reference: storage("reference", bytemuck::cast_slice(&reference_and_radius)),
+            displacement: vectors("displacement", &body.displacement),
+            velocity: vectors("velocity", &body.velocity),
+            forces: zeroed(device, "forces", n * 16),
+            start: storage("start", bytemuck::cast_slice(&hoods.start)),
+            edges: EdgeWindows::new(device, plan, &hoods.neighbour, &reverse_owners),
+            reverse_start: storage("reverse start", bytemuck::cast_slice(&hoods.reverse_start)),
+            mls_frame: storage("MLS frames", bytemuck::cast_slice(&frames)),
+            phyxel: storage("phyxel constants", bytemuck::cast_slice(&constants)),
+            mass: f32s("mass", &body.mass),
+            force_matrix: zeroed(device, "force matrix", n * 48),
+            colliders: storage("colliders", bytemuck::cast_slice(&padded)),
+            status: zeroed(device, "status", status::WORDS as usize * 4),
+            temperature: f32s("temperature", &body.temperature),
+            temperature_next: f32s("next temperature", &body.temperature),
+            plastic_strain: storage("plastic strain", bytemuck::cast_slice(&plastic)),
+            collider_count: colliders.len() as u32,
+            max_support_radius: radii.clone().fold(0.0, f64::max),
+            min_support_radius: radii.fold(f64::INFINITY, f64::min),
+        })
+    }
+
+    /// Workgroups of the per-phyxel passes.
+    pub fn workgroups(&self) -> u32 {
+        crate::wgsl::workgroups(self.phyxels, crate::wgsl::WORKGROUP_SIZE)
+    }
+}

@@ -1,0 +1,100 @@
+//! The MKN04 explicit step on the device (Müller et al. 2004; `Simulation::step` with symplectic
+//! Euler), in step order: pass 3, `phyxel_stresses` (∇u_i = Σ_j (u_j − u_i) d_ijᵀ, MKN04 eq. 8; the
+//! Green strain, Hooke's stress and the force matrix M_i = −V_i (J σ + k_v (det J − 1) cof J), MKN04
+//! §4); pass 4, `gather_forces` (phyxel k receives −M_k Σ_j d_kj plus M_i d_ik from every
+//! neighbourhood i holding it, over the reverse lists); pass 5, `integrate`
+//! (v ← v + Δt ((f + f_drag)/m + g − c v), u ← u + Δt v, the travel bound, the colliders); and after
+//! the heat passes (`crate::heat`) pass 7, `plastic_flow` (the additive flow of ε_p, MKN04 §5.1).
+
+use crate::body::BodyBuffers;
+use crate::passes::Pass;
+use crate::wgsl::source;
+
+/// Pass 4, the force gather: `forces` from the force matrices (shared with the implicit step, which
+/// gathers K p the same way).
+pub fn gather_forces(device: &wgpu::Device, b: &BodyBuffers) -> Pass {
+    b.edges.pass(
+        device,
+        &[source::COMMON, source::MLS_WEIGHT, source::GATHER_FORCES],
+        "gather_forces",
+        &[
+            (0, &b.params),
+            (1, &b.force_matrix),
+            (2, &b.start),
+            (3, &b.mls_frame),
+            (4, &b.reverse_start),
+            (5, &b.edges.reverse),
+            (7, &b.forces),
+            (8, &b.edges.neighbour),
+        ],
+        b.workgroups(),
+    )
+}
+
+/// The explicit step's passes.
+pub struct ExplicitStep {
+    pub phyxel_stresses: Pass,
+    pub gather_forces: Pass,
+    pub integrate: Pass,
+    /// Run when the material is plastic, after the heat passes.
+    pub plastic_flow: Pass,
+}
+
+impl ExplicitStep {
+    pub fn new(device: &wgpu::Device, b: &BodyBuffers) -> Self {
+        // phyxel_stresses and plastic_flow share the MLS gradient and the Green strain (mls.wgsl).
+        let gradient = |file| [source::COMMON, source::MLS_WEIGHT, source::MLS, file];
+        let pass = |sources: &[&str], entry, buffers: &[(u32, &wgpu::Buffer)]| {
+            let mut bound = vec![(0, &b.params)];
+            bound.extend_from_slice(buffers);
+            b.edges.pass(device, sources, entry, &bound, b.workgroups())
+        };
+        Self {
+            phyxel_stresses: pass(
+                &gradient(source::PHYXEL_STRESSES),
+                "phyxel_stresses",
+                &[
+                    (1, &b.displacement),
+                    (2, &b.start),
+                    (3, &b.edges.neighbour),
+                    (4, &b.mls_frame),
+                    (5, &b.phyxel),
+                    (6, &b.plastic_strain),
+                    (7, &b.force_matrix),
+                ],
+            ),
+            gather_forces: gather_forces(device, b),
+            integrate: pass(
+                &[source::COMMON, source::COLLISION, source::INTEGRATE],
+                "integrate",
+                &[
+                    (1, &b.reference),
+                    (2, &b.displacement),
+                    (3, &b.velocity),
+                    (4, &b.forces),
+                    (5, &b.phyxel),
+                    (6, &b.colliders),
+                    (7, &b.status),
+                ],
+            ),
+            plastic_flow: pass(
+                &gradient(source::PLASTIC_FLOW),
+                "plastic_flow",
+                &[
+                    (1, &b.displacement),
+                    (2, &b.start),
+                    (3, &b.edges.neighbour),
+                    (4, &b.mls_frame),
+                    (5, &b.phyxel),
+                    (6, &b.plastic_strain),
+                    (7, &b.status),
+                ],
+            ),
+        }
+    }
+
+    /// Passes 3 to 5, in step order.
+    pub fn elastic(&self) -> [&Pass; 3] {
+        [&self.phyxel_stresses, &self.gather_forces, &self.integrate]
+    }
+}
