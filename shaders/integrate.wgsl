@@ -3,7 +3,7 @@
 // (MAX_TRAVEL_PER_STEP · h / Δt) or not finite raises the blow-up flag; then each collider projects the
 // phyxel out and applies Coulomb friction (`collision::resolve_contact`).
 
-// Collider, signed_distance, finite and resolve_contacts come from collision.wgsl, prepended.
+// signed_distance, finite and resolve_contacts come from collision.wgsl, prepended; Collider from the prelude.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> reference: array<vec4<f32>>;

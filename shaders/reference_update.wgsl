@@ -17,7 +17,8 @@
 // status (slots STATUS_* of the prelude): blown up, largest ‖ε‖ so far, largest ‖ε‖ of this step,
 // reference updates done, edges needed by an update that did not fit (0: none), 1 when this step's
 // update is due.
-// Prepended: edge_window.wgsl, common.wgsl, hash.wgsl (GridParams), mls.wgsl (displacement_gradient,
+// Prepended: the prelude (GridParams, the STATUS_* and GATE_* constants), edge_window.wgsl, common.wgsl,
+// hash.wgsl, mls.wgsl (displacement_gradient,
 // green_strain). The edge windows overlap by as many edges as the body has phyxels, so no new row or
 // reverse list can be longer than a window holds.
 

@@ -254,6 +254,18 @@ impl BodyBuffers {
         })
     }
 
+    /// The bindings of the passes that form ∇u_i (mls.wgsl's `displacement_gradient` reads 1–4) with
+    /// the per-phyxel constants at 5: phyxel_stresses, plastic_flow and their corotated twins.
+    pub fn gradient_bindings(&self) -> [(u32, &wgpu::Buffer); 5] {
+        [
+            (1, &self.displacement),
+            (2, &self.start),
+            (3, &self.edges.neighbour),
+            (4, &self.mls_frame),
+            (5, &self.phyxel),
+        ]
+    }
+
     /// Workgroups of the per-phyxel passes.
     pub fn workgroups(&self) -> u32 {
         crate::wgsl::workgroups(self.phyxels, crate::wgsl::WORKGROUP_SIZE)

@@ -7,7 +7,7 @@
 //! the heat passes (`crate::heat`) pass 7, `plastic_flow` (the additive flow of ε_p, MKN04 §5.1).
 
 use crate::body::BodyBuffers;
-use crate::passes::Pass;
+use crate::passes::{joined, Pass};
 use crate::wgsl::source;
 
 /// Pass 4, the force gather: `forces` from the force matrices (shared with the implicit step, which
@@ -45,23 +45,15 @@ impl ExplicitStep {
         // phyxel_stresses and plastic_flow share the MLS gradient and the Green strain (mls.wgsl).
         let gradient = |file| [source::COMMON, source::MLS_WEIGHT, source::MLS, file];
         let pass = |sources: &[&str], entry, buffers: &[(u32, &wgpu::Buffer)]| {
-            let mut bound = vec![(0, &b.params)];
-            bound.extend_from_slice(buffers);
+            let bound = joined(&[(0, &b.params)], buffers);
             b.edges.pass(device, sources, entry, &bound, b.workgroups())
         };
+        let gradient_bindings = joined(&b.gradient_bindings(), &[(6, &b.plastic_strain)]);
         Self {
             phyxel_stresses: pass(
                 &gradient(source::PHYXEL_STRESSES),
                 "phyxel_stresses",
-                &[
-                    (1, &b.displacement),
-                    (2, &b.start),
-                    (3, &b.edges.neighbour),
-                    (4, &b.mls_frame),
-                    (5, &b.phyxel),
-                    (6, &b.plastic_strain),
-                    (7, &b.force_matrix),
-                ],
+                &joined(&gradient_bindings, &[(7, &b.force_matrix)]),
             ),
             gather_forces: gather_forces(device, b),
             integrate: pass(
@@ -80,15 +72,7 @@ impl ExplicitStep {
             plastic_flow: pass(
                 &gradient(source::PLASTIC_FLOW),
                 "plastic_flow",
-                &[
-                    (1, &b.displacement),
-                    (2, &b.start),
-                    (3, &b.edges.neighbour),
-                    (4, &b.mls_frame),
-                    (5, &b.phyxel),
-                    (6, &b.plastic_strain),
-                    (7, &b.status),
-                ],
+                &joined(&gradient_bindings, &[(7, &b.status)]),
             ),
         }
     }

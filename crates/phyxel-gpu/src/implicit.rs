@@ -159,6 +159,7 @@ impl ImplicitStep {
             (8, &work),
             (12, &contact),
         ];
+        let gradient = joined(&b.gradient_bindings(), &[(6, &frames)]);
         let step_buffers = [(4, &b.forces), (5, &b.phyxel), (8, &work), (9, &contact)];
         Self {
             settings,
@@ -166,15 +167,7 @@ impl ImplicitStep {
             phyxels: n,
             corotated_stresses: corotated(
                 "corotated_stresses",
-                &[
-                    (1, &b.displacement),
-                    (2, &b.start),
-                    (3, neighbour),
-                    (4, &b.mls_frame),
-                    (5, &b.phyxel),
-                    (6, &frames),
-                    (7, &b.force_matrix),
-                ],
+                &joined(&gradient, &[(7, &b.force_matrix)]),
             ),
             gather_forces: gather_forces(device, b),
             implicit_begin: implicit(
@@ -244,17 +237,7 @@ impl ImplicitStep {
                     (6, &b.colliders),
                 ],
             ),
-            plastic_flow_multiplicative: corotated(
-                "plastic_flow_multiplicative",
-                &[
-                    (1, &b.displacement),
-                    (2, &b.start),
-                    (3, neighbour),
-                    (4, &b.mls_frame),
-                    (5, &b.phyxel),
-                    (6, &frames),
-                ],
-            ),
+            plastic_flow_multiplicative: corotated("plastic_flow_multiplicative", &gradient),
             work,
             frames,
         }

@@ -75,7 +75,8 @@
 //!
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
 
-// The stages, bottom up: each module uses only those listed before it.
+// Alphabetical (rustfmt's order); the reading order, bottom up, is in the crate docs above, and
+// `tests::each_module_uses_only_the_stages_below_it` keeps every module to those below it.
 mod body;
 mod context;
 mod edge_windows;
@@ -104,3 +105,47 @@ pub use neighbours::build_neighbourhoods;
 pub use solver::GpuSolver;
 pub use state::GpuState;
 pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
+
+#[cfg(test)]
+mod tests {
+    /// The modules bottom up, as the crate docs list them, with their sources.
+    const STAGES: [(&str, &str); 18] = [
+        ("context", include_str!("context.rs")),
+        ("readback", include_str!("readback.rs")),
+        ("layout", include_str!("layout.rs")),
+        ("wgsl", include_str!("wgsl.rs")),
+        ("passes", include_str!("passes.rs")),
+        ("edge_windows", include_str!("edge_windows.rs")),
+        ("prefix_sum", include_str!("prefix_sum.rs")),
+        ("neighbours", include_str!("neighbours.rs")),
+        ("mls", include_str!("mls.rs")),
+        ("body", include_str!("body.rs")),
+        ("explicit", include_str!("explicit.rs")),
+        ("heat", include_str!("heat.rs")),
+        ("implicit", include_str!("implicit.rs")),
+        ("reference_update", include_str!("reference_update.rs")),
+        ("state", include_str!("state.rs")),
+        ("solver", include_str!("solver.rs")),
+        ("instances", include_str!("instances.rs")),
+        ("surface", include_str!("surface.rs")),
+    ];
+
+    /// No import circles: a module's code (not its comments) names only modules below it.
+    #[test]
+    fn each_module_uses_only_the_stages_below_it() {
+        for (k, (module, source)) in STAGES.iter().enumerate() {
+            let code: String = source
+                .lines()
+                .map(|line| line.split("//").next().unwrap_or(""))
+                .collect::<Vec<_>>()
+                .join("\n");
+            for (above, _) in &STAGES[k..] {
+                assert!(
+                    !code.contains(&format!("crate::{above}::"))
+                        && !code.contains(&format!("crate::{above};")),
+                    "{module} uses {above}, which is not below it"
+                );
+            }
+        }
+    }
+}

@@ -243,18 +243,13 @@ mod tests {
         let surfaces = GpuSurfaces::new(&gpu, &solver, &instances, &sim.surfaces).unwrap();
         let speed: Vec<f64> = state.velocity.iter().map(|v| v.length() / 2.0).collect();
         for by_object in [false, true] {
-            let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            instances.encode(&gpu, &mut encoder, InstanceColouring::Speed);
-            surfaces.encode(&gpu, &mut encoder, by_object);
-            gpu.queue.submit([encoder.finish()]);
-            let bytes = block_on(read_buffer(
-                &gpu.device,
-                &gpu.queue,
-                &surfaces.vertices,
-                surfaces.vertices.size(),
-            ))
-            .unwrap();
-            let drawn: &[[f32; SURFACE_VERTEX_FLOATS]] = bytemuck::cast_slice(&bytes);
+            let drawn = drawn_vertices(
+                &gpu,
+                &instances,
+                &surfaces,
+                InstanceColouring::Speed,
+                by_object,
+            );
             let mut v = 0;
             for (k, (surface, deformed)) in
                 sim.surfaces.iter().zip(sim.surface_vertices()).enumerate()
@@ -296,15 +291,17 @@ mod tests {
         );
     }
 
-    /// The drawn vertices' positions.
-    fn drawn_positions(
+    /// The vertices drawn with `colouring` (or `by_object`), read back.
+    fn drawn_vertices(
         gpu: &GpuContext,
         instances: &PhyxelInstances,
         surfaces: &GpuSurfaces,
-    ) -> Vec<DVec3> {
+        colouring: InstanceColouring,
+        by_object: bool,
+    ) -> Vec<[f32; SURFACE_VERTEX_FLOATS]> {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        instances.encode(gpu, &mut encoder, InstanceColouring::Object);
-        surfaces.encode(gpu, &mut encoder, true);
+        instances.encode(gpu, &mut encoder, colouring);
+        surfaces.encode(gpu, &mut encoder, by_object);
         gpu.queue.submit([encoder.finish()]);
         let bytes = block_on(read_buffer(
             &gpu.device,
@@ -313,7 +310,16 @@ mod tests {
             surfaces.vertices.size(),
         ))
         .unwrap();
-        bytemuck::cast_slice::<u8, [f32; SURFACE_VERTEX_FLOATS]>(&bytes)
+        bytemuck::pod_collect_to_vec(&bytes)
+    }
+
+    /// The drawn vertices' positions.
+    fn drawn_positions(
+        gpu: &GpuContext,
+        instances: &PhyxelInstances,
+        surfaces: &GpuSurfaces,
+    ) -> Vec<DVec3> {
+        drawn_vertices(gpu, instances, surfaces, InstanceColouring::Object, true)
             .iter()
             .map(|v| DVec3::new(v[0].into(), v[1].into(), v[2].into()))
             .collect()
