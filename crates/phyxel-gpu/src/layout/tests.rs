@@ -32,6 +32,7 @@ fn layouts_match_the_wgsl_structs() {
 }
 
 /// Every shared struct's fields as Rust lays them out, by WGSL name.
+#[cfg(not(target_arch = "wasm32"))]
 fn shared() -> Vec<(&'static str, Vec<Field>, usize)> {
     fn of<T: SharedStruct>() -> (&'static str, Vec<Field>, usize) {
         (T::WGSL_NAME, T::fields(), size_of::<T>())
