@@ -36,7 +36,7 @@ pub type Mat3 = [[f32; 4]; 3];
 
 /// One field of a shared struct, as Rust lays it out (offsets and sizes are for the layout test).
 #[derive(Clone, Copy, Debug)]
-#[cfg_attr(not(test), allow(dead_code))]
+#[cfg_attr(any(not(test), target_arch = "wasm32"), allow(dead_code))]
 pub struct Field {
     pub name: &'static str,
     pub wgsl_type: &'static str,
