@@ -3,7 +3,7 @@
 // theory block of every lesson page has a Code line. No browser and no build: it reads web/*.html and
 // the sources. Run: cd tests && node --test unit/
 //
-// The markup (see README "Reading the code from a lesson"):
+// The markup (docs/lessons.md, "From equation to code"):
 //   <p class="code-ref">Code: <a data-code="FILE#SYMBOL" href="source.html?file=FILE&amp;symbol=SYMBOL"><code>SYMBOL</code></a>
 //     in <code>FILE</code>; … Page symbols named as in the code (k<sub>v</sub> is <code>volume_stiffness</code>).</p>
 // A theory block is an <h2> of <article class="theory"> and everything up to the next <h2> or the end
