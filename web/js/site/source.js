@@ -148,8 +148,15 @@ async function main() {
   }
   showMeta(file, target, symbol);
 
-  const line = location.hash.match(/^#L(\d+)$/) ? location.hash.slice(1) : target && `L${target.line}`;
-  document.getElementById(line ?? '')?.scrollIntoView({ block: 'center' });
+  // A #L<n> link centres its line; a symbol puts its item (doc comment first) at the top, as much of
+  // it on screen as fits, its defining line always.
+  if (/^#L\d+$/.test(location.hash)) {
+    document.getElementById(location.hash.slice(1))?.scrollIntoView({ block: 'center' });
+  } else if (target) {
+    document.getElementById(`L${target.start}`).scrollIntoView({ block: 'start' });
+    const defining = document.getElementById(`L${target.line}`);
+    if (defining.getBoundingClientRect().bottom > innerHeight) defining.scrollIntoView({ block: 'center' });
+  }
 }
 
 main()
