@@ -1,7 +1,7 @@
 //! # phyxel
 //!
 //! Meshless physics for the Phyxel lessons: time integrators and the small solvers of the lesson pages,
-//! and (to come) the phyxel solver — particles whose elastic forces come from a moving-least-squares
+//! and the phyxel solver ([`meshless`]) — particles whose elastic forces come from a moving-least-squares
 //! estimate of the displacement gradient (Müller et al. 2004, "MKN04").
 //!
 //! This crate has no web dependencies: it builds and tests natively and as WebAssembly.

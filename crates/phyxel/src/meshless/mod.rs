@@ -2,13 +2,13 @@
 //! plastic and melting objects", SCA 2004 — "MKN04"; Stegmayr 2008, the EFG/MLS thesis, ch. 3–4; Adams &
 //! Wicke, meshless tutorial §3.4, §7).
 //!
-//! The passes, in the order one step runs them (the WebGPU kernels will mirror them one-to-one, with the
-//! same names):
+//! The passes, in the order one step runs them (the WebGPU kernels of `crates/phyxel-gpu` and
+//! `shaders/` mirror them one-to-one, with the same names):
 //!
 //! 1. [`neighbours`]: hash-grid build by counting sort, neighbour and reverse lists (reference positions).
 //! 2. [`mls`]: densities, moment matrices A_i and their safe inverses, MLS weights d_ij = A_i⁻¹ x_ij w_ij.
 //! 3. [`elasticity`]: displacement gradient, Green strain, Hooke stress, per-phyxel force matrix.
-//! 4. [`body::Body::forces`]: force gather — each phyxel sums what its own and its neighbours'
+//! 4. [`body::Body::gather_forces`]: force gather — each phyxel sums what its own and its neighbours'
 //!    neighbourhoods give it (no write conflicts).
 //!
 //! Stiff materials at real-time steps: [`corotated`] (corotated linear elasticity on the MLS
