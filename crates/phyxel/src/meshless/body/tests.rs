@@ -226,3 +226,45 @@ fn interior_density_is_close_to_the_rest_density() {
         "{mean_neighbours}"
     );
 }
+
+#[test]
+fn a_new_density_rescales_the_masses_so_that_the_total_is_density_times_volume() {
+    // A cube sampled on a cubic lattice, each of its N points standing for a cell of SPACING³: the
+    // sampled volume V = N · SPACING³.
+    let shape = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::splat(0.4),
+    };
+    let points = sample(&shape, SPACING, Lattice::Cubic);
+    let cells = points.len() as f64;
+    let mut body = Body::new(
+        points,
+        SPACING.powi(3),
+        SPACING,
+        Material::JELLY,
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    );
+    let volumes = body.volume.clone();
+    let steel = Material {
+        density: 7800.0,
+        ..Material::JELLY
+    };
+    body.set_material(steel);
+    // Σ m_i = ρ′ · V.
+    let total: f64 = body.mass.iter().sum();
+    let expected = steel.density * cells * SPACING.powi(3);
+    assert!(
+        (total / expected - 1.0).abs() < 1e-12,
+        "{total} kg, ρV = {expected} kg"
+    );
+    // ρ_i is what Σ_j m_j w_ij gives for the new masses (the rebuild computes it afresh), and
+    // V_i = m_i / ρ_i has not moved.
+    let mut rebuilt = body.clone();
+    rebuilt.rebuild_reference();
+    for i in 0..body.len() {
+        assert!((body.density[i] / rebuilt.density[i] - 1.0).abs() < 1e-12);
+        assert!((body.mass[i] / body.density[i] / volumes[i] - 1.0).abs() < 1e-12);
+        assert!((rebuilt.volume[i] / volumes[i] - 1.0).abs() < 1e-12);
+    }
+    assert_eq!(body.material, steel);
+}
