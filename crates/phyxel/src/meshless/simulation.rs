@@ -801,8 +801,9 @@ impl Simulation {
     }
 }
 
-mod snapshot;
-pub use snapshot::{Snapshot, SnapshotError};
+// The state as numbers (Simulation::snapshot, Simulation::restore): this module's own
+// `impl Simulation`, which uses nothing of it back.
+pub mod snapshot;
 
 #[cfg(test)]
 mod tests;
