@@ -17,6 +17,17 @@ fn random_vector(seed: &mut u64) -> DVec3 {
 
 const SPACING: f64 = 0.1;
 
+/// Jelly phyxels at `points`, each standing for a cell of SPACING³, h = 2.2 spacings.
+fn jelly(points: Vec<DVec3>) -> Body {
+    Body::new(
+        points,
+        SPACING.powi(3),
+        SPACING,
+        Material::JELLY,
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    )
+}
+
 /// A 6×5×4 block on a lattice jittered by up to 25 % of the spacing: irregular neighbourhoods.
 fn irregular_block(seed: &mut u64, rule: SupportRadius) -> Body {
     let shape = Shape::Box {
@@ -173,13 +184,7 @@ fn a_collinear_neighbourhood_yields_finite_values() {
     let points: Vec<DVec3> = (0..8)
         .map(|i| DVec3::new(i as f64 * SPACING, 0.0, 0.0))
         .collect();
-    let mut body = Body::new(
-        points,
-        SPACING.powi(3),
-        SPACING,
-        Material::JELLY,
-        SupportRadius::SpacingMultiple { factor: 2.2 },
-    );
+    let mut body = jelly(points);
     assert_eq!(body.mls.regularized, body.len());
     body.displacement = body
         .reference
@@ -237,13 +242,7 @@ fn a_new_density_rescales_the_masses_so_that_the_total_is_density_times_volume()
     };
     let points = sample(&shape, SPACING, Lattice::Cubic);
     let cells = points.len() as f64;
-    let mut body = Body::new(
-        points,
-        SPACING.powi(3),
-        SPACING,
-        Material::JELLY,
-        SupportRadius::SpacingMultiple { factor: 2.2 },
-    );
+    let mut body = jelly(points);
     let volumes = body.volume.clone();
     let steel = Material {
         density: 7800.0,
