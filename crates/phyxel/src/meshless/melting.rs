@@ -138,7 +138,10 @@ mod tests {
         let halfway = 0.5 * (AMBIENT_TEMPERATURE + MELTING_POINT);
         assert!((m.stiffness_scale(halfway) - 0.5).abs() < 1e-15);
         assert_eq!(m.stiffness_scale(MELTING_POINT), MOLTEN_STIFFNESS);
-        assert!(MOLTEN_STIFFNESS > 0.0, "a melt still holds together");
+        assert!(
+            m.stiffness_scale(2.0 * MELTING_POINT) > 0.0,
+            "a melt, however hot, still holds together"
+        );
     }
 
     #[test]

@@ -260,10 +260,11 @@ fn a_new_density_rescales_the_masses_so_that_the_total_is_density_times_volume()
     // V_i = m_i / ρ_i has not moved.
     let mut rebuilt = body.clone();
     rebuilt.rebuild_reference();
-    for i in 0..body.len() {
-        assert!((body.density[i] / rebuilt.density[i] - 1.0).abs() < 1e-12);
-        assert!((body.mass[i] / body.density[i] / volumes[i] - 1.0).abs() < 1e-12);
-        assert!((rebuilt.volume[i] / volumes[i] - 1.0).abs() < 1e-12);
+    let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-12;
+    for (i, &volume) in volumes.iter().enumerate() {
+        assert!(close(body.density[i], rebuilt.density[i]));
+        assert!(close(body.mass[i] / body.density[i], volume));
+        assert!(close(rebuilt.volume[i], volume));
     }
     assert_eq!(body.material, steel);
 }
