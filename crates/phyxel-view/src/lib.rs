@@ -1,28 +1,21 @@
-//! WebAssembly glue for the 3D phyxel demo ("Elastic, plastic and melting objects"): the solver as
-//! the page drives it ([`demo::PhyxelDemo`]), the orbit camera, and the wgpu view (WebGPU, else WebGL2).
-//! Physics lives in the `phyxel` crate; this crate only moves data and draws it.
+//! WebAssembly glue for the 3D phyxel demo ("Elastic, plastic and melting objects"): the renderer,
+//! the GPU backend and the page's bindings. Physics lives in the `phyxel` crate and what the demo does
+//! with it in `phyxel-app`; this crate only moves data and draws it.
+//!
+//! Start reading at [`demo`] (the class `PhyxelDemo`: phyxel-app's demo with the GPU backend of
+//! [`demo::gpu_backend`] as its accelerator), then `view` (the wgpu view: `render`, [`camera`]) and
+//! `gpu` (the GPU device and read-backs as the page drives them). The renderer exists in the browser
+//! only; natively the GPU backend runs on lavapipe in the tests.
 
 pub mod camera;
 pub mod demo;
-pub mod frame;
-#[cfg(all(target_arch = "wasm32", feature = "view"))]
+#[cfg(target_arch = "wasm32")]
 pub mod gpu;
-#[cfg(all(target_arch = "wasm32", feature = "view"))]
+#[cfg(target_arch = "wasm32")]
 mod render;
-#[cfg(all(target_arch = "wasm32", feature = "view"))]
+#[cfg(target_arch = "wasm32")]
 pub mod view;
 
 pub use camera::OrbitCamera;
-
-use wasm_bindgen::prelude::*;
-
-/// Runs when the module is instantiated: Rust panics become readable console errors.
-#[wasm_bindgen(start)]
-pub fn start() {
-    console_error_panic_hook::set_once();
-}
-
-/// A number from the page, checked against its range; the error names the parameter.
-pub(crate) fn check(name: &'static str, value: f64, min: f64, max: f64) -> Result<f64, JsError> {
-    phyxel::params::check_range(name, value, min, max).map_err(|e| JsError::new(&e.to_string()))
-}
+/// What one frame shows (phyxel-app fills it, `render` draws it).
+pub use phyxel_app::frame;

@@ -10,7 +10,8 @@
 //!   embedded in someone else's course page, a host that cannot send the headers.
 //!
 //! The page picks the build at run time (web/js/worker-builds.js) and says which one runs. Both
-//! export the 3D demo's solver ([`PhyxelDemo`]) and the benchmark cube ([`BenchCube`]).
+//! export the 3D demo's solver ([`PhyxelDemo`], the class of `phyxel-bindings` around the CPU-only
+//! `phyxel_app::Demo`) and the benchmark cube ([`BenchCube`]).
 
 use phyxel::meshless::scene::benchmark_cube;
 use phyxel::meshless::simulation::Simulation;
@@ -20,10 +21,11 @@ use wasm_bindgen::prelude::*;
 #[cfg(feature = "threads")]
 pub use wasm_bindgen_rayon::init_thread_pool;
 
-/// The 3D demo's solver, driven by the page through web/js/solver-worker.js: the page keeps a mirror
-/// of it (the same type, in the page's module) that each reply's snapshot brings up to date. (Its
-/// crate also installs the panic hook when the module is instantiated.)
-pub use phyxel_view::demo::PhyxelDemo;
+// The 3D demo's solver (phyxel_app::Demo, on the CPU only), driven by the page through
+// web/js/solver-worker.js: the page keeps a mirror of it (the same class, in the page's module) that
+// each reply's snapshot brings up to date. (phyxel-bindings also installs the panic hook when the
+// module is instantiated.)
+phyxel_bindings::phyxel_demo_class!(phyxel_bindings::phyxel_app::CpuOnly);
 
 /// Whether this is the threaded build.
 #[wasm_bindgen]

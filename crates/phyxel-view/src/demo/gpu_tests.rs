@@ -1,8 +1,7 @@
 //! The GPU backend of the demo on lavapipe.
 
 use super::*;
-use phyxel_gpu::GpuContext;
-use std::rc::Rc;
+use glam::DVec3;
 
 #[test]
 fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_lost() {
@@ -94,14 +93,20 @@ fn reference_updates_on_the_device_move_the_pages_rest_shape_and_surfaces_too() 
             .fold(0.0, f64::max)
     };
     let size = 0.4;
-    let positions = gap(&page.sim.body.positions(), &cpu.sim.body.positions());
+    let positions = gap(
+        &page.demo.sim.body.positions(),
+        &cpu.demo.sim.body.positions(),
+    );
     assert!(positions <= 1e-4 * size, "positions {positions} m apart");
-    let rest = gap(&page.sim.body.reference, &cpu.sim.body.reference);
+    let rest = gap(&page.demo.sim.body.reference, &cpu.demo.sim.body.reference);
     assert!(rest <= 1e-4 * size, "rest shapes {rest} m apart");
     // The surface follows the body: rebound at the shape of the device's last update (where the CPU
     // rebinds at each), it lies where the CPU's does to well within a lattice spacing. (Rebound at
     // the read-back's shape instead, the motion since the update counted twice: 4.6 cm.)
-    let (page_surface, cpu_surface) = (page.sim.surface_vertices(), cpu.sim.surface_vertices());
+    let (page_surface, cpu_surface) = (
+        page.demo.sim.surface_vertices(),
+        cpu.demo.sim.surface_vertices(),
+    );
     assert!(!cpu_surface.is_empty());
     let surface = gap(&page_surface[0], &cpu_surface[0]);
     assert!(surface <= 0.01 * size, "surfaces {surface} m apart");

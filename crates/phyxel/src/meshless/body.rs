@@ -9,6 +9,9 @@ use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
 
+/// Room temperature (°C): every phyxel starts here (melting heats it from there).
+pub const AMBIENT_TEMPERATURE: f64 = 20.0;
+
 /// How each phyxel's support radius h_i is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "rule", rename_all = "kebab-case")]
@@ -72,13 +75,25 @@ impl Body {
             support_radius,
             plastic_strain: vec![DMat3::ZERO; n],
             plastic_deformation: vec![DMat3::IDENTITY; n],
-            temperature: vec![super::melting::AMBIENT_TEMPERATURE; n],
+            temperature: vec![AMBIENT_TEMPERATURE; n],
             stiffness_scale: vec![1.0; n],
             neighbours: Neighbourhoods::default(),
             mls: MlsWeights::default(),
         };
         body.rebuild_reference();
         body
+    }
+
+    /// A new material in place. E, ν and k_v act from the next force evaluation; a new density ρ′
+    /// scales every mass and every density by ρ′/ρ while the volumes stay: with the thesis' masses
+    /// m_i ∝ ρ (§4.1.1, step 1(b)iv), the densities ρ_i = Σ_j m_j w_ij (step 1(c)ii; Adams & Wicke
+    /// eq. 5) scale alike, so V_i = m_i/ρ_i (step 1(c)iii) — the sampled volume, and the MLS weights
+    /// — are unchanged, and the total mass is Σ m_i = ρ′·V with V the body's sampled volume.
+    pub fn set_material(&mut self, material: Material) {
+        let ratio = material.density / self.material.density;
+        self.mass.iter_mut().for_each(|m| *m *= ratio);
+        self.density.iter_mut().for_each(|rho| *rho *= ratio);
+        self.material = material;
     }
 
     pub fn len(&self) -> usize {

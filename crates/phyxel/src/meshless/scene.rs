@@ -90,6 +90,10 @@ pub struct SceneDescription {
 /// The edge of the cube (m); the other objects are about as large.
 pub const OBJECT_SIZE: f64 = 0.4;
 
+/// The fewest and the most phyxels across [`OBJECT_SIZE`] a scene is built with.
+pub const MIN_RESOLUTION: u32 = 2;
+pub const MAX_RESOLUTION: u32 = 200;
+
 /// The sphere obstacle of [`SceneDescription::obstacle`]: centre and radius.
 pub const OBSTACLE: (DVec3, f64) = (DVec3::new(0.12, 0.0, 0.1), 0.2);
 
@@ -197,9 +201,9 @@ impl SceneDescription {
     /// Sample the objects, bind their surfaces and set up the environment. Fails with an explanation
     /// when the scene would have more than `max_phyxels` phyxels or a parameter is out of range.
     pub fn build(&self, max_phyxels: usize) -> Result<Scene, SceneError> {
-        if !(2..=200).contains(&self.resolution) {
+        if !(MIN_RESOLUTION..=MAX_RESOLUTION).contains(&self.resolution) {
             return Err(SceneError(format!(
-                "the resolution must be between 2 and 200 phyxels across (got {})",
+                "the resolution must be between {MIN_RESOLUTION} and {MAX_RESOLUTION} phyxels across (got {})",
                 self.resolution
             )));
         }

@@ -57,6 +57,30 @@ pub struct Drag {
     pub max_stretch: f64,
 }
 
+impl Drag {
+    /// (ω·Δt)² of the drag spring made by [`Drag::stable`].
+    pub const OMEGA_DT_SQUARED: f64 = 0.2;
+
+    /// A drag of `phyxel` (of mass m) towards `target` with a spring as stiff as a step of `dt`
+    /// integrates stably: k = 0.2·m/Δt², so that ω·Δt = √(k/m)·Δt = √0.2 ≈ 0.45 — well inside the
+    /// bound ω·Δt < 2 of symplectic Euler and the Verlet family on an undamped spring (the
+    /// time-integration lesson: [`crate::lessons::time_integration::spring_instability`]), and
+    /// stiffer than any slower pull would be felt. The pull is stretched at most `max_stretch`.
+    pub fn stable(phyxel: usize, target: DVec3, mass: f64, dt: f64, max_stretch: f64) -> Self {
+        Self {
+            phyxel,
+            target,
+            stiffness: Self::OMEGA_DT_SQUARED * mass / (dt * dt),
+            max_stretch,
+        }
+    }
+
+    /// The spring force k·(target − x), the stretch clamped to `max_stretch`, on the phyxel at `x`.
+    fn force(&self, x: DVec3) -> DVec3 {
+        self.stiffness * (self.target - x).clamp_length_max(self.max_stretch.max(0.0))
+    }
+}
+
 /// The elastic model the forces come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -90,13 +114,6 @@ struct BodyDynamics<'a> {
     gravity: DVec3,
     damping: f64,
     drag: Option<Drag>,
-}
-
-impl Drag {
-    /// The spring force k·(target − x), the stretch clamped to `max_stretch`, on the phyxel at `x`.
-    fn force(&self, x: DVec3) -> DVec3 {
-        self.stiffness * (self.target - x).clamp_length_max(self.max_stretch.max(0.0))
-    }
 }
 
 impl Dynamics for BodyDynamics<'_> {
@@ -784,8 +801,9 @@ impl Simulation {
     }
 }
 
-mod snapshot;
-pub use snapshot::{Snapshot, SnapshotError};
+// The state as numbers (Simulation::snapshot, Simulation::restore): this module's own
+// `impl Simulation`, which uses nothing of it back.
+pub mod snapshot;
 
 #[cfg(test)]
 mod tests;

@@ -17,6 +17,17 @@ fn random_vector(seed: &mut u64) -> DVec3 {
 
 const SPACING: f64 = 0.1;
 
+/// Jelly phyxels at `points`, each standing for a cell of SPACING³, h = 2.2 spacings.
+fn jelly(points: Vec<DVec3>) -> Body {
+    Body::new(
+        points,
+        SPACING.powi(3),
+        SPACING,
+        Material::JELLY,
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    )
+}
+
 /// A 6×5×4 block on a lattice jittered by up to 25 % of the spacing: irregular neighbourhoods.
 fn irregular_block(seed: &mut u64, rule: SupportRadius) -> Body {
     let shape = Shape::Box {
@@ -173,13 +184,7 @@ fn a_collinear_neighbourhood_yields_finite_values() {
     let points: Vec<DVec3> = (0..8)
         .map(|i| DVec3::new(i as f64 * SPACING, 0.0, 0.0))
         .collect();
-    let mut body = Body::new(
-        points,
-        SPACING.powi(3),
-        SPACING,
-        Material::JELLY,
-        SupportRadius::SpacingMultiple { factor: 2.2 },
-    );
+    let mut body = jelly(points);
     assert_eq!(body.mls.regularized, body.len());
     body.displacement = body
         .reference
@@ -225,4 +230,41 @@ fn interior_density_is_close_to_the_rest_density() {
         mean_neighbours > 60.0 && mean_neighbours < 130.0,
         "{mean_neighbours}"
     );
+}
+
+#[test]
+fn a_new_density_rescales_the_masses_so_that_the_total_is_density_times_volume() {
+    // A cube sampled on a cubic lattice, each of its N points standing for a cell of SPACING³: the
+    // sampled volume V = N · SPACING³.
+    let shape = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::splat(0.4),
+    };
+    let points = sample(&shape, SPACING, Lattice::Cubic);
+    let cells = points.len() as f64;
+    let mut body = jelly(points);
+    let volumes = body.volume.clone();
+    let steel = Material {
+        density: 7800.0,
+        ..Material::JELLY
+    };
+    body.set_material(steel);
+    // Σ m_i = ρ′ · V.
+    let total: f64 = body.mass.iter().sum();
+    let expected = steel.density * cells * SPACING.powi(3);
+    assert!(
+        (total / expected - 1.0).abs() < 1e-12,
+        "{total} kg, ρV = {expected} kg"
+    );
+    // ρ_i is what Σ_j m_j w_ij gives for the new masses (the rebuild computes it afresh), and
+    // V_i = m_i / ρ_i has not moved.
+    let mut rebuilt = body.clone();
+    rebuilt.rebuild_reference();
+    let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-12;
+    for (i, &volume) in volumes.iter().enumerate() {
+        assert!(close(body.density[i], rebuilt.density[i]));
+        assert!(close(body.mass[i] / body.density[i], volume));
+        assert!(close(rebuilt.volume[i], volume));
+    }
+    assert_eq!(body.material, steel);
 }

@@ -515,3 +515,44 @@ fn every_explicit_integrator_brings_the_dropped_cube_to_rest_with_the_thesis_dam
         "a refused choice keeps the current integrator"
     );
 }
+
+/// The largest |x − target| over `steps` symplectic Euler steps (v ← v + Δt·f/m, x ← x + Δt·v, as
+/// the simulation integrates the drag) of a phyxel of mass `mass` on the spring `drag`, released at
+/// rest `offset` from its target.
+fn drag_amplitude(drag: Drag, mass: f64, dt: f64, offset: DVec3, steps: usize) -> f64 {
+    let (mut x, mut v) = (drag.target + offset, DVec3::ZERO);
+    let mut amplitude: f64 = 0.0;
+    for _ in 0..steps {
+        v += dt * drag.force(x) / mass;
+        x += dt * v;
+        amplitude = amplitude.max(x.distance(drag.target));
+    }
+    amplitude
+}
+
+#[test]
+fn the_drag_spring_is_stable_for_the_step_it_was_made_for() {
+    // Light and heavy phyxels, short and long steps: ω·Δt = √(k/m)·Δt is the same √0.2 each time,
+    // inside symplectic Euler's bound ω·Δt < 2, so the released phyxel oscillates about its target
+    // with the amplitude of its modified energy, 1/√(1 − (ωΔt/2)²) ≈ 1.026 of the release, forever.
+    let offset = DVec3::new(0.03, -0.04, 0.0); // 5 cm, within the stretch limit
+    for (mass, dt) in [(1e-3, 1e-4), (0.064, 1.0 / 60.0), (10.0, 1e-2)] {
+        let drag = Drag::stable(0, DVec3::new(0.1, 0.5, 0.2), mass, dt, 0.1);
+        let omega_dt = (drag.stiffness / mass).sqrt() * dt;
+        assert!(
+            (omega_dt - 0.2f64.sqrt()).abs() < 1e-12,
+            "ω·Δt = {omega_dt}"
+        );
+        let amplitude = drag_amplitude(drag, mass, dt, offset, 20_000);
+        let bound = 0.05 / (1.0 - omega_dt * omega_dt / 4.0).sqrt();
+        assert!(
+            amplitude <= bound * (1.0 + 1e-9),
+            "m = {mass} kg, Δt = {dt} s: amplitude {amplitude} m > {bound} m"
+        );
+    }
+    // The same spring 22 times stiffer (ω·Δt = 2.1, past the bound): the phyxel is flung away.
+    let (mass, dt) = (0.064, 1.0 / 60.0);
+    let mut too_stiff = Drag::stable(0, DVec3::ZERO, mass, dt, 0.1);
+    too_stiff.stiffness *= 2.1f64.powi(2) / Drag::OMEGA_DT_SQUARED;
+    assert!(drag_amplitude(too_stiff, mass, dt, offset, 200) > 0.1);
+}

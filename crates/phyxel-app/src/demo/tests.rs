@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// The demo without an accelerator, as the solver worker builds it.
+type PhyxelDemo = Demo;
+
 /// The vertical extent of the body (m).
 fn height_of(demo: &PhyxelDemo) -> f64 {
     let ys: Vec<f64> = demo

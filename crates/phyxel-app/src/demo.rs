@@ -1,0 +1,561 @@
+//! The demo as the page drives it: a scene of phyxel objects, its settings, stepping (on the CPU, or on
+//! an [`Accelerator`] that phyxel-view supplies), the pointer's tools (drag, heat) and the readouts.
+//! Every number from the page is checked against [`crate::parameters`].
+
+use crate::parameters::{
+    CG_ITERATIONS, CG_TOLERANCE, CREEP, DAMPING, DENSITY, DT, FRICTION, HEAT_RADIUS, HEAT_RATE,
+    MAX_STRAIN, POISSON, VOLUME_STIFFNESS, YIELD, YOUNG,
+};
+use glam::DVec3;
+use phyxel::integrators::Method;
+use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
+use phyxel::meshless::material::Material;
+use phyxel::meshless::melting::{HeatSource, Melting};
+use phyxel::meshless::plasticity::Plasticity;
+use phyxel::meshless::sampling::Lattice;
+use phyxel::meshless::scene::{Objects, SceneDescription};
+use phyxel::meshless::simulation::snapshot::Snapshot;
+use phyxel::meshless::simulation::{Drag, Elasticity, Simulation};
+use phyxel::parallel::in_pool;
+use std::fmt;
+
+/// The most phyxels the single-threaded CPU solver is offered (a step then takes about 0.1 s).
+pub const MAX_CPU_PHYXELS: usize = 60_000;
+
+/// Why the demo refused a request (a parameter out of range, an unknown name, a state that does not
+/// fit); the bindings hand the message to JavaScript as it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DemoError(pub String);
+
+impl fmt::Display for DemoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<E: std::error::Error> From<E> for DemoError {
+    fn from(error: E) -> Self {
+        Self(error.to_string())
+    }
+}
+
+/// A backend that steps the demo's simulation elsewhere — phyxel-view's GPU backend — while the
+/// demo's own [`Simulation`] holds the last state read back from it.
+pub trait Accelerator {
+    /// Queue `steps` steps of `dt` from `sim`'s state and settings: Ok(true) when queued (simulated
+    /// time moves on), Ok(false) when still busy with earlier steps (simulated time waits for it).
+    /// Err says why it refuses (an integrator it does not mirror, say): the demo then drops it and
+    /// steps on the CPU.
+    fn step(&mut self, sim: &Simulation, dt: f64, steps: u32) -> Result<bool, String>;
+
+    /// The material, damping, integrator or state changed: take `sim` anew before the next step.
+    fn mark_stale(&mut self);
+
+    /// The CG statistics of its last implicit step read back.
+    fn last_solve(&self) -> Option<SolveStats>;
+}
+
+/// No accelerator: the demo of a module without a GPU backend (the solver worker's).
+pub enum CpuOnly {}
+
+impl Accelerator for CpuOnly {
+    fn step(&mut self, _: &Simulation, _: f64, _: u32) -> Result<bool, String> {
+        match *self {}
+    }
+
+    fn mark_stale(&mut self) {
+        match *self {}
+    }
+
+    fn last_solve(&self) -> Option<SolveStats> {
+        match *self {}
+    }
+}
+
+/// The demo: the phyxel solver as the page sees it.
+pub struct Demo<A = CpuOnly> {
+    /// The simulation: the CPU's own, or — while an accelerator steps — the last state it read back.
+    pub sim: Simulation,
+    description: SceneDescription,
+    /// The object of each phyxel (for colouring).
+    object_of: Vec<u32>,
+    /// All surfaces' triangles, indices offset into one vertex array.
+    pub(crate) triangles: Vec<u32>,
+    /// The last blow-up, explained; the simulation then stays at its last good state.
+    error: Option<String>,
+    steps: u64,
+    /// Stepping elsewhere instead, if chosen; `sim` then holds the last state read back.
+    pub accelerator: Option<A>,
+    /// Why the demo left its accelerator on its own, for the page to say once.
+    notice: Option<String>,
+    /// CG settings of the implicit integration (kept while an explicit method is chosen).
+    implicit_settings: CorotatedImplicit,
+}
+
+impl<A: Accelerator> Demo<A> {
+    /// A scene: `objects` ("cube", "sphere", "torus", "bunny", "several"), `resolution` phyxels across
+    /// 0.4 m, on a cubic or body-centred cubic lattice, Young's modulus E (Pa), Poisson's ratio ν,
+    /// density ρ (kg/m³), volume stiffness k_v (Pa), and whether a ball lies on the ground.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        objects: &str,
+        resolution: u32,
+        bcc: bool,
+        young: f64,
+        poisson: f64,
+        density: f64,
+        volume_stiffness: f64,
+        obstacle: bool,
+    ) -> Result<Self, DemoError> {
+        let objects = Objects::from_id(objects).ok_or_else(|| {
+            let known: Vec<&str> = Objects::ALL.iter().map(|o| o.id()).collect();
+            DemoError(format!(
+                "unknown scene “{objects}” (known: {})",
+                known.join(", ")
+            ))
+        })?;
+        let description = SceneDescription {
+            objects,
+            resolution,
+            lattice: if bcc {
+                Lattice::BodyCentredCubic
+            } else {
+                Lattice::Cubic
+            },
+            material: material(young, poisson, density, volume_stiffness)?,
+            obstacle,
+            ..SceneDescription::default()
+        };
+        let scene = description.build(MAX_CPU_PHYXELS)?;
+        let object_of = scene.object_of_phyxels();
+        let mut triangles = Vec::new();
+        let mut offset = 0;
+        for surface in &scene.simulation.surfaces {
+            triangles.extend(surface.triangles.iter().flatten().map(|k| k + offset));
+            offset += surface.vertex_count() as u32;
+        }
+        Ok(Self {
+            sim: scene.simulation,
+            description,
+            object_of,
+            triangles,
+            error: None,
+            steps: 0,
+            accelerator: None,
+            notice: None,
+            implicit_settings: CorotatedImplicit::default(),
+        })
+    }
+
+    /// Change the material in place: E, ν, k_v take effect at the next step; a new density scales
+    /// every mass and density (volumes stay: [`phyxel::meshless::body::Body::set_material`]).
+    pub fn set_material(
+        &mut self,
+        young: f64,
+        poisson: f64,
+        density: f64,
+        volume_stiffness: f64,
+    ) -> Result<(), DemoError> {
+        let new = material(young, poisson, density, volume_stiffness)?;
+        self.sim.body.set_material(new);
+        self.description.material = new;
+        self.mark_stale();
+        Ok(())
+    }
+
+    /// Mass-proportional damping c (1/s) and the Coulomb friction coefficient at the obstacles.
+    pub fn set_damping_and_friction(
+        &mut self,
+        damping: f64,
+        friction: f64,
+    ) -> Result<(), DemoError> {
+        self.sim.environment.damping = DAMPING.check(damping)?;
+        self.sim.environment.friction = FRICTION.check(friction)?;
+        self.mark_stale();
+        Ok(())
+    }
+
+    /// Choose the time integrator by id (see the time-integration lesson). "implicit-euler" is the
+    /// corotated implicit Euler with CG (its elastic model is the corotated one, its plasticity
+    /// multiplicative); the explicit methods use MKN04's model. Each model keeps its own plastic state.
+    pub fn set_integrator(&mut self, id: &str) -> Result<(), DemoError> {
+        let method =
+            Method::from_id(id).ok_or_else(|| DemoError(format!("unknown integrator “{id}”")))?;
+        self.mark_stale();
+        if method == Method::ImplicitEuler {
+            self.sim
+                .set_corotated_implicit(Some(self.implicit_settings));
+            return Ok(());
+        }
+        self.sim.set_corotated_implicit(None);
+        self.sim.elasticity = Elasticity::Mkn04;
+        Ok(self.sim.set_integrator(method)?)
+    }
+
+    /// The implicit integration's CG settings: relative residual tolerance and iteration limit.
+    pub fn set_implicit_solver(
+        &mut self,
+        tolerance: f64,
+        max_iterations: u32,
+    ) -> Result<(), DemoError> {
+        self.implicit_settings = CorotatedImplicit {
+            tolerance: CG_TOLERANCE.check(tolerance)?,
+            max_iterations: CG_ITERATIONS.check(f64::from(max_iterations))? as usize,
+            ..self.implicit_settings
+        };
+        if self.sim.corotated_implicit().is_some() {
+            self.sim
+                .set_corotated_implicit(Some(self.implicit_settings));
+            self.mark_stale();
+        }
+        Ok(())
+    }
+
+    /// Whether the corotated implicit Euler integrates (no stability bound applies).
+    pub fn is_implicit(&self) -> bool {
+        self.sim.corotated_implicit().is_some()
+    }
+
+    /// The last implicit step's solve: the accelerator's last read back while it steps, else the
+    /// CPU's.
+    fn last_solve(&self) -> Option<SolveStats> {
+        if !self.is_implicit() {
+            return None;
+        }
+        match &self.accelerator {
+            Some(accelerator) => accelerator.last_solve(),
+            None => self.sim.last_solve(),
+        }
+    }
+
+    /// CG iterations of the last implicit step (−1 when none was taken).
+    pub fn cg_iterations(&self) -> f64 {
+        self.last_solve().map_or(-1.0, |s| s.iterations as f64)
+    }
+
+    /// Relative residual ‖b − A Δv‖/‖b‖ the last implicit step's CG ended with (−1 when none).
+    pub fn cg_residual(&self) -> f64 {
+        self.last_solve().map_or(-1.0, |s| s.relative_residual)
+    }
+
+    pub fn phyxel_count(&self) -> usize {
+        self.sim.body.len()
+    }
+
+    pub fn mean_neighbours(&self) -> f64 {
+        self.sim.body.neighbours.mean_count()
+    }
+
+    /// Moment matrices that needed the safe (pseudo-)inverse.
+    pub fn regularized_count(&self) -> usize {
+        self.sim.body.mls.regularized
+    }
+
+    pub fn reference_updates(&self) -> usize {
+        self.sim.reference_updates
+    }
+
+    /// The explicit stability bound h√(ρ/E) (s).
+    pub fn cfl_time_step(&self) -> f64 {
+        self.sim.cfl_time_step()
+    }
+
+    /// The default step: a safe fraction of the bound.
+    pub fn recommended_time_step(&self) -> f64 {
+        self.sim.recommended_time_step()
+    }
+
+    pub fn time(&self) -> f64 {
+        self.sim.time
+    }
+
+    /// Kinetic + gravitational + elastic energy (J).
+    pub fn energy(&self) -> f64 {
+        self.sim.energy()
+    }
+
+    /// Lattice spacing (m).
+    pub fn spacing(&self) -> f64 {
+        self.description.spacing()
+    }
+
+    /// Steps taken since the scene was built.
+    pub fn steps(&self) -> f64 {
+        self.steps as f64
+    }
+
+    /// The object of each phyxel.
+    pub fn object_of(&self) -> &[u32] {
+        &self.object_of
+    }
+
+    pub fn max_temperature(&self) -> f64 {
+        self.sim
+            .body
+            .temperature
+            .iter()
+            .cloned()
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// The tallest point of the body (m): how far a melting block has slumped.
+    pub fn height(&self) -> f64 {
+        self.sim
+            .body
+            .positions()
+            .iter()
+            .map(|p| p.y)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    /// Centre and radius of the body's bounding sphere: [x, y, z, r].
+    pub fn bounds(&self) -> Vec<f64> {
+        let positions = self.sim.body.positions();
+        let (lo, hi) = positions
+            .iter()
+            .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(*p), hi.max(*p))
+            });
+        let centre = 0.5 * (lo + hi);
+        vec![centre.x, centre.y, centre.z, 0.5 * (hi - lo).length()]
+    }
+
+    /// Enable MKN04 plasticity (c_yield, c_creep in 1/s, c_max), or disable it with `enabled = false`.
+    pub fn set_plasticity(
+        &mut self,
+        enabled: bool,
+        yield_strain: f64,
+        creep: f64,
+        max_strain: f64,
+    ) -> Result<(), DemoError> {
+        self.sim.plasticity = if enabled {
+            Some(Plasticity {
+                yield_strain: YIELD.check(yield_strain)?,
+                creep: CREEP.check(creep)?,
+                max_strain: MAX_STRAIN.check(max_strain)?,
+            })
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Heat with a source at (x, y, z) of the given radius (m) and rate (K/s); rate 0 switches the
+    /// source off (the heat already there keeps diffusing). The material melts as
+    /// [`Melting::default`] says.
+    pub fn set_heat_source(
+        &mut self,
+        x: f64,
+        y: f64,
+        z: f64,
+        radius: f64,
+        rate: f64,
+    ) -> Result<(), DemoError> {
+        let position = DVec3::new(x, y, z);
+        if !position.is_finite() {
+            return Err(DemoError("the heat source position must be finite".into()));
+        }
+        let rate = HEAT_RATE.check(rate)?;
+        let heat_source = (rate > 0.0)
+            .then(|| {
+                Ok::<_, DemoError>(HeatSource {
+                    position,
+                    radius: HEAT_RADIUS.check(radius)?,
+                    rate,
+                })
+            })
+            .transpose()?;
+        self.sim.melting = Some(Melting {
+            heat_source,
+            ..Melting::default()
+        });
+        Ok(())
+    }
+
+    /// Advance `steps` steps of `dt`. Returns false (and keeps the last good state) on a blow-up;
+    /// [`Demo::error`] then explains it. With an accelerator the steps are queued there; if it
+    /// refuses, the demo steps on the CPU from then on and says why once ([`Demo::take_notice`]).
+    pub fn step(&mut self, dt: f64, steps: u32) -> Result<bool, DemoError> {
+        let dt = DT.check(dt)?;
+        if let Some(accelerator) = &mut self.accelerator {
+            match accelerator.step(&self.sim, dt, steps) {
+                Ok(queued) => {
+                    if queued {
+                        self.sim.time += dt * f64::from(steps);
+                        self.steps += u64::from(steps);
+                        self.error = None;
+                    }
+                    return Ok(true);
+                }
+                Err(reason) => {
+                    self.accelerator = None;
+                    self.notice = Some(reason);
+                }
+            }
+        }
+        let sim = &mut self.sim;
+        // The whole batch on one pool thread (the threaded build): see `parallel::in_pool`.
+        let (taken, blow_up) = in_pool(|| {
+            for taken in 0..steps {
+                if let Err(blow_up) = sim.step(dt) {
+                    return (taken, Some(blow_up));
+                }
+            }
+            (steps, None)
+        });
+        self.steps += u64::from(taken);
+        self.error = blow_up.map(|b| b.to_string());
+        Ok(self.error.is_none())
+    }
+
+    /// The simulation's state as one array of numbers — the demo's step count, then
+    /// [`Simulation::snapshot`] — for the page to mirror the solver worker's simulation, or to carry
+    /// the motion over to another backend. With `with_reference` the rest shape travels too (needed
+    /// once a reference update has moved it).
+    pub fn snapshot(&self, with_reference: bool) -> Vec<f64> {
+        let mut state = vec![self.steps as f64];
+        state.extend(self.sim.snapshot(with_reference).0);
+        state
+    }
+
+    /// Take the state of [`Demo::snapshot`] from a demo of the same scene and settings. Refused,
+    /// changing nothing, if it does not fit.
+    pub fn restore(&mut self, state: Vec<f64>) -> Result<(), DemoError> {
+        let (steps, snapshot) = match state.split_first() {
+            Some((&steps, rest)) if steps >= 0.0 && steps.fract() == 0.0 => (steps, rest),
+            _ => return Err(DemoError("the state must start with a step count".into())),
+        };
+        self.sim.restore(&Snapshot(snapshot.to_vec()))?;
+        self.steps = steps as u64;
+        self.error = None;
+        self.mark_stale();
+        Ok(())
+    }
+
+    /// Why the last steps stopped (a blow-up, explained), if they did.
+    pub fn error(&self) -> Option<String> {
+        self.error.clone()
+    }
+
+    /// The accelerator stopped with `error` (a blow-up it read back): step on the CPU from the last
+    /// state read, and say why.
+    pub fn stop_accelerator(&mut self, error: String) {
+        self.accelerator = None;
+        self.error = Some(error);
+    }
+
+    /// "gpu" while the accelerator (the GPU backend) steps, else "cpu".
+    pub fn backend(&self) -> &'static str {
+        if self.accelerator.is_some() {
+            "gpu"
+        } else {
+            "cpu"
+        }
+    }
+
+    /// Step on the CPU again, from the last state read back from the accelerator.
+    pub fn use_cpu(&mut self) {
+        self.accelerator = None;
+    }
+
+    /// Why the demo went back to the CPU by itself, once (then None).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
+    }
+
+    /// Current positions as x, y, z triples.
+    pub fn positions(&self) -> Vec<f32> {
+        self.sim
+            .body
+            .positions()
+            .iter()
+            .flat_map(|p| [p.x as f32, p.y as f32, p.z as f32])
+            .collect()
+    }
+
+    /// Per-phyxel temperatures (°C).
+    pub fn temperatures(&self) -> Vec<f32> {
+        self.sim
+            .body
+            .temperature
+            .iter()
+            .map(|&t| t as f32)
+            .collect()
+    }
+
+    /// Pick the phyxel nearest along the ray `origin` + s·`direction` (each [x, y, z]) within `radius`
+    /// of it; −1 if none.
+    pub fn pick(&self, origin: &[f64], direction: &[f64], radius: f64) -> Result<i32, DemoError> {
+        let (origin, direction) = (
+            vector(origin, "ray origin")?,
+            vector(direction, "ray direction")?,
+        );
+        Ok(self
+            .sim
+            .pick(origin, direction, radius)
+            .map_or(-1, |i| i as i32))
+    }
+
+    /// Position of phyxel `phyxel`: [x, y, z] (empty for an invalid index).
+    pub fn position(&self, phyxel: i32) -> Vec<f64> {
+        let body = &self.sim.body;
+        usize::try_from(phyxel)
+            .ok()
+            .filter(|&i| i < body.len())
+            .map(|i| {
+                (body.reference[i] + body.displacement[i])
+                    .to_array()
+                    .to_vec()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Drag phyxel `phyxel` towards (x, y, z) with a spring that a step of `dt` integrates stably
+    /// ([`Drag::stable`]), stretched at most one lattice spacing so that a far target pulls firmly
+    /// without flinging the phyxel; a negative index releases it.
+    pub fn drag(&mut self, phyxel: i32, x: f64, y: f64, z: f64, dt: f64) {
+        let target = DVec3::new(x, y, z);
+        let valid = usize::try_from(phyxel)
+            .ok()
+            .filter(|&i| i < self.sim.body.len() && target.is_finite() && dt > 0.0);
+        self.sim.drag = valid.map(|i| {
+            Drag::stable(
+                i,
+                target,
+                self.sim.body.mass[i],
+                dt,
+                self.description.spacing(),
+            )
+        });
+    }
+
+    fn mark_stale(&mut self) {
+        if let Some(accelerator) = &mut self.accelerator {
+            accelerator.mark_stale();
+        }
+    }
+}
+
+fn material(
+    young: f64,
+    poisson: f64,
+    density: f64,
+    volume_stiffness: f64,
+) -> Result<Material, DemoError> {
+    Ok(Material {
+        young: YOUNG.check(young)?,
+        poisson: POISSON.check(poisson)?,
+        density: DENSITY.check(density)?,
+        volume_stiffness: VOLUME_STIFFNESS.check(volume_stiffness)?,
+    })
+}
+
+fn vector(v: &[f64], name: &str) -> Result<DVec3, DemoError> {
+    match v {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(DVec3::new(*x, *y, *z)),
+        _ => Err(DemoError(format!("{name} must be three finite numbers"))),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,178 @@
+//! The numbers the page sets, as one table: each with the range the demo accepts (its checks use
+//! these entries), whether it is a whole number, the page's starting value and its unit. The
+//! bindings hand the table to JavaScript (`PhyxelDemo.parameters()`).
+
+use phyxel::meshless::material::Material;
+use phyxel::meshless::scene::{MAX_RESOLUTION, MIN_RESOLUTION};
+use phyxel::params::{check_range, ParamError};
+
+/// A number the page sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Parameter {
+    /// The name its errors give it ("E: must lie between …").
+    pub name: &'static str,
+    /// The page's control for it (and its query parameter in a shared link).
+    pub key: &'static str,
+    /// The range the demo accepts, bounds included.
+    pub min: f64,
+    pub max: f64,
+    /// Whether only whole numbers make sense.
+    pub integer: bool,
+    /// The page's starting value.
+    pub default: f64,
+    /// Its unit ("" for a pure number).
+    pub unit: &'static str,
+}
+
+impl Parameter {
+    /// `value` if it is finite and within [min, max]; else the error naming the parameter.
+    pub fn check(&self, value: f64) -> Result<f64, ParamError> {
+        check_range(self.name, value, self.min, self.max)
+    }
+}
+
+const fn parameter(
+    name: &'static str,
+    key: &'static str,
+    (min, max): (f64, f64),
+    default: f64,
+    unit: &'static str,
+) -> Parameter {
+    Parameter {
+        name,
+        key,
+        min,
+        max,
+        integer: false,
+        default,
+        unit,
+    }
+}
+
+const fn whole(parameter: Parameter) -> Parameter {
+    Parameter {
+        integer: true,
+        ..parameter
+    }
+}
+
+/// Phyxels across the 0.4 m objects (checked where the scene is built:
+/// `phyxel::meshless::scene::SceneDescription::build`).
+pub const RESOLUTION: Parameter = whole(parameter(
+    "resolution",
+    "resolution",
+    (MIN_RESOLUTION as f64, MAX_RESOLUTION as f64),
+    10.0,
+    "",
+));
+pub const YOUNG: Parameter = parameter("E", "young", (1e2, 1e12), Material::JELLY.young, "Pa");
+pub const POISSON: Parameter = parameter("ν", "poisson", (0.0, 0.49), Material::JELLY.poisson, "");
+pub const DENSITY: Parameter =
+    parameter("ρ", "density", (1.0, 1e5), Material::JELLY.density, "kg/m³");
+pub const VOLUME_STIFFNESS: Parameter = parameter(
+    "k_v",
+    "volumeStiffness",
+    (0.0, 1e12),
+    Material::JELLY.volume_stiffness,
+    "Pa",
+);
+pub const DAMPING: Parameter = parameter("damping", "damping", (0.0, 100.0), 0.5, "1/s");
+pub const FRICTION: Parameter = parameter("friction", "friction", (0.0, 2.0), 0.5, "");
+pub const CG_TOLERANCE: Parameter =
+    parameter("CG tolerance", "cgTolerance", (1e-10, 0.1), 1e-4, "");
+pub const CG_ITERATIONS: Parameter = whole(parameter(
+    "CG iterations",
+    "cgIterations",
+    (1.0, 10_000.0),
+    500.0,
+    "",
+));
+pub const YIELD: Parameter = parameter("yield", "yieldStrain", (0.0, 10.0), 0.05, "");
+pub const CREEP: Parameter = parameter("creep", "creep", (0.0, 1e4), 5.0, "1/s");
+pub const MAX_STRAIN: Parameter = parameter("max", "maxStrain", (0.0, 10.0), 0.6, "");
+pub const HEAT_RATE: Parameter = parameter("heat rate", "heatRate", (0.0, 1e4), 300.0, "K/s");
+pub const HEAT_RADIUS: Parameter = parameter("heat radius", "heatRadius", (1e-3, 10.0), 0.12, "m");
+/// The time step (the page's fixed Δt; its automatic one is a fraction of the stability bound).
+pub const DT: Parameter = parameter("Δt", "dt", (1e-7, 0.1), 5e-4, "s");
+
+/// The 3D demo's parameters, in the order of the page's controls.
+pub const PARAMETERS: [Parameter; 15] = [
+    RESOLUTION,
+    YOUNG,
+    POISSON,
+    DENSITY,
+    VOLUME_STIFFNESS,
+    YIELD,
+    CREEP,
+    MAX_STRAIN,
+    HEAT_RATE,
+    HEAT_RADIUS,
+    CG_TOLERANCE,
+    CG_ITERATIONS,
+    DT,
+    DAMPING,
+    FRICTION,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use phyxel::meshless::implicit::CorotatedImplicit;
+    use phyxel::meshless::melting::{Melting, DIFFUSIVITY};
+    use phyxel::meshless::scene::SceneDescription;
+    use phyxel::meshless::simulation::Environment;
+
+    #[test]
+    fn every_default_is_accepted_and_the_table_names_each_parameter_once() {
+        for p in PARAMETERS {
+            assert_eq!(p.check(p.default), Ok(p.default), "{}", p.name);
+            assert!(!p.integer || p.default.fract() == 0.0, "{}", p.name);
+            let named = PARAMETERS
+                .iter()
+                .filter(|q| q.key == p.key || q.name == p.name);
+            assert_eq!(named.count(), 1, "{}", p.name);
+        }
+        let refused = YOUNG.check(1e13).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "E: must lie between 100 and 1000000000000"
+        );
+        assert!(DT.check(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn the_defaults_are_the_solvers_own_where_it_has_them() {
+        let scene = SceneDescription::default();
+        assert_eq!(RESOLUTION.default, f64::from(scene.resolution));
+        assert_eq!(YOUNG.default, scene.material.young);
+        assert_eq!(DENSITY.default, scene.material.density);
+        let environment = Environment::default();
+        assert_eq!(DAMPING.default, environment.damping);
+        assert_eq!(FRICTION.default, environment.friction);
+        let implicit = CorotatedImplicit::default();
+        assert_eq!(CG_TOLERANCE.default, implicit.tolerance);
+        assert_eq!(CG_ITERATIONS.default, implicit.max_iterations as f64);
+    }
+
+    #[test]
+    fn the_longest_accepted_time_step_still_diffuses_heat_as_its_equation_says() {
+        // dT/dt = D (T̄ − T) stepped explicitly: a hot phyxel among cold neighbours loses D·Δt of its
+        // excess in one step. The heat step clamps D·Δt at 1 (beyond it the step would overshoot
+        // the neighbours' mean), so this holds exactly only while DIFFUSIVITY · DT.max ≤ 1.
+        let mut body = SceneDescription::default()
+            .build(10_000)
+            .unwrap()
+            .simulation
+            .body;
+        let hot = body.len() / 2;
+        let (cold, warm) = (body.temperature[0], 90.0);
+        body.temperature[hot] = warm;
+        Melting::default().heat(&mut body, DT.max);
+        let expected = warm + DIFFUSIVITY * DT.max * (cold - warm);
+        assert!(
+            (body.temperature[hot] - expected).abs() < 1e-9,
+            "{}",
+            body.temperature[hot]
+        );
+    }
+}
