@@ -119,7 +119,7 @@ export async function waitForText(page, selector, pattern, timeout = 10_000) {
 
 /**
  * Wait until the page has finished what it asked of its lesson worker (a Step, a restart, a frame):
- * js/page.js keeps body[data-busy] true meanwhile.
+ * js/site/page.js keeps body[data-busy] true meanwhile.
  */
 export async function settled(page, timeout = 10_000) {
   // Polled on a timer: a check on animation frames would always meet the frame's own drawing.

@@ -1,8 +1,8 @@
 // The deformation-gradient lesson: map a phyxel's neighbourhood by T = R·S·U and watch the MLS estimate
 // of F and the Green and Cauchy strains. Estimate: crates/phyxel/src/lessons/deformation.rs.
 import init, { DeformationLesson } from '../../phyxel-web.js';
-import { LessonPage, fitCanvas } from '../page.js';
-import { matrixLatex, renderLatex } from '../math.js';
+import { LessonPage, fitCanvas } from '../site/page.js';
+import { matrixLatex, renderLatex } from '../site/typeset.js';
 
 await init();
 

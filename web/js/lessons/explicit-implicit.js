@@ -1,9 +1,9 @@
 // "Explicit vs implicit": one clamped beam twice, symplectic Euler beside corotated implicit Euler
 // with conjugate gradients. Solver: crates/phyxel/src/lessons/explicit_implicit.rs and
 // crates/phyxel/src/meshless/{corotated,implicit}.rs; glue: crates/phyxel-web/src/lessons/explicit_implicit.rs.
-// The solvers run in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
+// The solvers run in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, fitCanvas } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const solvers = await LessonWorker.start();

@@ -1,8 +1,8 @@
 // The kernels lesson: W, dW/dr and ∇²W of the SPH kernels, normalized in 1D, 2D or 3D, with a live
 // check that ∫W dV = 1. Kernels: crates/phyxel/src/kernels.rs.
 import init, { kernel_list, kernel_curves, kernel_lattice_integral, kernel_normalization } from '../../phyxel-web.js';
-import { LessonPage } from '../page.js';
-import { LivePlot } from '../plot.js';
+import { LessonPage } from '../site/page.js';
+import { LivePlot } from '../site/plot.js';
 
 await init();
 

@@ -2,9 +2,9 @@
 // solver's MlsWeights), particles coloured by the condition number of their moment matrix, draggable to
 // make a neighbourhood degenerate. Solver: crates/phyxel/src/lessons/mls_gradient.rs.
 import init, { MlsGradientLesson, condition_colour } from '../../phyxel-web.js';
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LivePlot } from '../plot.js';
-import { functionControls, sample, colourLegend } from '../scattered.js';
+import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { LivePlot } from '../site/plot.js';
+import { functionControls, sample, colourLegend } from './scattered.js';
 
 await init();
 

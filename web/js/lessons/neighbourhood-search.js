@@ -1,8 +1,8 @@
 // The neighbourhood-search lesson: spatial hashing drawn live, timed against brute force.
 // Hash grid: crates/phyxel/src/meshless/neighbours.rs; lesson: crates/phyxel/src/lessons/neighbourhood_search.rs.
-// The solver runs in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
+// The solver runs in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
 
 /** Brute force is O(n²): above this many particles it is not run every frame. */
 const BRUTE_FORCE_LIMIT = 4000;

@@ -1,8 +1,8 @@
 // The PBD/XPBD lesson: cloth, rope and soft box of distance constraints, projected by PBD or XPBD.
 // Solver: crates/phyxel/src/lessons/pbd.rs.
-// The solver runs in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
+// The solver runs in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const solvers = await LessonWorker.start();

@@ -1,12 +1,12 @@
 // "Elastic, plastic and melting objects": the phyxel solver (crates/phyxel/src/meshless) in 3D.
 // Glue: crates/phyxel-view (demo.rs: the solver as the page drives it; view.rs: the wgpu view).
-// The CPU solver steps in a Web Worker (js/cpu-solver.js; threaded where the page is cross-origin
+// The CPU solver steps in a Web Worker (js/workers/cpu-solver.js; threaded where the page is cross-origin
 // isolated), the page keeping a copy of its state for drawing; the GPU solver runs on the page.
 import init, { GpuDevice, OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-view.js';
-import { LessonPage } from '../page.js';
-import { setComputesOn } from '../backend.js';
-import { availableThreads, workerBuild } from '../worker-builds.js';
-import { WorkerSolver } from '../cpu-solver.js';
+import { LessonPage } from '../site/page.js';
+import { setComputesOn } from '../workers/backend.js';
+import { availableThreads, workerBuild } from '../workers/worker-builds.js';
+import { WorkerSolver } from '../workers/cpu-solver.js';
 
 await init();
 

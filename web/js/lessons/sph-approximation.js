@@ -2,9 +2,9 @@
 // the SPH sum (optionally Shepard-filtered), and its gradient by the difference formula (optionally
 // with the kernel-gradient correction). Solver: crates/phyxel/src/lessons/sph_approximation.rs.
 import init, { SphApproximationLesson, kernel_list, colour_scale } from '../../phyxel-web.js';
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LivePlot } from '../plot.js';
-import { functionControls, sample, colourLegend } from '../scattered.js';
+import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { LivePlot } from '../site/plot.js';
+import { functionControls, sample, colourLegend } from './scattered.js';
 
 await init();
 

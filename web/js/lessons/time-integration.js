@@ -1,9 +1,9 @@
 // The time-integration lesson: every integrator of the solver crate on a spring or a projectile, drawn
 // live against the analytic solution. Physics: crates/phyxel/src/lessons/time_integration.rs.
-// The integrators run in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, canvasPoint as pointerPixel, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
-import { LivePlot } from '../plot.js';
+// The integrators run in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, canvasPoint as pointerPixel, fitCanvas } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
+import { LivePlot } from '../site/plot.js';
 
 const EXACT_COLOR = '#2a9d3a';
 const COLORS = ['#d62828', '#1d4ed8', '#9333ea', '#0891b2', '#ea580c', '#a16207', '#db2777', '#4b5563'];

@@ -1,5 +1,5 @@
 // The CPU solver in a dedicated Web Worker (not on the page's thread: the thread pool's Atomics.wait
-// must never block the main thread). Loads one build of crates/phyxel-worker (js/worker-builds.js
+// must never block the main thread). Loads one build of crates/phyxel-worker (js/workers/worker-builds.js
 // chooses), starts its thread pool, and answers requests { id, type, … } with { id, … } or
 // { id, error }: `bench` times the benchmark cube; `create`, `call`, `run`, `ack`, `step`, `state` and
 // `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … }.
@@ -7,7 +7,7 @@ let solver = null;
 
 async function init({ build, threads }) {
   if (build !== 'threaded' && build !== 'single') throw new Error(`unknown build “${build}”`);
-  solver = await import(`../worker/${build}/phyxel-worker.js`);
+  solver = await import(`../../worker/${build}/phyxel-worker.js`);
   await solver.default();
   if (build === 'threaded') await solver.initThreadPool(threads);
   return { threads: solver.thread_count(), threaded: solver.threaded() };
