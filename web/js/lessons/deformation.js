@@ -3,6 +3,7 @@
 import init, { DeformationLesson } from '../../phyxel-web.js';
 import { LessonPage, fitCanvas } from '../site/page.js';
 import { matrixLatex, renderLatex } from '../site/typeset.js';
+import { fromTable } from '../site/controls.js';
 
 await init();
 
@@ -10,28 +11,27 @@ const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)', simulation: f
 const lesson = new DeformationLesson();
 const canvas = document.getElementById('scene');
 const ctx = canvas.getContext('2d');
-const params = { angle: 0, sx: 1, sy: 1, shear: 0 };
+/** The lesson's parameter table (crates/phyxel/src/lessons/deformation.rs): ranges and defaults. */
+const table = DeformationLesson.parameters();
+const params = Object.fromEntries(table.map((p) => [p.name, p.default]));
 
 const c = page.controls;
 const controls = {};
-const number = (key, label, unit, min, max) => {
+const number = (key, label, unit) => {
   controls[key] = c.number({
-    id: `param-${key}`,
+    ...fromTable(table, key),
     label,
     unit,
-    min,
-    max,
-    value: params[key],
     onChange: (value) => {
       params[key] = value;
       update(controls[key]);
     },
   });
 };
-number('angle', 'Rotation θ', '°', -180, 180);
-number('sx', 'Scale s<sub>x</sub>', '', 0.25, 2);
-number('sy', 'Scale s<sub>y</sub>', '', 0.25, 2);
-number('shear', 'Shear γ', '', -1.5, 1.5);
+number('angle', 'Rotation θ', '°');
+number('sx', 'Scale s<sub>x</sub>', '');
+number('sy', 'Scale s<sub>y</sub>', '');
+number('shear', 'Shear γ', '');
 const PRESETS = {
   identity: { angle: 0, sx: 1, sy: 1, shear: 0 },
   rotation: { angle: 90, sx: 1, sy: 1, shear: 0 },
@@ -40,6 +40,7 @@ const PRESETS = {
   all: { angle: 30, sx: 1.3, sy: 0.7, shear: 0.4 },
 };
 c.select({
+  param: 'preset',
   id: 'preset-select',
   label: 'Preset',
   value: 'identity',

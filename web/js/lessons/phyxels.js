@@ -151,6 +151,7 @@ function currentDt() {
 const c = page.controls;
 const number = (panel, key, label, unit, min, max, onChange) =>
   panel.number({
+    param: key,
     id: `param-${key}`,
     label,
     unit,
@@ -170,6 +171,7 @@ const number = (panel, key, label, unit, min, max, onChange) =>
   });
 const select = (panel, key, label, options, onChange) =>
   panel.select({
+    param: key,
     id: `param-${key}`,
     label,
     value: params[key],
@@ -188,6 +190,7 @@ const select = (panel, key, label, options, onChange) =>
   });
 const checkbox = (panel, key, label, onChange) =>
   panel.checkbox({
+    param: key,
     id: `param-${key}`,
     label,
     checked: params[key],
