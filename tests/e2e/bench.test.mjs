@@ -1,6 +1,7 @@
 // The bench page on a cross-origin isolated page: the threaded CPU build is chosen, its pool's threads
 // all do solver work (the solver's own per-thread counters), every thread count gives bit-for-bit the
 // single-threaded result, and the JSON is saved (tests/artifacts/bench-*.json).
+// PHYXEL_WEBGPU: both — the bench runs WebGPU with the flag and skips it without.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';

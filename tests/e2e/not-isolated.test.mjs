@@ -1,5 +1,6 @@
 // Served without COOP/COEP (a host that cannot send them): no SharedArrayBuffer, so the bench page and
 // the 3D demo run the single-threaded build of the CPU solver's worker, and say why.
+// PHYXEL_WEBGPU: both — the 3D demo served without isolation, with and without a GPU backend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, benchReport, readNumber } from './harness.mjs';
