@@ -56,3 +56,12 @@ test('bad parameters are named at their control and nothing runs', async () => {
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('on a 390 px phone the page does not scroll sideways, with its table and JSON filled', async () => {
+  const { page, context, problems } = await openPage(env, 'bench.html?n=4&steps=2&run=1', { viewport: { width: 390, height: 844 }, hasTouch: true });
+  await benchReport(page);
+  const width = await page.evaluate(() => document.scrollingElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width} px wide`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
