@@ -1,9 +1,9 @@
 // The deformation-gradient lesson: map a phyxel's neighbourhood by T = R·S·U and watch the MLS estimate
 // of F and the Green and Cauchy strains. Estimate: crates/phyxel/src/lessons/deformation.rs.
 import init, { DeformationLesson } from '../../phyxel-web.js';
-import { LessonPage, fitCanvas } from '../site/page.js';
+import { LessonPage, keepFitted } from '../site/page.js';
 import { matrixLatex, renderLatex } from '../site/typeset.js';
-import { fromTable } from '../site/controls.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 await init();
 
@@ -13,7 +13,7 @@ const canvas = document.getElementById('scene');
 const ctx = canvas.getContext('2d');
 /** The lesson's parameter table (crates/phyxel/src/lessons/deformation.rs): ranges and defaults. */
 const table = DeformationLesson.parameters();
-const params = Object.fromEntries(table.map((p) => [p.name, p.default]));
+const params = defaults(table);
 
 const c = page.controls;
 const controls = {};
@@ -87,10 +87,6 @@ function draw() {
   lesson.draw(ctx, canvas.width, canvas.height);
 }
 
-new ResizeObserver(() => {
-  fitCanvas(canvas);
-  draw();
-}).observe(canvas);
-fitCanvas(canvas);
+keepFitted(canvas, draw);
 update();
 page.ready();

@@ -4,7 +4,7 @@
 // The solvers run in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
 import { LessonPage, fitCanvas } from '../site/page.js';
 import { LessonWorker } from '../workers/remote-lesson.js';
-import { fromTable } from '../site/controls.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const solvers = await LessonWorker.start();
@@ -13,7 +13,7 @@ const canvas = document.getElementById('scene');
 const FRAME_TIME = 1 / 60;
 /** The solver's parameter table (crates/phyxel/src/lessons/explicit_implicit.rs): ranges and defaults. */
 const table = await solvers.static('ExplicitImplicitLesson', 'parameters');
-const params = Object.fromEntries(table.map((p) => [p.name, p.default]));
+const params = defaults(table);
 
 function build() {
   return solvers.create(

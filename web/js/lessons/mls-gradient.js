@@ -2,10 +2,10 @@
 // solver's MlsWeights), particles coloured by the condition number of their moment matrix, draggable to
 // make a neighbourhood degenerate. Solver: crates/phyxel/src/lessons/mls_gradient.rs.
 import init, { MlsGradientLesson, condition_colour } from '../../phyxel-web.js';
-import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { LessonPage, canvasPoint, keepFitted } from '../site/page.js';
 import { LivePlot } from '../site/plot.js';
 import { functionControls, sample, colourLegend } from './scattered.js';
-import { fromTable } from '../site/controls.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 await init();
 
@@ -17,7 +17,7 @@ const canvas = document.getElementById('scene');
 const ctx = canvas.getContext('2d');
 /** The lesson's parameter table (crates/phyxel/src/lessons/mls_gradient.rs): ranges and defaults. */
 const table = MlsGradientLesson.parameters();
-const params = { ...Object.fromEntries(table.map((p) => [p.name, p.default])), snap: true };
+const params = { ...defaults(table), snap: true };
 let lesson = new MlsGradientLesson(params.spacing, params.ratio, params.jitter, params.seed);
 /** f and ∇f at the particles (kept in step with their positions). */
 let sampled = null;
@@ -193,11 +193,7 @@ canvas.addEventListener('pointermove', (event) => {
 });
 for (const type of ['pointerup', 'pointercancel']) canvas.addEventListener(type, () => { dragging = false; });
 
-new ResizeObserver(() => {
-  fitCanvas(canvas);
-  draw();
-}).observe(canvas);
-fitCanvas(canvas);
+keepFitted(canvas, draw);
 sampled = sample(functions.fn, lesson.positions());
 update();
 page.ready();

@@ -3,7 +3,7 @@
 // The solver runs in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
 import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
 import { LessonWorker } from '../workers/remote-lesson.js';
-import { fromTable } from '../site/controls.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 /** Brute force is O(n²): above this many particles it is not run every frame. */
 const BRUTE_FORCE_LIMIT = 4000;
@@ -13,7 +13,7 @@ const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
 /** The solver's parameter table (crates/phyxel/src/lessons/neighbourhood_search.rs). */
 const table = await solvers.static('NeighbourhoodLesson', 'parameters');
-const params = { ...Object.fromEntries(table.map((p) => [p.name, p.default])), dt: 0.01 };
+const params = { ...defaults(table), dt: 0.01 };
 let lesson = await solvers.create('NeighbourhoodLesson', params.count, params.radius);
 let query = 0;
 let time = 0;

@@ -2,7 +2,7 @@
 // Solver: crates/phyxel/src/lessons/pbd.rs.
 // The solver runs in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
 import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
-import { fromTable } from '../site/controls.js';
+import { defaults, fromTable } from '../site/controls.js';
 import { LessonWorker } from '../workers/remote-lesson.js';
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
@@ -11,7 +11,7 @@ const canvas = document.getElementById('scene');
 /** The solver's parameter table (crates/phyxel/src/lessons/pbd.rs): ranges and defaults of the controls. */
 const table = await solvers.static('PbdLesson', 'parameters');
 // The classic cloth of the examples site: 2 iterations, Δt = 0.005, mass 0.5 (the table's defaults).
-const params = { scene: 'cloth', solver: 'pbd', ...Object.fromEntries(table.map((p) => [p.name, p.default])) };
+const params = { scene: 'cloth', solver: 'pbd', ...defaults(table) };
 let lesson = await solvers.create('PbdLesson', params.scene, params.mass);
 let pointerDown = false;
 /** Steps per frame timed one by one for the "timed singly" readout. */

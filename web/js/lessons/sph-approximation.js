@@ -2,10 +2,10 @@
 // the SPH sum (optionally Shepard-filtered), and its gradient by the difference formula (optionally
 // with the kernel-gradient correction). Solver: crates/phyxel/src/lessons/sph_approximation.rs.
 import init, { SphApproximationLesson, kernel_list, colour_scale } from '../../phyxel-web.js';
-import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { LessonPage, canvasPoint, keepFitted } from '../site/page.js';
 import { LivePlot } from '../site/plot.js';
 import { functionControls, sample, colourLegend } from './scattered.js';
-import { fromTable } from '../site/controls.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 await init();
 
@@ -15,7 +15,7 @@ const ctx = canvas.getContext('2d');
 /** The lesson's parameter table (crates/phyxel/src/lessons/sph_approximation.rs): ranges and defaults. */
 const table = SphApproximationLesson.parameters();
 const params = {
-  ...Object.fromEntries(table.map((p) => [p.name, p.default])),
+  ...defaults(table),
   kernel: 'cubic', shepard: false, corrected: false, colour: 'value',
 };
 let lesson = new SphApproximationLesson(params.spacing, params.ratio, params.jitter, params.seed, params.kernel);
@@ -234,10 +234,6 @@ canvas.addEventListener('pointermove', (event) => {
 });
 for (const type of ['pointerup', 'pointercancel']) canvas.addEventListener(type, () => { dragging = false; });
 
-new ResizeObserver(() => {
-  fitCanvas(canvas);
-  draw();
-}).observe(canvas);
-fitCanvas(canvas);
+keepFitted(canvas, draw);
 update();
 page.ready();

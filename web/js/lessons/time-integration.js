@@ -4,7 +4,7 @@
 import { LessonPage, canvasPoint as pointerPixel, fitCanvas } from '../site/page.js';
 import { LessonWorker } from '../workers/remote-lesson.js';
 import { LivePlot } from '../site/plot.js';
-import { fromTable } from '../site/controls.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 const EXACT_COLOR = '#2a9d3a';
 const COLORS = ['#d62828', '#1d4ed8', '#9333ea', '#0891b2', '#ea580c', '#a16207', '#db2777', '#4b5563'];
@@ -17,7 +17,7 @@ const table = await solvers.static('TimeIntegrationLesson', 'parameters');
 const range = (name) => table.find((p) => p.name === name);
 const canvas = document.getElementById('scene');
 
-const params = { scene: 'spring', speed: 1, ...Object.fromEntries(table.map((p) => [p.name, p.default])) };
+const params = { scene: 'spring', speed: 1, ...defaults(table) };
 const shown = methods.map(() => true);
 let lesson = await build();
 /** The latest state of every integrator and of the analytic solution (lesson.snapshot()). */

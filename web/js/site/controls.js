@@ -66,6 +66,11 @@ export function fromTable(table, name) {
   return { param: entry.name, min: entry.min, max: entry.max, integer: entry.integer, value: entry.default };
 }
 
+/** The defaults of a solver's parameter table, by name: { name: default }. */
+export function defaults(table) {
+  return Object.fromEntries(table.map((p) => [p.name, p.default]));
+}
+
 /** Builds labelled, validated controls inside a container element. */
 export class ControlPanel {
   constructor(container, registry = new ParameterRegistry()) {

@@ -359,6 +359,15 @@ export function fitCanvas(canvas) {
   }
 }
 
+/** Fit `canvas` to its box now and whenever its box changes, redrawing with `draw()` after each change. */
+export function keepFitted(canvas, draw) {
+  new ResizeObserver(() => {
+    fitCanvas(canvas);
+    draw();
+  }).observe(canvas);
+  fitCanvas(canvas);
+}
+
 /** A pointer event's position in the canvas's device pixels: [px, py]. */
 export function canvasPoint(canvas, event) {
   const rect = canvas.getBoundingClientRect();
