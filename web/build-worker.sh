@@ -29,6 +29,13 @@ RUSTFLAGS="$PHYXEL_THREADS_RUSTFLAGS" cargo "+$nightly" build $release_flag --ta
   --features threads -Z build-std=panic_abort,std --target-dir "$target/threads"
 wasm-bindgen --target web --no-typescript --out-dir "$out/threaded" --out-name phyxel-worker \
   "$target/threads/wasm32-unknown-unknown/$profile/phyxel_worker.wasm"
+# wasm-bindgen-rayon 1.3's pool workers (its no-bundler helper) start the module with positional
+# arguments, which wasm-bindgen 0.2.130 warns about in every pool thread: hand them the object it asks
+# for, { module_or_path, memory }, instead (the same module and memory).
+for helper in "$out"/threaded/snippets/wasm-bindgen-rayon-*/src/workerHelpers.no-bundler.js; do
+  sed -i 's/pkg\.default(data\.module, data\.memory)/pkg.default({ module_or_path: data.module, memory: data.memory })/' "$helper"
+  grep -q 'module_or_path: data.module' "$helper" || { echo "build-worker.sh: $helper no longer starts as expected" >&2; exit 1; }
+done
 
 if [ "$profile" = release ]; then
   wasm-opt -O3 --output "$out/single/phyxel-worker_bg.wasm" "$out/single/phyxel-worker_bg.wasm"

@@ -1,6 +1,7 @@
 // The bench page on a cross-origin isolated page: the threaded CPU build is chosen, its pool's threads
 // all do solver work (the solver's own per-thread counters), every thread count gives bit-for-bit the
 // single-threaded result, and the JSON is saved (tests/artifacts/bench-*.json).
+// PHYXEL_WEBGPU: both — the bench runs WebGPU with the flag and skips it without.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -52,6 +53,15 @@ test('bad parameters are named at their control and nothing runs', async () => {
   assert.equal(await page.locator('#bench-n-error').textContent(), 'must be between 2 and 40');
   assert.equal(await page.locator('#bench-steps-error').textContent(), '“ten” is not a whole number');
   assert.equal(await page.getAttribute('body', 'data-bench'), null);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('on a 390 px phone the page does not scroll sideways, with its table and JSON filled', async () => {
+  const { page, context, problems } = await openPage(env, 'bench.html?n=4&steps=2&run=1', { viewport: { width: 390, height: 844 }, hasTouch: true });
+  await benchReport(page);
+  const width = await page.evaluate(() => document.scrollingElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width} px wide`);
   assert.deepEqual(problems, []);
   await context.close();
 });

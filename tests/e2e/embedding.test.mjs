@@ -1,6 +1,7 @@
 // Embedding: URL state and "Copy link" on a lesson; the chrome-less embed view; a course page on a
 // second origin (not cross-origin isolated) that embeds two demos by iframe and one by custom element
 // and drives them by postMessage; bad messages, bad URL parameters and foreign origins; the docs page.
+// PHYXEL_WEBGPU: both — every demo embedded, the 3D one choosing its solver by the flag.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';

@@ -2,7 +2,8 @@
 // Chromium through playwright-core, and record every console error, page error and off-site request.
 //
 // PHYXEL_WEBGPU=1 launches Chromium with --enable-unsafe-webgpu (WebGPU through SwiftShader),
-// PHYXEL_WEBGPU=0 without it (no WebGPU): the suite runs once each way.
+// PHYXEL_WEBGPU=0 without it (no WebGPU). ./dev test runs every file with WebGPU, and again without it
+// the files marked with a line `// PHYXEL_WEBGPU: both — <why>` (their pages behave differently).
 import { after, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -119,7 +120,7 @@ export async function waitForText(page, selector, pattern, timeout = 10_000) {
 
 /**
  * Wait until the page has finished what it asked of its lesson worker (a Step, a restart, a frame):
- * js/page.js keeps body[data-busy] true meanwhile.
+ * js/site/page.js keeps body[data-busy] true meanwhile.
  */
 export async function settled(page, timeout = 10_000) {
   // Polled on a timer: a check on animation frames would always meet the frame's own drawing.

@@ -1,5 +1,6 @@
 // Served without COOP/COEP (a host that cannot send them): no SharedArrayBuffer, so the bench page and
 // the 3D demo run the single-threaded build of the CPU solver's worker, and say why.
+// PHYXEL_WEBGPU: both — the 3D demo served without isolation, with and without a GPU backend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, benchReport, readNumber } from './harness.mjs';
@@ -52,7 +53,7 @@ test('not isolated: each 2D lesson steps in its lesson worker, and the page’s 
     const t0 = await readNumber(page, '#readout-sim-time');
     await page.waitForFunction((t) => Number.parseFloat(document.getElementById('readout-sim-time').textContent) > t + 0.1, t0, { timeout: 10_000 });
     assert.match(await page.locator('#backend-badge').textContent(), /Runs on the CPU \(WebAssembly, in a worker\)/, lesson);
-    const worker = page.workers().find((w) => w.url().endsWith('/js/lesson-worker.js'));
+    const worker = page.workers().find((w) => w.url().endsWith('/js/workers/lesson-worker.js'));
     assert.ok(worker, `${lesson}: no lesson worker among ${page.workers().map((w) => w.url())}`);
     assert.equal(await worker.evaluate(() => self.devicePixelRatio), 2, `${lesson}: the worker draws at the page's pixel ratio`);
     // Each global loads what it runs: the solver's wasm is in the worker's resources, not the page's.

@@ -2,6 +2,7 @@
 // every thread of its pool computes phyxels (the solver's own per-thread counters), the thread count
 // changes at run time without losing the motion, and a 10 648-phyxel cube is measured (JSON saved in
 // tests/artifacts/phyxels-worker-*.json; a measurement, not asserted as a timing).
+// PHYXEL_WEBGPU: both — the 3D demo's CPU worker, beside a GPU backend with the flag.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';

@@ -1,5 +1,6 @@
 // The site shell: the index lists the lessons by section, every lesson page loads cleanly, equations
 // are typeset from the shipped KaTeX, and nothing is fetched from another origin.
+// PHYXEL_WEBGPU: both — every page's footer badge must say whether WebGPU is there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, expectBackendBadge } from './harness.mjs';

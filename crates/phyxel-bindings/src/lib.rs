@@ -53,7 +53,7 @@ pub fn parameters() -> JsValue {
 
 /// The class `PhyxelDemo` around a [`phyxel_app::Demo`] whose accelerator is `$accelerator`: a
 /// struct with one field, `demo`, and the methods the page and the solver worker call
-/// (web/js/lessons/phyxels.js, web/js/solver-worker.js), each a call of the method of
+/// (web/js/lessons/phyxels.js, web/js/workers/solver-worker.js), each a call of the method of
 /// [`phyxel_app::Demo`] of the same name. Expanded in the crate root or a module of a crate that
 /// depends on `wasm-bindgen`; that crate may add methods of its own in further `impl PhyxelDemo`
 /// blocks.

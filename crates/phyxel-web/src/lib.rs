@@ -5,6 +5,7 @@ pub mod colour;
 pub mod lessons;
 mod view;
 
+use phyxel::params::Param;
 use wasm_bindgen::prelude::*;
 
 /// Runs when the module is instantiated: Rust panics become readable console errors.
@@ -13,9 +14,25 @@ pub fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// A number from the page, checked against its range; the error names the parameter.
-pub(crate) fn check(name: &'static str, value: f64, min: f64, max: f64) -> Result<f64, JsError> {
+/// A number from the page, checked against its entry in the lesson's parameter table; the error
+/// names the parameter.
+pub(crate) fn check(param: Param, value: f64) -> Result<f64, JsError> {
+    param.check(value).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A number from the page that is no lesson parameter (a dragged point), checked against its range.
+pub(crate) fn check_range(
+    name: &'static str,
+    value: f64,
+    min: f64,
+    max: f64,
+) -> Result<f64, JsError> {
     phyxel::params::check_range(name, value, min, max).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A lesson's parameter table for its page: [{ name, min, max, integer, default }].
+pub(crate) fn parameters(table: &[Param]) -> Result<JsValue, JsError> {
+    serde_wasm_bindgen::to_value(table).map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// The crate version, shown in the page footer.

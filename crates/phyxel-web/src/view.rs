@@ -1,7 +1,7 @@
 //! World ↔ canvas coordinates for the 2D lesson views.
 
 /// Device pixels per CSS pixel, for line widths and dot sizes: `globalThis.devicePixelRatio`, which a
-/// page has and a lesson worker is given by its page (`web/js/lesson-worker.js`); 1 where it is not set.
+/// page has and a lesson worker is given by its page (`web/js/workers/lesson-worker.js`); 1 where it is not set.
 pub fn device_pixel_ratio() -> f64 {
     js_sys::Reflect::get(&js_sys::global(), &"devicePixelRatio".into())
         .ok()

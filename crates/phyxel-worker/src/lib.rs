@@ -1,4 +1,4 @@
-//! WebAssembly glue for the CPU phyxel solver in a dedicated Web Worker (web/js/solver-worker.js).
+//! WebAssembly glue for the CPU phyxel solver in a dedicated Web Worker (web/js/workers/solver-worker.js).
 //! Physics lives in the `phyxel` crate; nothing here computes any.
 //!
 //! The crate is built twice (web/build-worker.sh):
@@ -9,7 +9,7 @@
 //! * **single-threaded**: the same code on the worker's own thread, for every other page — a demo
 //!   embedded in someone else's course page, a host that cannot send the headers.
 //!
-//! The page picks the build at run time (web/js/worker-builds.js) and says which one runs. Both
+//! The page picks the build at run time (web/js/workers/worker-builds.js) and says which one runs. Both
 //! export the 3D demo's solver ([`PhyxelDemo`], the class of `phyxel-bindings` around the CPU-only
 //! `phyxel_app::Demo`) and the benchmark cube ([`BenchCube`]).
 
@@ -22,7 +22,7 @@ use wasm_bindgen::prelude::*;
 pub use wasm_bindgen_rayon::init_thread_pool;
 
 // The 3D demo's solver (phyxel_app::Demo, on the CPU only), driven by the page through
-// web/js/solver-worker.js: the page keeps a mirror of it (the same class, in the page's module) that
+// web/js/workers/solver-worker.js: the page keeps a mirror of it (the same class, in the page's module) that
 // each reply's snapshot brings up to date. (phyxel-bindings also installs the panic hook when the
 // module is instantiated.)
 phyxel_bindings::phyxel_demo_class!(phyxel_bindings::phyxel_app::CpuOnly);

@@ -1,8 +1,9 @@
 // The deformation-gradient lesson: map a phyxel's neighbourhood by T = R·S·U and watch the MLS estimate
 // of F and the Green and Cauchy strains. Estimate: crates/phyxel/src/lessons/deformation.rs.
 import init, { DeformationLesson } from '../../phyxel-web.js';
-import { LessonPage, fitCanvas } from '../page.js';
-import { matrixLatex, renderLatex } from '../math.js';
+import { LessonPage, keepFitted } from '../site/page.js';
+import { matrixLatex, renderLatex } from '../site/typeset.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 await init();
 
@@ -10,28 +11,27 @@ const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)', simulation: f
 const lesson = new DeformationLesson();
 const canvas = document.getElementById('scene');
 const ctx = canvas.getContext('2d');
-const params = { angle: 0, sx: 1, sy: 1, shear: 0 };
+/** The lesson's parameter table (crates/phyxel/src/lessons/deformation.rs): ranges and defaults. */
+const table = DeformationLesson.parameters();
+const params = defaults(table);
 
 const c = page.controls;
 const controls = {};
-const number = (key, label, unit, min, max) => {
+const number = (key, label, unit) => {
   controls[key] = c.number({
-    id: `param-${key}`,
+    ...fromTable(table, key),
     label,
     unit,
-    min,
-    max,
-    value: params[key],
     onChange: (value) => {
       params[key] = value;
       update(controls[key]);
     },
   });
 };
-number('angle', 'Rotation θ', '°', -180, 180);
-number('sx', 'Scale s<sub>x</sub>', '', 0.25, 2);
-number('sy', 'Scale s<sub>y</sub>', '', 0.25, 2);
-number('shear', 'Shear γ', '', -1.5, 1.5);
+number('angle', 'Rotation θ', '°');
+number('sx', 'Scale s<sub>x</sub>', '');
+number('sy', 'Scale s<sub>y</sub>', '');
+number('shear', 'Shear γ', '');
 const PRESETS = {
   identity: { angle: 0, sx: 1, sy: 1, shear: 0 },
   rotation: { angle: 90, sx: 1, sy: 1, shear: 0 },
@@ -40,6 +40,7 @@ const PRESETS = {
   all: { angle: 30, sx: 1.3, sy: 0.7, shear: 0.4 },
 };
 c.select({
+  param: 'preset',
   id: 'preset-select',
   label: 'Preset',
   value: 'identity',
@@ -86,10 +87,6 @@ function draw() {
   lesson.draw(ctx, canvas.width, canvas.height);
 }
 
-new ResizeObserver(() => {
-  fitCanvas(canvas);
-  draw();
-}).observe(canvas);
-fitCanvas(canvas);
+keepFitted(canvas, draw);
 update();
 page.ready();

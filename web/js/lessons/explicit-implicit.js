@@ -1,26 +1,19 @@
 // "Explicit vs implicit": one clamped beam twice, symplectic Euler beside corotated implicit Euler
 // with conjugate gradients. Solver: crates/phyxel/src/lessons/explicit_implicit.rs and
 // crates/phyxel/src/meshless/{corotated,implicit}.rs; glue: crates/phyxel-web/src/lessons/explicit_implicit.rs.
-// The solvers run in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
+// The solvers run in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, fitCanvas } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
 /** Each frame simulates 1/60 s on both sides (the implicit side's default step). */
 const FRAME_TIME = 1 / 60;
-const params = {
-  young: 1e6,
-  poisson: 0.3,
-  density: 1000,
-  across: 3,
-  explicitDt: 0.00025,
-  implicitDt: 1 / 60,
-  damping: 1,
-  tolerance: 1e-4,
-  maxIterations: 500,
-};
+/** The solver's parameter table (crates/phyxel/src/lessons/explicit_implicit.rs): ranges and defaults. */
+const table = await solvers.static('ExplicitImplicitLesson', 'parameters');
+const params = defaults(table);
 
 function build() {
   return solvers.create(
@@ -47,9 +40,9 @@ async function rebuild() {
 }
 
 const c = page.controls;
-const number = (panel, key, label, unit, min, max, help) =>
+const number = (panel, key, label, unit, help) =>
   panel.number({
-    id: `param-${key}`, label, unit, min, max, value: params[key], help,
+    ...fromTable(table, key), label, unit, help,
     // A value the solver refuses rejects: the control and the running beams keep the old one.
     onChange: (value) => {
       const previous = params[key];
@@ -66,17 +59,17 @@ const number = (panel, key, label, unit, min, max, help) =>
     },
   });
 const material = c.group('Material');
-number(material, 'young', 'Young’s modulus E', 'Pa', 1e3, 1e11, 'Raise it past what the explicit step holds');
-number(material, 'poisson', 'Poisson’s ratio ν', '', 0, 0.45);
-number(material, 'density', 'Density ρ', 'kg/m³', 10, 20000);
-number(material, 'across', 'Phyxels across', '', 2, 6, 'Resolution of the 0.1 m thickness');
+number(material, 'young', 'Young’s modulus E', 'Pa', 'Raise it past what the explicit step holds');
+number(material, 'poisson', 'Poisson’s ratio ν', '');
+number(material, 'density', 'Density ρ', 'kg/m³');
+number(material, 'across', 'Phyxels across', '', 'Resolution of the 0.1 m thickness');
 const steps = c.group('Time steps');
-number(steps, 'explicitDt', 'Explicit Δt', 's', 1e-6, 0.05);
-number(steps, 'implicitDt', 'Implicit Δt', 's', 1e-4, 0.1);
-number(steps, 'damping', 'Damping c', '1/s', 0, 100);
+number(steps, 'explicitDt', 'Explicit Δt', 's');
+number(steps, 'implicitDt', 'Implicit Δt', 's');
+number(steps, 'damping', 'Damping c', '1/s');
 const solver = c.group('Conjugate gradients');
-number(solver, 'tolerance', 'Tolerance ‖r‖/‖b‖', '', 1e-10, 0.5);
-number(solver, 'maxIterations', 'Max iterations', '', 1, 10000);
+number(solver, 'tolerance', 'Tolerance ‖r‖/‖b‖', '');
+number(solver, 'maxIterations', 'Max iterations', '');
 
 const readout = {
   phyxels: page.readout('phyxels', 'Phyxels (each beam)'),

@@ -1,19 +1,23 @@
 // The kernels lesson: W, dW/dr and ∇²W of the SPH kernels, normalized in 1D, 2D or 3D, with a live
 // check that ∫W dV = 1. Kernels: crates/phyxel/src/kernels.rs.
-import init, { kernel_list, kernel_curves, kernel_lattice_integral, kernel_normalization } from '../../phyxel-web.js';
-import { LessonPage } from '../page.js';
-import { LivePlot } from '../plot.js';
+import init, { kernel_parameters, kernel_list, kernel_curves, kernel_lattice_integral, kernel_normalization } from '../../phyxel-web.js';
+import { LessonPage } from '../site/page.js';
+import { LivePlot } from '../site/plot.js';
+import { fromTable } from '../site/controls.js';
 
 await init();
 
 const COLORS = ['#1d4ed8', '#d62828', '#2a9d3a', '#9333ea', '#ea580c'];
 const kernels = kernel_list();
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)', simulation: false });
-const params = { dimension: 3, h: 1 };
+/** The lesson's parameter table (crates/phyxel/src/lessons/kernels.rs). */
+const table = kernel_parameters();
+const params = { dimension: 3, h: fromTable(table, 'h').value };
 const shown = kernels.map(() => true);
 
 const c = page.controls;
 c.select({
+  param: 'dimension',
   id: 'dimension-select',
   label: 'Dimension',
   value: '3',
@@ -28,12 +32,9 @@ c.select({
   },
 });
 c.number({
-  id: 'param-h',
+  ...fromTable(table, 'h'),
   label: 'Support radius h',
   unit: 'm',
-  min: 0.01,
-  max: 10,
-  value: params.h,
   onChange: (value) => {
     params.h = value;
     update();
@@ -42,6 +43,7 @@ c.number({
 const kernelGroup = c.group('Kernels');
 kernels.forEach((kernel, i) => {
   kernelGroup.checkbox({
+    param: `kernel-${kernel.id}`,
     id: `kernel-${kernel.id}`,
     label: kernel.name,
     checked: true,

@@ -2,9 +2,10 @@
 // solver's MlsWeights), particles coloured by the condition number of their moment matrix, draggable to
 // make a neighbourhood degenerate. Solver: crates/phyxel/src/lessons/mls_gradient.rs.
 import init, { MlsGradientLesson, condition_colour } from '../../phyxel-web.js';
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LivePlot } from '../plot.js';
-import { functionControls, sample, colourLegend } from '../scattered.js';
+import { LessonPage, canvasPoint, keepFitted } from '../site/page.js';
+import { LivePlot } from '../site/plot.js';
+import { functionControls, sample, colourLegend } from './scattered.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 await init();
 
@@ -14,7 +15,9 @@ const PICK_RADIUS = 18;
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)', simulation: false });
 const canvas = document.getElementById('scene');
 const ctx = canvas.getContext('2d');
-const params = { spacing: 0.1, ratio: 2.5, jitter: 0.6, seed: 1, snap: true };
+/** The lesson's parameter table (crates/phyxel/src/lessons/mls_gradient.rs): ranges and defaults. */
+const table = MlsGradientLesson.parameters();
+const params = { ...defaults(table), snap: true };
 let lesson = new MlsGradientLesson(params.spacing, params.ratio, params.jitter, params.seed);
 /** f and ∇f at the particles (kept in step with their positions). */
 let sampled = null;
@@ -34,16 +37,16 @@ const functions = functionControls(c, {
 
 const samplingGroup = c.group('Sampling');
 const resampleControls = {};
-const resampleNumber = (key, label, min, max) => {
+const resampleNumber = (key, label) => {
   resampleControls[key] = samplingGroup.number({
-    id: `param-${key}`, label, min, max, value: params[key],
+    ...fromTable(table, key), label,
     onChange: (value) => resample(key, value),
   });
 };
-resampleNumber('spacing', 'Spacing Δx', 0.02, 0.25);
-resampleNumber('ratio', 'Support radius h / Δx', 1, 6);
-resampleNumber('jitter', 'Jitter (fraction of a cell)', 0, 1);
-resampleNumber('seed', 'Random seed', 0, 1000000);
+resampleNumber('spacing', 'Spacing Δx');
+resampleNumber('ratio', 'Support radius h / Δx');
+resampleNumber('jitter', 'Jitter (fraction of a cell)');
+resampleNumber('seed', 'Random seed');
 const reset = document.createElement('button');
 reset.type = 'button';
 reset.id = 'reset-particles';
@@ -58,6 +61,7 @@ reset.addEventListener('click', () => {
 });
 samplingGroup.container.append(reset);
 c.checkbox({
+  param: 'snap',
   id: 'snap', label: 'Snap dragged particles to a Δx/4 grid', checked: params.snap,
   onChange: (on) => { params.snap = on; },
 });
@@ -189,11 +193,7 @@ canvas.addEventListener('pointermove', (event) => {
 });
 for (const type of ['pointerup', 'pointercancel']) canvas.addEventListener(type, () => { dragging = false; });
 
-new ResizeObserver(() => {
-  fitCanvas(canvas);
-  draw();
-}).observe(canvas);
-fitCanvas(canvas);
+keepFitted(canvas, draw);
 sampled = sample(functions.fn, lesson.positions());
 update();
 page.ready();

@@ -1,8 +1,9 @@
 // The neighbourhood-search lesson: spatial hashing drawn live, timed against brute force.
 // Hash grid: crates/phyxel/src/meshless/neighbours.rs; lesson: crates/phyxel/src/lessons/neighbourhood_search.rs.
-// The solver runs in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
+// The solver runs in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 /** Brute force is O(n²): above this many particles it is not run every frame. */
 const BRUTE_FORCE_LIMIT = 4000;
@@ -10,14 +11,16 @@ const BRUTE_FORCE_LIMIT = 4000;
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
-const params = { count: 1000, radius: 0.1, dt: 0.01 };
+/** The solver's parameter table (crates/phyxel/src/lessons/neighbourhood_search.rs). */
+const table = await solvers.static('NeighbourhoodLesson', 'parameters');
+const params = { ...defaults(table), dt: 0.01 };
 let lesson = await solvers.create('NeighbourhoodLesson', params.count, params.radius);
 let query = 0;
 let time = 0;
 
 const c = page.controls;
 c.number({
-  id: 'param-count', label: 'Particles', min: 2, max: 20000, value: params.count,
+  ...fromTable(table, 'count'), label: 'Particles',
   // A count the solver refuses rejects, and the control keeps the last one.
   onChange: (value) => {
     params.count = Math.round(value);
@@ -25,7 +28,7 @@ c.number({
   },
 });
 c.number({
-  id: 'param-radius', label: 'Search radius h', unit: 'm', min: 0.01, max: 0.5, value: params.radius,
+  ...fromTable(table, 'radius'), label: 'Search radius h', unit: 'm',
   onChange: (value) => {
     params.radius = value;
     lesson.set_radius(value);

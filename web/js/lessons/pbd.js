@@ -1,14 +1,17 @@
 // The PBD/XPBD lesson: cloth, rope and soft box of distance constraints, projected by PBD or XPBD.
 // Solver: crates/phyxel/src/lessons/pbd.rs.
-// The solver runs in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
+// The solver runs in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, canvasPoint, fitCanvas } from '../site/page.js';
+import { defaults, fromTable } from '../site/controls.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
-// The classic cloth of the examples site: 2 iterations, Δt = 0.005, mass 0.5.
-const params = { scene: 'cloth', solver: 'pbd', iterations: 2, stiffness: 1, compliance: 0.0001, dt: 0.005, gravity: 9.81, mass: 0.5 };
+/** The solver's parameter table (crates/phyxel/src/lessons/pbd.rs): ranges and defaults of the controls. */
+const table = await solvers.static('PbdLesson', 'parameters');
+// The classic cloth of the examples site: 2 iterations, Δt = 0.005, mass 0.5 (the table's defaults).
+const params = { scene: 'cloth', solver: 'pbd', ...defaults(table) };
 let lesson = await solvers.create('PbdLesson', params.scene, params.mass);
 let pointerDown = false;
 /** Steps per frame timed one by one for the "timed singly" readout. */
@@ -16,6 +19,7 @@ const SINGLY_TIMED_PER_FRAME = 4;
 
 const c = page.controls;
 c.select({
+  param: 'scene',
   id: 'scene-select',
   label: 'Scene',
   value: params.scene,
@@ -30,6 +34,7 @@ c.select({
   },
 });
 c.select({
+  param: 'solver',
   id: 'solver-select',
   label: 'Solver',
   value: params.solver,
@@ -43,15 +48,15 @@ c.select({
     complianceControl.input.closest('.control').hidden = value !== 'xpbd';
   },
 });
-const number = (key, label, unit, min, max, onChange) =>
-  c.number({ id: `param-${key}`, label, unit, min, max, value: params[key], onChange: (v) => { params[key] = v; onChange?.(); } });
-number('iterations', 'Iterations', '', 1, 100);
-const stiffnessControl = number('stiffness', 'Stiffness k', '', 0, 1);
-const complianceControl = number('compliance', 'Compliance α', 'm/N', 0, 10);
+const number = (name, label, unit, onChange) =>
+  c.number({ ...fromTable(table, name), label, unit, onChange: (v) => { params[name] = v; onChange?.(); } });
+number('iterations', 'Iterations', '');
+const stiffnessControl = number('stiffness', 'Stiffness k', '');
+const complianceControl = number('compliance', 'Compliance α', 'm/N');
 complianceControl.input.closest('.control').hidden = true;
-number('dt', 'Δt', 's', 0.0001, 0.05);
-number('gravity', 'Gravity g', 'm/s²', 0, 50);
-number('mass', 'Particle mass', 'kg', 0.01, 100, () => page.restart());
+number('dt', 'Δt', 's');
+number('gravity', 'Gravity g', 'm/s²');
+number('mass', 'Particle mass', 'kg', () => page.restart());
 
 const countReadout = page.readout('counts', 'Particles / constraints');
 const errorReadout = page.readout('constraint-error', 'Max constraint error |C|/d');

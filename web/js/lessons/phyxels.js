@@ -1,22 +1,19 @@
 // "Elastic, plastic and melting objects": the phyxel solver (crates/phyxel/src/meshless) in 3D.
-// Glue: crates/phyxel-view (demo.rs: the solver as the page drives it; view.rs: the wgpu view).
-// The CPU solver steps in a Web Worker (js/cpu-solver.js; threaded where the page is cross-origin
-// isolated), the page keeping a copy of its state for drawing; the GPU solver runs on the page.
-import init, { GpuDevice, OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-view.js';
-import { LessonPage } from '../page.js';
-import { setComputesOn } from '../backend.js';
-import { availableThreads, workerBuild } from '../worker-builds.js';
-import { WorkerSolver } from '../cpu-solver.js';
+// Glue: crates/phyxel-view (the page's PhyxelDemo over crates/phyxel-app's Demo, with the GPU backend; view.rs: the wgpu view).
+// The solver's three backends (WebGPU compute on the page, the CPU in a Web Worker, the CPU on the
+// page's thread) are behind one interface, js/lessons/phyxels-backends.js; the page keeps a copy of
+// the state (solver.demo) for drawing, picking and readouts.
+import init, { OrbitCamera, PhyxelView } from '../../phyxel-view.js';
+import { LessonPage } from '../site/page.js';
+import { setComputesOn } from '../workers/backend.js';
+import { availableThreads } from '../workers/worker-builds.js';
+import { PhyxelSolver, READOUT_INTERVAL_MS } from './phyxels-backends.js';
 
 await init();
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
 /** Milliseconds of stepping one frame may spend; beyond it the demo runs slower than real time. */
 const FRAME_BUDGET_MS = 14;
-/** Readouts refresh this often (ms): they are read, not watched frame by frame. */
-const READOUT_INTERVAL_MS = 250;
-/** The threaded build where this page may run it, else the single-threaded one, and why. */
-const WORKER_BUILD = workerBuild();
 
 const params = {
   backend: 'cpu',
@@ -80,40 +77,25 @@ function settingCalls() {
   return calls;
 }
 
-function build() {
-  const fresh = new PhyxelDemo(...sceneArgs());
-  try {
-    for (const [method, ...args] of settingCalls()) fresh[method](...args);
-  } catch (error) {
-    fresh.free();
-    throw error;
-  }
-  if (params.backend === 'gpu' && gpuDevice) {
-    try {
-      fresh.use_gpu(gpuDevice);
-    } catch (error) {
-      gpuUnavailable(error.message);
-    }
-  }
-  return fresh;
-}
-
-/** The WebGPU device of the GPU backend, once chosen. */
-let gpuDevice = null;
 /** Whether the heat tool has switched melting on (it stays on until the scene is rebuilt). */
 let melting = false;
-/** The CPU solver's worker once it runs (null before, or where it cannot: the page then steps). */
-let cpu = null;
-/** Whether the worker steps the simulation (the CPU backend, with a worker); else the page does. */
-let workerSteps = false;
-/** Bumped by each rebuild: a worker started meanwhile builds the scene again. */
-let sceneVersion = 0;
-let demo = build();
 let accumulated = 0;
 let lastSubsteps = 0;
 /** The solver's own count of steps done and simulated time, sampled at each readout update: the rates
  * shown come from what was done, not asked for (a busy GPU takes steps later, or not at all). */
 let lastSample = null;
+const solver = new PhyxelSolver({
+  page,
+  scene: sceneArgs,
+  settings: settingCalls,
+  timing: () => ({ dt: currentDt(), fixed: params.substeps === 'fixed' ? params.substepCount : 0 }),
+  view: () => view,
+  onChange: () => showBackend(),
+  onSteps: (steps, ms) => {
+    page.recordSteps(steps, ms);
+    lastSubsteps = steps;
+  },
+});
 
 /** Build the scene anew (a scene control changed, or Restart). Throws, keeping the old one, if refused. */
 function rebuild() {
@@ -121,20 +103,17 @@ function rebuild() {
   melting = false;
   let fresh;
   try {
-    fresh = build();
+    fresh = solver.build();
   } catch (error) {
     melting = wasMelting;
     throw error;
   }
   endPointerAction();
-  demo.free();
-  demo = fresh;
-  sceneVersion++;
-  cpu?.create(sceneArgs(), settingCalls()).catch(workerFailed);
+  solver.replace(fresh);
   accumulated = 0;
   page.notice('step-error', null);
   frameCamera();
-  showBackend();
+  solver.show();
 }
 
 /** Implicit Euler's automatic step: one step per frame at 60 Hz (no stability bound applies). */
@@ -143,7 +122,7 @@ const IMPLICIT_AUTO_DT = 1 / 60;
 /** The step size in use: a fraction of the stability bound h√(ρ/E) (1/60 s implicitly), or the user's Δt. */
 function currentDt() {
   if (params.timeStep !== 'auto') return params.dt;
-  return demo.is_implicit() ? IMPLICIT_AUTO_DT : params.cflFraction * demo.cfl_time_step();
+  return solver.demo.is_implicit() ? IMPLICIT_AUTO_DT : params.cflFraction * solver.demo.cfl_time_step();
 }
 
 // ---- Controls -------------------------------------------------------------------------------------
@@ -151,6 +130,7 @@ function currentDt() {
 const c = page.controls;
 const number = (panel, key, label, unit, min, max, onChange) =>
   panel.number({
+    param: key,
     id: `param-${key}`,
     label,
     unit,
@@ -170,6 +150,7 @@ const number = (panel, key, label, unit, min, max, onChange) =>
   });
 const select = (panel, key, label, options, onChange) =>
   panel.select({
+    param: key,
     id: `param-${key}`,
     label,
     value: params[key],
@@ -188,6 +169,7 @@ const select = (panel, key, label, options, onChange) =>
   });
 const checkbox = (panel, key, label, onChange) =>
   panel.checkbox({
+    param: key,
     id: `param-${key}`,
     label,
     checked: params[key],
@@ -200,11 +182,8 @@ const checkbox = (panel, key, label, onChange) =>
 const backendSelect = select(c, 'backend', 'Solver runs on', [
   { value: 'cpu', label: 'CPU (WebAssembly, in a worker)' },
   { value: 'gpu', label: 'GPU (WebGPU compute)' },
-], (value) => switchBackend(value));
-const threadsControl = number(c, 'threads', 'CPU threads', '', 1, availableThreads(), (n) => {
-  if (!cpu?.threaded) throw new Error(`this page runs the single-threaded build: ${WORKER_BUILD.reason}`);
-  changeThreads(n);
-});
+], (value) => solver.switchTo(value));
+const threadsControl = number(c, 'threads', 'CPU threads', '', 1, availableThreads(), (n) => solver.setThreads(n));
 
 const scene = c.group('Scene');
 select(scene, 'scene', 'Objects', [
@@ -222,14 +201,14 @@ select(scene, 'lattice', 'Lattice', [
 checkbox(scene, 'obstacle', 'Ball on the ground', () => guard('param-obstacle', rebuild));
 
 const materialGroup = c.group('Material');
-const setMaterial = () => call('set_material', params.young, params.poisson, params.density, params.volumeStiffness);
+const setMaterial = () => solver.call('set_material', params.young, params.poisson, params.density, params.volumeStiffness);
 number(materialGroup, 'young', 'Young’s modulus E', 'Pa', 100, 1e10, setMaterial);
 number(materialGroup, 'poisson', 'Poisson’s ratio ν', '', 0, 0.49, setMaterial);
 number(materialGroup, 'density', 'Density ρ', 'kg/m³', 10, 20000, setMaterial);
 number(materialGroup, 'volumeStiffness', 'Volume stiffness k<sub>v</sub>', 'Pa', 0, 1e10, setMaterial);
 
 const plasticGroup = c.group('Plasticity');
-const setPlasticity = () => call('set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain);
+const setPlasticity = () => solver.call('set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain);
 checkbox(plasticGroup, 'plastic', 'Plastic', () => {
   setPlasticity();
   plasticDetails.setVisible(params.plastic);
@@ -259,10 +238,10 @@ const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
   { value: 'explicit-euler', label: 'Explicit Euler (unstable)' },
   { value: 'implicit-euler', label: 'Implicit Euler (corotated, CG)' },
 ], (id) => {
-  call('set_integrator', id);
+  solver.call('set_integrator', id);
   showTimeControls();
 });
-const setImplicitSolver = () => call('set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations));
+const setImplicitSolver = () => solver.call('set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations));
 const cgToleranceControl = number(timeGroup, 'cgTolerance', 'CG tolerance', '', 1e-8, 0.1, setImplicitSolver);
 const cgIterationsControl = number(timeGroup, 'cgIterations', 'CG iterations at most', '', 1, 5000, setImplicitSolver);
 select(timeGroup, 'timeStep', 'Δt', [
@@ -276,7 +255,7 @@ select(timeGroup, 'substeps', 'Substeps per frame', [
   { value: 'fixed', label: 'Fixed number' },
 ], () => showTimeControls());
 const substepControl = number(timeGroup, 'substepCount', 'Substeps', '', 1, 1000);
-const setDamping = () => call('set_damping_and_friction', params.damping, params.friction);
+const setDamping = () => solver.call('set_damping_and_friction', params.damping, params.friction);
 number(timeGroup, 'damping', 'Damping c', '1/s', 0, 50, setDamping);
 number(timeGroup, 'friction', 'Friction μ', '', 0, 2, setDamping);
 function showTimeControls() {
@@ -309,239 +288,26 @@ function guard(key, action) {
   }
 }
 
-// ---- The backend: the CPU in a worker, or WebGPU compute with the state read back ----------------
+// ---- Where the solver runs ------------------------------------------------------------------------
 
-/** A setter of the solver: checked on the page's copy (a refusal throws, at its control), then mirrored
- * to the worker's. */
-function call(method, ...args) {
-  const result = demo[method](...args);
-  cpu?.call(method, args).catch(workerFailed);
-  return result;
-}
-
-/** Start the CPU solver's worker (the build this page can run); until it is ready the page steps. */
+/** Start the CPU solver's worker; the thread control says whether it can take several. */
 async function startWorker() {
-  try {
-    const threads = WORKER_BUILD.build === 'threaded' ? params.threads : 1;
-    await adoptWorker(await startWorkerSolver(WORKER_BUILD.build, threads));
-  } catch (error) {
-    workerFailed(error);
-  } finally {
-    threadsControl.input.disabled = !cpu?.threaded;
-    threadsControl.input.closest('.control').title = cpu?.threaded
-      ? `1 to ${availableThreads()} (this browser's logical processors)`
-      : `Only the threaded build runs several: ${WORKER_BUILD.reason}.`;
-    document.body.dataset.cpuWorker = cpu ? cpu.build : 'none';
-    showBackend();
-  }
-}
-
-/** A worker whose states go into the page's copy while it is the CPU solver. */
-function startWorkerSolver(build, threads) {
-  return WorkerSolver.start(
-    build,
-    threads,
-    (message, solver) => {
-      if (solver !== cpu) return;
-      takeWorkerState(message);
-      solver.taken();
-    },
-    (message, solver) => {
-      if (solver === cpu) workerFailed(message);
-    },
-  );
-}
-
-/** Make `worker` the CPU solver: build the scene there, then let it continue from the page's state. */
-async function adoptWorker(worker) {
-  const version = sceneVersion;
-  await worker.create(sceneArgs(), settingCalls());
-  const old = cpu;
-  const wasStepping = workerSteps || !old;
-  if (old) {
-    await stopWorker();
-    old.terminate();
-  }
-  cpu = worker;
-  // A rebuild while this worker was getting ready went to the old one: build the scene again.
-  if (version !== sceneVersion) await worker.create(sceneArgs(), settingCalls());
-  if (wasStepping) useWorker();
-}
-
-/** The CPU backend steps in the worker from now on, from the page's state. */
-function useWorker() {
-  if (!cpu || workerSteps || demo.backend() !== 'cpu') return;
-  cpu.restore(demo.snapshot(true)).catch(workerFailed);
-  workerSteps = true;
-}
-
-/** Restart the worker with `n` threads; the simulation carries on where it was. */
-function changeThreads(n) {
-  startWorkerSolver('threaded', n)
-    .then(adoptWorker)
-    .then(showBackend)
-    .catch((error) => page.notice('param-threads', `Could not start ${n} threads: ${error.message}.`, 'error'));
-}
-
-/** The worker failed (it could not start, say): the page steps its own copy on one thread. */
-function workerFailed(error) {
-  const failed = cpu;
-  cpu = null;
-  workerSteps = false;
-  failed?.terminate();
-  page.notice('cpu-worker', `The solver's Web Worker stopped (${error?.message ?? error}); the CPU solver runs on the page's thread instead.`, 'warning');
-  document.body.dataset.cpuWorker = 'none';
-  showBackend();
-}
-
-/** Per-thread work of the worker's steps since the last readout update. */
-let workSinceReadout = [];
-
-/** Tell the worker how to run when that changed: real time or a fixed count per frame, Δt, paused. */
-function syncWorkerRun() {
-  if (!cpu) return;
-  const wanted = {
-    running: workerSteps && page.running,
-    dt: currentDt(),
-    fixed: params.substeps === 'fixed' ? params.substepCount : 0,
-  };
-  const last = cpu.lastRun;
-  if (!last || last.running !== wanted.running || last.dt !== wanted.dt || last.fixed !== wanted.fixed) cpu.run(wanted);
-}
-
-/** A state from the worker: into the page's copy, with the steps it took and who worked. */
-function takeWorkerState(message) {
-  if (!message) return;
-  try {
-    demo.restore(message.state);
-  } catch (error) {
-    workerFailed(error);
-    return;
-  }
-  if (message.steps > 0) {
-    page.recordSteps(message.steps, message.ms);
-    lastSubsteps = message.steps;
-  }
-  message.workPerThread.forEach((work, k) => (workSinceReadout[k] = (workSinceReadout[k] ?? 0) + work));
-  if (message.error) {
-    // A blow-up: the worker stopped at the last good state. Pause there and explain.
-    cpu.lastRun = null;
-    page.setRunning(false);
-    page.notice('step-error', `Paused: ${message.error}.`, 'error');
-  }
-}
-
-/** The worker stops stepping; resolves once the page's copy has its last state. */
-async function stopWorker() {
-  if (!workerSteps) return;
-  workerSteps = false;
-  syncWorkerRun();
-  takeWorkerState(await cpu.state());
-}
-
-/**
- * Switch solver (the state carries over); a refusal says why and stays on the CPU. `quiet`: the
- * automatic choice at start-up, which says nothing when the browser simply has no WebGPU.
- */
-async function switchBackend(value, { quiet = false } = {}) {
-  if (value !== 'gpu') {
-    // No more GPU steps; its latest state first (a read-back may already be on its way: then one
-    // after it; at most a second's worth of frames).
-    const owner = demo;
-    leavingGpu = true;
-    try {
-      for (let frames = 0; frames < 60 && owner === demo && demo.backend() === 'gpu'; frames++) {
-        const read = readBack({ now: true });
-        if (read) {
-          await read;
-          break;
-        }
-        await new Promise((resolve) => requestAnimationFrame(resolve));
-      }
-    } finally {
-      leavingGpu = false;
-    }
-    if (owner !== demo) return;
-    demo.use_cpu();
-    page.notice('backend', null);
-    showBackend();
-    return;
-  }
-  try {
-    // The view's own device where it draws with WebGPU: the view then draws the solver's buffers.
-    gpuDevice ??= view?.solver_device() ?? (await GpuDevice.create());
-    // The worker's last steps first: the GPU starts from the latest state.
-    await stopWorker();
-    demo.use_gpu(gpuDevice);
-    page.notice('backend', null);
-  } catch (error) {
-    if (!quiet || !/no GPU adapter/.test(error.message)) gpuUnavailable(error.message);
-  }
-  showBackend();
-}
-
-function gpuUnavailable(reason) {
-  page.notice('backend', `The GPU backend cannot run here (${reason}); the solver stays on the CPU.`, 'warning');
-}
-
-/** Where the CPU solver runs, in words. */
-function cpuDescription() {
-  if (!workerSteps) return 'CPU: the page’s thread (one thread)';
-  return cpu.threaded
-    ? `CPU: Web Worker, threaded build, ${cpu.threads} thread${cpu.threads === 1 ? '' : 's'}`
-    : `CPU: Web Worker, single-threaded build (${WORKER_BUILD.reason})`;
+  await solver.startWorker(params.threads);
+  threadsControl.input.disabled = !solver.cpu?.threaded;
+  threadsControl.input.closest('.control').title = solver.cpu?.threaded
+    ? `1 to ${availableThreads()} (this browser's logical processors)`
+    : `Only the threaded build runs several: ${solver.workerBuild.reason}.`;
 }
 
 /** The select and the readout follow where the solver really runs (the CPU's worker once ready). */
 function showBackend() {
-  const backend = demo.backend();
-  if (backend === 'cpu') useWorker();
-  params.backend = backend;
-  backendSelect.select.value = backend;
-  const where = backend === 'gpu'
-    ? `GPU: ${gpuDevice?.adapter() || 'WebGPU'}${gpuDevice?.shared_with_view() ? ', the view’s device' : ''}`
-    : cpuDescription();
+  params.backend = solver.backend;
+  backendSelect.select.value = solver.backend;
+  const where = solver.where();
   readouts.solver(where);
   setComputesOn(where);
-  document.body.dataset.solver = backend;
-  document.body.dataset.cpuThreads = workerSteps ? String(cpu.threads) : '1';
-}
-
-/** Set while the page leaves the GPU: no steps are queued there meanwhile. */
-let leavingGpu = false;
-/** When the GPU's state was last asked for, and how often (for the tests and the console). */
-let lastReadBack = -Infinity;
-let readBacks = 0;
-
-/**
- * Ask the GPU for its state (one request at a time) and take it into the page's copy when it arrives:
- * every frame while the view draws from that copy, a few times a second (readouts, picking) while the
- * view draws phyxels and surfaces from the solver's own buffers.
- */
-function readBack({ now: immediately = false } = {}) {
-  const owner = demo;
-  if (owner.backend() !== 'gpu') return;
-  const now = performance.now();
-  if (!immediately && view?.draws_from_solver() && now - lastReadBack < READOUT_INTERVAL_MS) return;
-  const promise = owner.gpu_read_back();
-  if (!promise) return;
-  lastReadBack = now;
-  readBacks++;
-  return promise.then((readback) => {
-    if (owner === demo) {
-      try {
-        owner.apply_gpu_readback(readback);
-      } catch (error) {
-        page.notice('backend', `${error.message}.`, 'warning');
-      }
-      if (owner.error()) {
-        page.setRunning(false);
-        page.notice('step-error', `Paused: ${owner.error()}.`, 'error');
-      }
-      showBackend();
-    }
-    readback.free();
-  });
+  document.body.dataset.solver = solver.backend;
+  document.body.dataset.cpuThreads = String(solver.threads);
 }
 
 // ---- Readouts -------------------------------------------------------------------------------------
@@ -568,6 +334,7 @@ let lastReadout = 0;
 function updateReadouts(now) {
   if (now - lastReadout < READOUT_INTERVAL_MS) return;
   lastReadout = now;
+  const demo = solver.demo;
   readouts.phyxels(String(demo.phyxel_count()));
   readouts.neighbours(demo.mean_neighbours().toFixed(1));
   readouts.regularized(String(demo.regularized_count()));
@@ -575,10 +342,10 @@ function updateReadouts(now) {
   readouts.dt(`${(currentDt() * 1e3).toPrecision(3)} ms`);
   readouts.substeps(String(lastSubsteps));
   // The solver's own count of phyxels each pool thread computed: who really did the work.
-  const total = workSinceReadout.reduce((a, b) => a + b, 0);
-  if (!workerSteps) readouts.threads('—');
-  else if (total > 0) readouts.threads(workSinceReadout.map((w) => `${Math.round((100 * w) / total)} %`).join(' · '));
-  workSinceReadout = [];
+  const work = solver.workPerThread();
+  const total = work.reduce((a, b) => a + b, 0);
+  if (!solver.workerSteps) readouts.threads('—');
+  else if (total > 0) readouts.threads(work.map((w) => `${Math.round((100 * w) / total)} %`).join(' · '));
   const sample = { demo, wall: now, steps: demo.steps(), time: demo.time() };
   if (lastSample?.demo === demo && now > lastSample.wall) {
     const seconds = (now - lastSample.wall) / 1000;
@@ -607,7 +374,7 @@ let settleRenderer;
 const rendererSettled = new Promise((resolve) => (settleRenderer = resolve));
 
 function frameCamera() {
-  const [x, , z, r] = demo.bounds();
+  const [x, , z, r] = solver.demo.bounds();
   camera.frame(x, 0.35, z, Math.max(r, 0.45));
 }
 frameCamera();
@@ -657,7 +424,7 @@ function viewFailed(reason) {
   const wasWebGPU = failed?.backend() === 'WebGPU';
   // A solver on the view's device went down with it (its next read-back says so): a later switch to
   // the GPU opens a device of its own.
-  if (gpuDevice?.shared_with_view()) gpuDevice = null;
+  solver.viewLost();
   failed?.free();
   framesDrawn = 0;
   page.notice('renderer', `${wasWebGPU ? 'WebGPU' : 'WebGL2'} stopped drawing (${reason}); switched to WebGL2.`, 'warning');
@@ -677,7 +444,7 @@ function draw() {
   view.resize(width, height);
   camera.set_aspect(width / height);
   try {
-    view.draw(demo, camera, params.colourBy, params.showPhyxels, params.showSurface);
+    view.draw(solver.demo, camera, params.colourBy, params.showPhyxels, params.showSurface);
     document.body.dataset.phyxelsFrom = view.draws_from_solver() ? 'solver-buffers' : 'page-copy';
     if (++framesDrawn === 10) settleRenderer();
   } catch (error) {
@@ -698,16 +465,16 @@ function ndc(event) {
 function applyAction(event) {
   const target = camera.drag_point(...ndc(event), ...action.anchor);
   if (action.kind === 'pull') {
-    call('drag', action.phyxel, ...target, currentDt());
+    solver.call('drag', action.phyxel, ...target, currentDt());
   } else {
     melting = true;
-    call('set_heat_source', ...target, params.heatRadius, params.heatRate);
+    solver.call('set_heat_source', ...target, params.heatRadius, params.heatRate);
   }
 }
 
 function endPointerAction() {
-  if (action?.kind === 'pull') call('drag', -1, 0, 0, 0, 1);
-  if (action?.kind === 'heat') call('set_heat_source', 0, 0, 0, params.heatRadius, 0);
+  if (action?.kind === 'pull') solver.call('drag', -1, 0, 0, 0, 1);
+  if (action?.kind === 'heat') solver.call('set_heat_source', 0, 0, 0, params.heatRadius, 0);
   action = null;
   container.dataset.action = 'none';
 }
@@ -723,9 +490,9 @@ container.addEventListener('pointerdown', (event) => {
     action = { kind: 'pinch', spread: Math.hypot(a[0] - b[0], a[1] - b[1]) };
   } else {
     const ray = camera.ray(...ndc(event));
-    const hit = demo.pick(ray.slice(0, 3), ray.slice(3), 0.75 * demo.spacing());
+    const hit = solver.demo.pick(ray.slice(0, 3), ray.slice(3), 0.75 * solver.demo.spacing());
     action = hit >= 0
-      ? { kind: params.tool, phyxel: hit, anchor: demo.position(hit) }
+      ? { kind: params.tool, phyxel: hit, anchor: solver.demo.position(hit) }
       : { kind: 'orbit', last: [event.clientX, event.clientY] };
     if (hit >= 0) applyAction(event);
   }
@@ -768,16 +535,16 @@ container.addEventListener(
 // ---- The loop -------------------------------------------------------------------------------------
 
 await openView('gpu' in navigator);
-showBackend();
+solver.show();
 
 page.start({
   dt: currentDt,
   speed: () => 1,
-  time: () => demo.time(),
+  time: () => solver.demo.time(),
   // Auto: as many steps as real time needs, within the frame's compute budget; fixed: the user's count.
   stepsForFrame: (wall) => {
     // The worker steps on its own; its states are counted as they come (page.recordSteps).
-    if (workerSteps || leavingGpu) return 0;
+    if (solver.stepsElsewhere) return 0;
     const dt = currentDt();
     let n;
     if (params.substeps === 'fixed') {
@@ -795,26 +562,18 @@ page.start({
     return n;
   },
   step: (n) => {
-    if (workerSteps) {
-      // The Step button or the message API: queued behind the worker's current work.
-      cpu.step(currentDt(), n).then(takeWorkerState, workerFailed);
-      return 'queued';
-    }
-    if (!demo.step(currentDt(), n)) {
+    // The worker's (the Step button or the message API) are queued behind its current work.
+    const stepped = solver.step(currentDt(), n);
+    if (stepped === 'queued') return stepped;
+    if (!stepped) {
       // A blow-up: the solver kept the last good state. Pause there and explain.
       page.setRunning(false);
-      page.notice('step-error', `Paused: ${demo.error()}.`, 'error');
+      page.notice('step-error', `Paused: ${solver.demo.error()}.`, 'error');
     }
   },
   restart: () => guard('restart', rebuild),
   render: () => {
-    const notice = demo.take_notice();
-    if (notice) {
-      page.notice('backend', `${notice}.`, 'warning');
-      showBackend();
-    }
-    readBack();
-    syncWorkerRun();
+    solver.frame();
     draw();
     updateReadouts(performance.now());
   },
@@ -822,11 +581,12 @@ page.start({
 
 // For tests and the console: the live objects (the page's copy of the solver, the view, the camera).
 window.phyxelDemo = {
-  get demo() { return demo; },
-  get cpuWorker() { return cpu; },
-  get readBacks() { return readBacks; },
+  get demo() { return solver.demo; },
+  get cpuWorker() { return solver.cpu; },
+  get readBacks() { return solver.readBacks; },
   get view() { return view; },
-  get gpu() { return gpuDevice; },
+  get gpu() { return solver.gpuDevice; },
+  solver,
   camera,
 };
 page.ready();
@@ -837,8 +597,8 @@ startWorker();
 const namedBackend = new URLSearchParams(location.search).get('backend');
 rendererSettled
   .then(() => {
-    if (namedBackend === 'gpu') return switchBackend('gpu');
-    if (namedBackend === null && 'gpu' in navigator) return switchBackend('gpu', { quiet: true });
+    if (namedBackend === 'gpu') return solver.switchTo('gpu');
+    if (namedBackend === null && 'gpu' in navigator) return solver.switchTo('gpu', { quiet: true });
   })
   .finally(() => {
     document.body.dataset.solverChosen = 'true';

@@ -2,18 +2,21 @@
 // the SPH sum (optionally Shepard-filtered), and its gradient by the difference formula (optionally
 // with the kernel-gradient correction). Solver: crates/phyxel/src/lessons/sph_approximation.rs.
 import init, { SphApproximationLesson, kernel_list, colour_scale } from '../../phyxel-web.js';
-import { LessonPage, canvasPoint, fitCanvas } from '../page.js';
-import { LivePlot } from '../plot.js';
-import { functionControls, sample, colourLegend } from '../scattered.js';
+import { LessonPage, canvasPoint, keepFitted } from '../site/page.js';
+import { LivePlot } from '../site/plot.js';
+import { functionControls, sample, colourLegend } from './scattered.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 await init();
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)', simulation: false });
 const canvas = document.getElementById('scene');
 const ctx = canvas.getContext('2d');
+/** The lesson's parameter table (crates/phyxel/src/lessons/sph_approximation.rs): ranges and defaults. */
+const table = SphApproximationLesson.parameters();
 const params = {
-  spacing: 0.05, ratio: 3, jitter: 0.5, seed: 1, kernel: 'cubic',
-  offset: 0.3, angle: 0, shepard: false, corrected: false, colour: 'value',
+  ...defaults(table),
+  kernel: 'cubic', shepard: false, corrected: false, colour: 'value',
 };
 let lesson = new SphApproximationLesson(params.spacing, params.ratio, params.jitter, params.seed, params.kernel);
 lesson.set_line(params.offset, params.angle);
@@ -35,17 +38,18 @@ const functions = functionControls(c, {
 
 const samplingGroup = c.group('Sampling');
 const resampleControls = {};
-const resampleNumber = (key, label, unit, min, max) => {
+const resampleNumber = (key, label, unit) => {
   resampleControls[key] = samplingGroup.number({
-    id: `param-${key}`, label, unit, min, max, value: params[key],
+    ...fromTable(table, key), label, unit,
     onChange: (value) => resample(key, value),
   });
 };
-resampleNumber('spacing', 'Spacing Δx', '', 0.02, 0.25);
-resampleNumber('ratio', 'Support radius h / Δx', '', 1, 6);
-resampleNumber('jitter', 'Jitter (fraction of a cell)', '', 0, 1);
-resampleNumber('seed', 'Random seed', '', 0, 1000000);
+resampleNumber('spacing', 'Spacing Δx', '');
+resampleNumber('ratio', 'Support radius h / Δx', '');
+resampleNumber('jitter', 'Jitter (fraction of a cell)', '');
+resampleNumber('seed', 'Random seed', '');
 samplingGroup.select({
+  param: 'kernel',
   id: 'kernel-select',
   label: 'Kernel',
   value: params.kernel,
@@ -62,18 +66,20 @@ samplingGroup.select({
 
 const methodGroup = c.group('Approximation');
 methodGroup.checkbox({
+  param: 'shepard',
   id: 'shepard', label: 'Shepard filter (divide by Σ V_j W)', checked: params.shepard,
   onChange: (on) => { params.shepard = on; update(); },
 });
 methodGroup.checkbox({
+  param: 'correction',
   id: 'correction', label: 'Kernel-gradient correction L', checked: params.corrected,
   onChange: (on) => { params.corrected = on; update(); },
 });
 
 const lineGroup = c.group('Line (drag it on the figure)');
-const lineControl = (key, label, unit, min, max) =>
+const lineControl = (key, label, unit) =>
   lineGroup.number({
-    id: `param-${key}`, label, unit, min, max, value: params[key],
+    ...fromTable(table, key), label, unit,
     onChange: (value) => {
       const previous = params[key];
       params[key] = value;
@@ -86,10 +92,11 @@ const lineControl = (key, label, unit, min, max) =>
     },
   });
 const controls = {};
-controls.offset = lineControl('offset', 'Offset', '', -1, 1);
-controls.angle = lineControl('angle', 'Angle θ', '°', -90, 90);
+controls.offset = lineControl('offset', 'Offset', '');
+controls.angle = lineControl('angle', 'Angle θ', '°');
 
 c.select({
+  param: 'colour',
   id: 'colour-select',
   label: 'Colour particles by',
   value: params.colour,
@@ -227,10 +234,6 @@ canvas.addEventListener('pointermove', (event) => {
 });
 for (const type of ['pointerup', 'pointercancel']) canvas.addEventListener(type, () => { dragging = false; });
 
-new ResizeObserver(() => {
-  fitCanvas(canvas);
-  draw();
-}).observe(canvas);
-fitCanvas(canvas);
+keepFitted(canvas, draw);
 update();
 page.ready();

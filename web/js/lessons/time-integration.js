@@ -1,9 +1,10 @@
 // The time-integration lesson: every integrator of the solver crate on a spring or a projectile, drawn
 // live against the analytic solution. Physics: crates/phyxel/src/lessons/time_integration.rs.
-// The integrators run in the lesson worker (js/remote-lesson.js): every call on `lesson` is a promise.
-import { LessonPage, canvasPoint as pointerPixel, fitCanvas } from '../page.js';
-import { LessonWorker } from '../remote-lesson.js';
-import { LivePlot } from '../plot.js';
+// The integrators run in the lesson worker (js/workers/remote-lesson.js): every call on `lesson` is a promise.
+import { LessonPage, canvasPoint as pointerPixel, fitCanvas } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
+import { LivePlot } from '../site/plot.js';
+import { defaults, fromTable } from '../site/controls.js';
 
 const EXACT_COLOR = '#2a9d3a';
 const COLORS = ['#d62828', '#1d4ed8', '#9333ea', '#0891b2', '#ea580c', '#a16207', '#db2777', '#4b5563'];
@@ -11,10 +12,12 @@ const COLORS = ['#d62828', '#1d4ed8', '#9333ea', '#0891b2', '#ea580c', '#a16207'
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const solvers = await LessonWorker.start();
 const methods = await solvers.static('TimeIntegrationLesson', 'methods');
-const limits = await solvers.static('TimeIntegrationLesson', 'limits');
+/** The solver's parameter table (crates/phyxel/src/lessons/time_integration.rs): ranges and defaults. */
+const table = await solvers.static('TimeIntegrationLesson', 'parameters');
+const range = (name) => table.find((p) => p.name === name);
 const canvas = document.getElementById('scene');
 
-const params = { scene: 'spring', dt: 0.02, speed: 1, k: 40, m: 1, x0: 1, g: 9.81, v0: 10, angle: 60 };
+const params = { scene: 'spring', speed: 1, ...defaults(table) };
 const shown = methods.map(() => true);
 let lesson = await build();
 /** The latest state of every integrator and of the analytic solution (lesson.snapshot()). */
@@ -45,6 +48,7 @@ function rebuild(control) {
 // Controls. Ranges come from the solver crate (one source of truth).
 const c = page.controls;
 c.select({
+  param: 'scene',
   id: 'scene-select',
   label: 'Scene',
   value: params.scene,
@@ -60,14 +64,12 @@ c.select({
     rebuild();
   },
 });
-const number = (group, key, label, unit, range, extra = {}) => {
+/** A control of the solver's parameter `key` (range and default from its table), or of the page's own where `extra` names it (param, min, max, value). */
+const number = (group, key, label, unit, extra = {}) => {
   const control = group.number({
-    id: `param-${key}`,
+    ...(extra.param ? {} : fromTable(table, key)),
     label,
     unit,
-    min: range[0],
-    max: range[1],
-    value: params[key],
     ...extra,
     onChange: (value) => {
       params[key] = value;
@@ -77,21 +79,25 @@ const number = (group, key, label, unit, range, extra = {}) => {
   return control;
 };
 const common = c.group('Integration');
-number(common, 'dt', 'Δt', 's', limits.dt, { onChange: () => updateStability() });
-number(common, 'speed', 'Speed', '×', [0.01, 10], { help: 'Simulated seconds per real second', onChange: () => {} });
-number(common, 'm', 'Mass m', 'kg', limits.m);
+number(common, 'dt', 'Δt', 's', { onChange: () => updateStability() });
+// The playback speed is the page's own (the solver never sees it).
+number(common, 'speed', 'Speed', '×', {
+  param: 'speed', min: 0.01, max: 10, value: params.speed, help: 'Simulated seconds per real second', onChange: () => {},
+});
+number(common, 'm', 'Mass m', 'kg');
 const springControls = c.group('Spring f = −kx');
-number(springControls, 'k', 'Stiffness k', 'N/m', limits.k);
-const x0Control = number(springControls, 'x0', 'Start x₀', 'm', limits.x0);
+number(springControls, 'k', 'Stiffness k', 'N/m');
+const x0Control = number(springControls, 'x0', 'Start x₀', 'm');
 const projectileControls = c.group('Projectile');
-number(projectileControls, 'g', 'Gravity g', 'm/s²', limits.g);
-const v0Control = number(projectileControls, 'v0', 'Speed v₀', 'm/s', limits.v0);
-const angleControl = number(projectileControls, 'angle', 'Angle', '°', limits.angle);
+number(projectileControls, 'g', 'Gravity g', 'm/s²');
+const v0Control = number(projectileControls, 'v0', 'Speed v₀', 'm/s');
+const angleControl = number(projectileControls, 'angle', 'Angle', '°');
 projectileControls.setVisible(false);
 
 const methodGroup = c.group('Methods');
 methods.forEach((method, i) => {
   methodGroup.checkbox({
+    param: `method-${method.id}`,
     id: `method-${method.id}`,
     label: method.name,
     checked: true,
@@ -167,13 +173,13 @@ const endDrag = async (event, apply) => {
   drag = null;
   if (!apply || !point) return;
   const [x, y] = point;
-  const clamp = (v, [lo, hi]) => Math.min(hi, Math.max(lo, v));
+  const clamp = (v, name) => Math.min(range(name).max, Math.max(range(name).min, v));
   if (params.scene === 'spring') {
-    x0Control.set(Number(clamp(x, limits.x0).toFixed(3)));
+    x0Control.set(Number(clamp(x, 'x0').toFixed(3)));
   } else {
     // The arrow is the distance the launch velocity covers in half a second.
-    const speed = clamp(Math.hypot(x, y) / 0.5, limits.v0);
-    const angle = clamp((Math.atan2(y, x) * 180) / Math.PI, limits.angle);
+    const speed = clamp(Math.hypot(x, y) / 0.5, 'v0');
+    const angle = clamp((Math.atan2(y, x) * 180) / Math.PI, 'angle');
     v0Control.set(Number(speed.toFixed(2)));
     angleControl.set(Number(angle.toFixed(1)));
   }

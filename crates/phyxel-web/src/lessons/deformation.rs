@@ -4,7 +4,7 @@
 use crate::check;
 use crate::view::{device_pixel_ratio, View};
 use glam::{DMat3, DVec3};
-use phyxel::lessons::deformation::{linear_map, Neighbourhood, SUPPORT_RADIUS};
+use phyxel::lessons::deformation::{linear_map, param, Neighbourhood, PARAMETERS, SUPPORT_RADIUS};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
@@ -22,11 +22,6 @@ fn block(m: DMat3) -> [f64; 4] {
     [m.x_axis.x, m.y_axis.x, m.x_axis.y, m.y_axis.y]
 }
 
-/// Allowed ranges (the page's controls use the same).
-pub const SCALE: (f64, f64) = (0.25, 2.0);
-pub const SHEAR: (f64, f64) = (-1.5, 1.5);
-pub const ANGLE: (f64, f64) = (-180.0, 180.0);
-
 #[wasm_bindgen]
 pub struct DeformationLesson {
     neighbourhood: Neighbourhood,
@@ -36,6 +31,11 @@ pub struct DeformationLesson {
 
 #[wasm_bindgen]
 impl DeformationLesson {
+    /// The parameter table [{ name, min, max, integer, default }] the page builds its controls from.
+    pub fn parameters() -> Result<JsValue, JsError> {
+        crate::parameters(PARAMETERS)
+    }
+
     #[wasm_bindgen(constructor)]
     pub fn new() -> DeformationLesson {
         DeformationLesson {
@@ -53,12 +53,12 @@ impl DeformationLesson {
         scale_y: f64,
         shear: f64,
     ) -> Result<(), JsError> {
-        let angle = check("rotation", angle_deg, ANGLE.0, ANGLE.1)?.to_radians();
+        let angle = check(param::ANGLE, angle_deg)?.to_radians();
         self.map = linear_map(
             angle,
-            check("scale x", scale_x, SCALE.0, SCALE.1)?,
-            check("scale y", scale_y, SCALE.0, SCALE.1)?,
-            check("shear", shear, SHEAR.0, SHEAR.1)?,
+            check(param::SCALE_X, scale_x)?,
+            check(param::SCALE_Y, scale_y)?,
+            check(param::SHEAR, shear)?,
         );
         Ok(())
     }

@@ -3,7 +3,7 @@
 
 use crate::check;
 use crate::view::{device_pixel_ratio, View};
-use phyxel::lessons::explicit_implicit::{Beam, ExplicitVsImplicit};
+use phyxel::lessons::explicit_implicit::{param, Beam, ExplicitVsImplicit, PARAMETERS};
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::simulation::Simulation;
@@ -28,6 +28,11 @@ pub struct ExplicitImplicitLesson {
 
 #[wasm_bindgen]
 impl ExplicitImplicitLesson {
+    /// The parameter table [{ name, min, max, integer, default }] the page builds its controls from.
+    pub fn parameters() -> Result<JsValue, JsError> {
+        crate::parameters(PARAMETERS)
+    }
+
     /// The beam (E in Pa, ν, ρ in kg/m³, phyxels across the 0.1 m thickness), the explicit and the
     /// implicit Δt (s), mass damping c (1/s), CG tolerance and iteration limit.
     #[wasm_bindgen(constructor)]
@@ -46,24 +51,24 @@ impl ExplicitImplicitLesson {
         let beam = Beam {
             length: LENGTH,
             thickness: THICKNESS,
-            across: check("phyxels across", across as f64, 2.0, 6.0)? as usize,
+            across: check(param::ACROSS, across as f64)? as usize,
             material: Material {
-                young: check("E", young, 1e3, 1e11)?,
-                poisson: check("ν", poisson, 0.0, 0.45)?,
-                density: check("ρ", density, 10.0, 20_000.0)?,
+                young: check(param::YOUNG, young)?,
+                poisson: check(param::POISSON, poisson)?,
+                density: check(param::DENSITY, density)?,
                 volume_stiffness: 0.0,
             },
         };
         let settings = CorotatedImplicit {
-            tolerance: check("CG tolerance", tolerance, 1e-10, 0.5)?,
-            max_iterations: check("CG iterations", max_iterations as f64, 1.0, 10_000.0)? as usize,
+            tolerance: check(param::TOLERANCE, tolerance)?,
+            max_iterations: check(param::MAX_ITERATIONS, max_iterations as f64)? as usize,
             ..CorotatedImplicit::default()
         };
         let lesson = ExplicitVsImplicit::new(
             beam,
-            check("explicit Δt", explicit_dt, 1e-6, 0.05)?,
-            check("implicit Δt", implicit_dt, 1e-4, 0.1)?,
-            check("damping", damping, 0.0, 100.0)?,
+            check(param::EXPLICIT_DT, explicit_dt)?,
+            check(param::IMPLICIT_DT, implicit_dt)?,
+            check(param::DAMPING, damping)?,
             settings,
         );
         Ok(ExplicitImplicitLesson {

@@ -2,6 +2,7 @@
 //! The kernels themselves are [`phyxel::kernels`].
 
 use phyxel::kernels::{Dimension, Kernel};
+use phyxel::lessons::kernels::{param, PARAMETERS};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -25,16 +26,17 @@ fn parse(id: &str, dimension: u32, h: f64) -> Result<(Kernel, Dimension, f64), J
         Kernel::from_id(id).ok_or_else(|| JsError::new(&format!("unknown kernel “{id}”")))?;
     let dim = Dimension::from_number(dimension)
         .ok_or_else(|| JsError::new("the dimension must be 1, 2 or 3"))?;
-    if !(h.is_finite() && h > 0.0) {
-        return Err(JsError::new(
-            "the support radius h must be a positive number",
-        ));
-    }
-    Ok((kernel, dim, h))
+    Ok((kernel, dim, crate::check(param::SUPPORT_RADIUS, h)?))
 }
 
 fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
     serde_wasm_bindgen::to_value(value).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// The lesson's parameter table [{ name, min, max, integer, default }] the page builds its control from.
+#[wasm_bindgen]
+pub fn kernel_parameters() -> Result<JsValue, JsError> {
+    crate::parameters(PARAMETERS)
 }
 
 /// Every kernel: id and name.

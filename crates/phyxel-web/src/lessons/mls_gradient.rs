@@ -2,14 +2,13 @@
 //! [`phyxel::lessons::mls_gradient`] — the phyxel solver's MLS weights and safe inverse, and the SPH
 //! difference formula — on samples the user can drag.
 
-use super::sph_approximation::{
-    draw_samples, draw_square, stroke_path, JITTER, SEED, SPACING, SUPPORT_RATIO,
-};
-use crate::check;
+use super::sph_approximation::{draw_samples, draw_square, stroke_path};
 use crate::colour::colour_scale;
 use crate::view::{device_pixel_ratio, View};
+use crate::{check, check_range};
 use glam::DVec3;
 use phyxel::lessons::mls_gradient::MlsGradient;
+use phyxel::lessons::mls_gradient::{param, PARAMETERS};
 use phyxel::lessons::sph_approximation::ErrorStats;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -89,6 +88,11 @@ fn xy(v: DVec3) -> [f64; 2] {
 
 #[wasm_bindgen]
 impl MlsGradientLesson {
+    /// The parameter table [{ name, min, max, integer, default }] the page builds its controls from.
+    pub fn parameters() -> Result<JsValue, JsError> {
+        crate::parameters(PARAMETERS)
+    }
+
     /// Samples on the jittered lattice of spacing Δx over [−1, 1]², support radius h = ratio · Δx.
     #[wasm_bindgen(constructor)]
     pub fn new(
@@ -98,15 +102,10 @@ impl MlsGradientLesson {
         seed: f64,
     ) -> Result<MlsGradientLesson, JsError> {
         let lesson = MlsGradient::jittered(
-            check("spacing", spacing, SPACING.0, SPACING.1)?,
-            check("jitter", jitter, JITTER.0, JITTER.1)?,
-            check("seed", seed, SEED.0, SEED.1)?.round() as u64,
-            check(
-                "support radius",
-                support_ratio,
-                SUPPORT_RATIO.0,
-                SUPPORT_RATIO.1,
-            )?,
+            check(param::SPACING, spacing)?,
+            check(param::JITTER, jitter)?,
+            check(param::SEED, seed)?.round() as u64,
+            check(param::SUPPORT_RATIO, support_ratio)?,
         );
         let spacing = lesson.sph.volume.sqrt();
         // Start with a sample near the bottom-left corner chosen: its neighbourhood is cut off.
@@ -193,8 +192,8 @@ impl MlsGradientLesson {
 
     /// Move the chosen sample to (x, y) and recompute the neighbourhoods and MLS data.
     pub fn move_chosen(&mut self, x: f64, y: f64) -> Result<(), JsError> {
-        let x = check("x", x, -MAX_COORDINATE, MAX_COORDINATE)?;
-        let y = check("y", y, -MAX_COORDINATE, MAX_COORDINATE)?;
+        let x = check_range("x", x, -MAX_COORDINATE, MAX_COORDINATE)?;
+        let y = check_range("y", y, -MAX_COORDINATE, MAX_COORDINATE)?;
         self.lesson.move_sample(self.chosen, DVec3::new(x, y, 0.0));
         Ok(())
     }

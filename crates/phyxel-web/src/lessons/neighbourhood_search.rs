@@ -3,7 +3,7 @@
 use crate::check;
 use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
-use phyxel::lessons::neighbourhood_search::{neighbours_of, Swarm};
+use phyxel::lessons::neighbourhood_search::{neighbours_of, param, Swarm, PARAMETERS};
 use phyxel::meshless::neighbours::Neighbourhoods;
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
@@ -18,11 +18,16 @@ pub struct NeighbourhoodLesson {
 
 #[wasm_bindgen]
 impl NeighbourhoodLesson {
+    /// The parameter table [{ name, min, max, integer, default }] the page builds its controls from.
+    pub fn parameters() -> Result<JsValue, JsError> {
+        crate::parameters(PARAMETERS)
+    }
+
     /// `count` particles in [−1, 1]², searched with `radius`.
     #[wasm_bindgen(constructor)]
     pub fn new(count: u32, radius: f64) -> Result<NeighbourhoodLesson, JsError> {
-        let count = check("particles", count as f64, 2.0, 20_000.0)? as usize;
-        let radius = check("radius", radius, 0.01, 0.5)?;
+        let count = check(param::COUNT, count as f64)? as usize;
+        let radius = check(param::RADIUS, radius)?;
         let swarm = Swarm::new(count, 42);
         let hashed = swarm.hashed(radius);
         Ok(NeighbourhoodLesson {
@@ -34,7 +39,7 @@ impl NeighbourhoodLesson {
     }
 
     pub fn set_radius(&mut self, radius: f64) -> Result<(), JsError> {
-        self.radius = check("radius", radius, 0.01, 0.5)?;
+        self.radius = check(param::RADIUS, radius)?;
         Ok(())
     }
 

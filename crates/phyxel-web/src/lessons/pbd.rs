@@ -3,7 +3,7 @@
 use crate::check;
 use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
-use phyxel::lessons::pbd::{cloth, rope, soft_box, PbdSystem, Projection};
+use phyxel::lessons::pbd::{cloth, param, rope, soft_box, PbdSystem, Projection, PARAMETERS};
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
 
@@ -18,10 +18,15 @@ pub struct PbdLesson {
 
 #[wasm_bindgen]
 impl PbdLesson {
+    /// The parameter table [{ name, min, max, integer, default }] the page builds its controls from.
+    pub fn parameters() -> Result<JsValue, JsError> {
+        crate::parameters(PARAMETERS)
+    }
+
     /// "cloth" (the examples site's 40 × 30 cloth, spacing 0.2), "rope" or "box"; particle mass m.
     #[wasm_bindgen(constructor)]
     pub fn new(scene: &str, mass: f64) -> Result<PbdLesson, JsError> {
-        let mass = check("mass", mass, 0.01, 100.0)?;
+        let mass = check(param::MASS, mass)?;
         let (system, view) = match scene {
             "cloth" => (
                 cloth(40, 30, 0.2, mass),
@@ -75,14 +80,14 @@ impl PbdLesson {
         compliance: f64,
         gravity: f64,
     ) -> Result<(), JsError> {
-        let dt = check("Δt", dt, 1e-5, 0.1)?;
-        let iterations = check("iterations", iterations as f64, 1.0, 1000.0)? as usize;
+        let dt = check(param::DT, dt)?;
+        let iterations = check(param::ITERATIONS, iterations as f64)? as usize;
         let projection = match solver {
             "pbd" => Projection::Pbd {
-                stiffness: check("stiffness", stiffness, 0.0, 1.0)?,
+                stiffness: check(param::STIFFNESS, stiffness)?,
             },
             "xpbd" => Projection::Xpbd {
-                compliance: check("compliance", compliance, 0.0, 10.0)?,
+                compliance: check(param::COMPLIANCE, compliance)?,
             },
             other => {
                 return Err(JsError::new(&format!(
@@ -90,7 +95,7 @@ impl PbdLesson {
                 )))
             }
         };
-        let gravity = DVec2::new(0.0, -check("gravity", gravity, 0.0, 100.0)?);
+        let gravity = DVec2::new(0.0, -check(param::GRAVITY, gravity)?);
         for _ in 0..steps {
             self.system.step(dt, iterations, gravity, projection);
         }

@@ -7,18 +7,12 @@ use crate::colour::colour_scale;
 use crate::view::{device_pixel_ratio, View};
 use glam::DVec3;
 use phyxel::kernels::Kernel;
+use phyxel::lessons::sph_approximation::{param, PARAMETERS};
 use phyxel::lessons::sph_approximation::{ErrorStats, Line, Particles, HALF_WIDTH};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
 
-/// Allowed ranges (the page's controls use the same).
-pub const SPACING: (f64, f64) = (0.02, 0.25);
-pub const SUPPORT_RATIO: (f64, f64) = (1.0, 6.0);
-pub const JITTER: (f64, f64) = (0.0, 1.0);
-pub const SEED: (f64, f64) = (0.0, 1_000_000.0);
-pub const OFFSET: (f64, f64) = (-HALF_WIDTH, HALF_WIDTH);
-pub const ANGLE: (f64, f64) = (-90.0, 90.0);
 /// Points sampled along the line.
 const LINE_POINTS: usize = 241;
 
@@ -129,6 +123,11 @@ pub struct SphApproximationLesson {
 
 #[wasm_bindgen]
 impl SphApproximationLesson {
+    /// The parameter table [{ name, min, max, integer, default }] the page builds its controls from.
+    pub fn parameters() -> Result<JsValue, JsError> {
+        crate::parameters(PARAMETERS)
+    }
+
     /// Samples on the jittered lattice of spacing Δx over [−1, 1]², support radius h = ratio · Δx.
     #[wasm_bindgen(constructor)]
     pub fn new(
@@ -141,15 +140,10 @@ impl SphApproximationLesson {
         let kernel = Kernel::from_id(kernel)
             .ok_or_else(|| JsError::new(&format!("unknown kernel “{kernel}”")))?;
         let particles = Particles::jittered(
-            check("spacing", spacing, SPACING.0, SPACING.1)?,
-            check("jitter", jitter, JITTER.0, JITTER.1)?,
-            check("seed", seed, SEED.0, SEED.1)?.round() as u64,
-            check(
-                "support radius",
-                support_ratio,
-                SUPPORT_RATIO.0,
-                SUPPORT_RATIO.1,
-            )?,
+            check(param::SPACING, spacing)?,
+            check(param::JITTER, jitter)?,
+            check(param::SEED, seed)?.round() as u64,
+            check(param::SUPPORT_RATIO, support_ratio)?,
             kernel,
         );
         let n = particles.positions.len();
@@ -189,8 +183,8 @@ impl SphApproximationLesson {
     /// The line x · n = offset, n = (−sin θ, cos θ), θ in degrees.
     pub fn set_line(&mut self, offset: f64, angle_deg: f64) -> Result<(), JsError> {
         self.line = Line {
-            offset: check("line offset", offset, OFFSET.0, OFFSET.1)?,
-            angle: check("line angle", angle_deg, ANGLE.0, ANGLE.1)?.to_radians(),
+            offset: check(param::OFFSET, offset)?,
+            angle: check(param::ANGLE, angle_deg)?.to_radians(),
         };
         Ok(())
     }
@@ -206,7 +200,7 @@ impl SphApproximationLesson {
         let (x, y) = self.view.to_world(px, py, width, height);
         DVec3::new(x, y, 0.0)
             .dot(self.line.normal())
-            .clamp(OFFSET.0, OFFSET.1)
+            .clamp(param::OFFSET.min, param::OFFSET.max)
     }
 
     /// Approximate the function with values f_j at the samples (`values`), exact gradients (∂f/∂x,

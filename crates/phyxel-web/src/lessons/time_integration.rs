@@ -4,7 +4,7 @@
 use crate::view::{device_pixel_ratio, View};
 use phyxel::integrators::Method;
 use phyxel::lessons::time_integration::{
-    limits, Comparison, MethodReadout, Projectile, Scene, Spring,
+    Comparison, MethodReadout, Projectile, Scene, Spring, PARAMETERS,
 };
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -44,18 +44,6 @@ struct ExactPoint {
     x: f64,
     y: f64,
     energy: f64,
-}
-
-/// One (min, max) range per parameter, the single source of the page's control limits.
-#[derive(Serialize)]
-struct Limits {
-    dt: (f64, f64),
-    k: (f64, f64),
-    m: (f64, f64),
-    x0: (f64, f64),
-    g: (f64, f64),
-    v0: (f64, f64),
-    angle: (f64, f64),
 }
 
 /// The lesson's simulation as the page sees it.
@@ -144,17 +132,9 @@ impl TimeIntegrationLesson {
         to_js(&info)
     }
 
-    /// The allowed range of every parameter.
-    pub fn limits() -> Result<JsValue, JsError> {
-        to_js(&Limits {
-            dt: limits::DT,
-            k: limits::STIFFNESS,
-            m: limits::MASS,
-            x0: limits::X0,
-            g: limits::GRAVITY,
-            v0: limits::SPEED,
-            angle: limits::ANGLE_DEG,
-        })
+    /// The parameter table [{ name, min, max, integer, default }] the page builds its controls from.
+    pub fn parameters() -> Result<JsValue, JsError> {
+        crate::parameters(PARAMETERS)
     }
 
     /// Advance every method by `steps` steps of `dt`. The projectile restarts after it landed.

@@ -10,6 +10,21 @@ use crate::meshless::mls::MlsWeights;
 use crate::meshless::neighbours::Neighbourhoods;
 use glam::{DMat3, DVec3};
 
+/// The lesson's parameters: T's rotation θ (degrees), scales s_x, s_y and shear γ. The page's
+/// controls take their ranges and defaults from here (`DeformationLesson.parameters()`), and the
+/// bindings check values against the same.
+pub mod param {
+    use crate::params::Param;
+    pub const ANGLE: Param = Param::real("angle", -180.0, 180.0, 0.0);
+    pub const SCALE_X: Param = Param::real("sx", 0.25, 2.0, 1.0);
+    pub const SCALE_Y: Param = Param::real("sy", 0.25, 2.0, 1.0);
+    pub const SHEAR: Param = Param::real("shear", -1.5, 1.5, 0.0);
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[crate::params::Param] =
+    &[param::ANGLE, param::SCALE_X, param::SCALE_Y, param::SHEAR];
+
 /// T = R(θ) · diag(s_x, s_y) · [[1, γ], [0, 1]]: rotation by θ (radians) after scaling after shear γ.
 pub fn linear_map(angle: f64, scale_x: f64, scale_y: f64, shear: f64) -> DMat3 {
     let rotation = DMat3::from_rotation_z(angle);
@@ -101,6 +116,11 @@ impl Neighbourhood {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+        crate::params::check_table(super::PARAMETERS).unwrap();
+    }
+
     use super::*;
 
     fn max_abs(m: DMat3) -> f64 {

@@ -20,6 +20,35 @@ pub const CLAMP_LAYERS: usize = 2;
 /// Support radius h = this × the lattice spacing, as in the 3D demo.
 pub const SUPPORT_FACTOR: f64 = 2.2;
 
+/// The lesson's parameters: the beam's material and resolution, both time steps, damping and CG.
+/// The page's controls take their ranges and defaults from here (`ExplicitImplicitLesson.parameters()`), and
+/// the bindings check values against the same.
+pub mod param {
+    use crate::params::Param;
+    pub const YOUNG: Param = Param::real("young", 1e3, 1e11, 1e6);
+    pub const POISSON: Param = Param::real("poisson", 0.0, 0.45, 0.3);
+    pub const DENSITY: Param = Param::real("density", 10.0, 20_000.0, 1000.0);
+    pub const ACROSS: Param = Param::integer("across", 2.0, 6.0, 3.0);
+    pub const EXPLICIT_DT: Param = Param::real("explicitDt", 1e-6, 0.05, 0.00025);
+    pub const IMPLICIT_DT: Param = Param::real("implicitDt", 1e-4, 0.1, 1.0 / 60.0);
+    pub const DAMPING: Param = Param::real("damping", 0.0, 100.0, 1.0);
+    pub const TOLERANCE: Param = Param::real("tolerance", 1e-10, 0.5, 1e-4);
+    pub const MAX_ITERATIONS: Param = Param::integer("maxIterations", 1.0, 10_000.0, 500.0);
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[crate::params::Param] = &[
+    param::YOUNG,
+    param::POISSON,
+    param::DENSITY,
+    param::ACROSS,
+    param::EXPLICIT_DT,
+    param::IMPLICIT_DT,
+    param::DAMPING,
+    param::TOLERANCE,
+    param::MAX_ITERATIONS,
+];
+
 /// The beam and its material.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Beam {
@@ -209,6 +238,11 @@ impl ExplicitVsImplicit {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+        crate::params::check_table(super::PARAMETERS).unwrap();
+    }
+
     use super::*;
     use crate::meshless::implicit::StaticSolve;
 

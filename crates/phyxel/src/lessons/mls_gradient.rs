@@ -19,6 +19,35 @@ use crate::meshless::mls::{
 use crate::meshless::neighbours::Neighbourhoods;
 use glam::{DMat3, DVec3};
 
+/// The lesson's parameters: the jittered lattice as in the SPH-approximation lesson (the same ranges),
+/// with defaults of its own. The page's controls take their ranges and defaults from here
+/// (`MlsGradientLesson.parameters()`), and the bindings check values against the same.
+pub mod param {
+    use super::super::sph_approximation::param as sph;
+    use crate::params::Param;
+    pub const SPACING: Param = Param {
+        default: 0.1,
+        ..sph::SPACING
+    };
+    pub const SUPPORT_RATIO: Param = Param {
+        default: 2.5,
+        ..sph::SUPPORT_RATIO
+    };
+    pub const JITTER: Param = Param {
+        default: 0.6,
+        ..sph::JITTER
+    };
+    pub const SEED: Param = sph::SEED;
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[crate::params::Param] = &[
+    param::SPACING,
+    param::SUPPORT_RATIO,
+    param::JITTER,
+    param::SEED,
+];
+
 /// The rank of a regular moment matrix in the plane.
 pub const PLANAR_RANK: u8 = 2;
 
@@ -144,6 +173,11 @@ impl MlsGradient {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+        crate::params::check_table(super::PARAMETERS).unwrap();
+    }
+
     use super::*;
     use crate::lessons::sph_approximation::ErrorStats;
 

@@ -5,6 +5,18 @@
 use crate::meshless::neighbours::Neighbourhoods;
 use glam::{DVec2, DVec3};
 
+/// The lesson's parameters: how many particles, and the search radius h (m).
+/// The page's controls take their ranges and defaults from here (`NeighbourhoodLesson.parameters()`), and
+/// the bindings check values against the same.
+pub mod param {
+    use crate::params::Param;
+    pub const COUNT: Param = Param::integer("count", 2.0, 20_000.0, 1000.0);
+    pub const RADIUS: Param = Param::real("radius", 0.01, 0.5, 0.1);
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[crate::params::Param] = &[param::COUNT, param::RADIUS];
+
 /// Particles bouncing in the box [−1, 1]².
 #[derive(Clone, Debug)]
 pub struct Swarm {
@@ -76,6 +88,11 @@ pub fn neighbours_of(hoods: &Neighbourhoods, i: usize) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+        crate::params::check_table(super::PARAMETERS).unwrap();
+    }
+
     use super::*;
 
     #[test]

@@ -9,8 +9,32 @@
 //!
 //! then p_a += w_a Δλ n and p_b −= w_b Δλ n, with w = 1/m (0 for fixed particles).
 
+use crate::params::Param;
 use glam::DVec2;
 use serde::{Deserialize, Serialize};
+
+/// The lesson's parameters (the classic cloth of the examples site: 2 iterations, Δt = 0.005, mass
+/// 0.5): the page's controls take their ranges and defaults from here (`PbdLesson.parameters()`), and
+/// the bindings check values against the same.
+pub mod param {
+    use crate::params::Param;
+    pub const ITERATIONS: Param = Param::integer("iterations", 1.0, 100.0, 2.0);
+    pub const STIFFNESS: Param = Param::real("stiffness", 0.0, 1.0, 1.0);
+    pub const COMPLIANCE: Param = Param::real("compliance", 0.0, 10.0, 1e-4);
+    pub const DT: Param = Param::real("dt", 1e-4, 0.05, 0.005);
+    pub const GRAVITY: Param = Param::real("gravity", 0.0, 50.0, 9.81);
+    pub const MASS: Param = Param::real("mass", 0.01, 100.0, 0.5);
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[Param] = &[
+    param::ITERATIONS,
+    param::STIFFNESS,
+    param::COMPLIANCE,
+    param::DT,
+    param::GRAVITY,
+    param::MASS,
+];
 
 /// |p_a − p_b| = rest.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -208,6 +232,11 @@ pub fn soft_box(n: usize, spacing: f64, mass: f64) -> PbdSystem {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+        crate::params::check_table(super::PARAMETERS).unwrap();
+    }
+
     use super::*;
 
     const GRAVITY: DVec2 = DVec2::new(0.0, -9.81);

@@ -19,6 +19,30 @@ use glam::{DMat3, DVec3};
 /// The samples cover the square [−HALF_WIDTH, HALF_WIDTH]².
 pub const HALF_WIDTH: f64 = 1.0;
 
+/// The lesson's parameters: the jittered lattice (spacing Δx, support radius h / Δx, jitter as a
+/// fraction of a cell, random seed) and the line (offset, angle θ in degrees). The page's controls
+/// take their ranges and defaults from here (`SphApproximationLesson.parameters()`), and the bindings
+/// check values against the same.
+pub mod param {
+    use crate::params::Param;
+    pub const SPACING: Param = Param::real("spacing", 0.02, 0.25, 0.05);
+    pub const SUPPORT_RATIO: Param = Param::real("ratio", 1.0, 6.0, 3.0);
+    pub const JITTER: Param = Param::real("jitter", 0.0, 1.0, 0.5);
+    pub const SEED: Param = Param::real("seed", 0.0, 1_000_000.0, 1.0);
+    pub const OFFSET: Param = Param::real("offset", -super::HALF_WIDTH, super::HALF_WIDTH, 0.3);
+    pub const ANGLE: Param = Param::real("angle", -90.0, 90.0, 0.0);
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[crate::params::Param] = &[
+    param::SPACING,
+    param::SUPPORT_RATIO,
+    param::JITTER,
+    param::SEED,
+    param::OFFSET,
+    param::ANGLE,
+];
+
 /// The largest number of lattice cells along one side (so at most 200² samples).
 pub const MAX_CELLS: usize = 200;
 
@@ -292,6 +316,11 @@ impl Line {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+        crate::params::check_table(super::PARAMETERS).unwrap();
+    }
+
     use super::*;
 
     fn jittered() -> Particles {

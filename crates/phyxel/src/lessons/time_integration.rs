@@ -109,38 +109,51 @@ pub enum Scene {
     },
 }
 
-pub use crate::params::{check_range, ParamError};
+pub use crate::params::{check_range, Param, ParamError};
 
-/// Allowed ranges of the lesson's parameters (the page's controls use the same).
-pub mod limits {
-    pub const DT: (f64, f64) = (1e-4, 0.5);
-    pub const STIFFNESS: (f64, f64) = (0.01, 1e4);
-    pub const MASS: (f64, f64) = (0.01, 100.0);
-    pub const X0: (f64, f64) = (-5.0, 5.0);
-    pub const GRAVITY: (f64, f64) = (0.0, 100.0);
-    pub const SPEED: (f64, f64) = (0.0, 50.0);
-    pub const ANGLE_DEG: (f64, f64) = (-90.0, 90.0);
+/// The lesson's parameters: the solver checks them here and the page's controls take their ranges and
+/// defaults from the same table (`TimeIntegrationLesson.parameters()`).
+pub mod param {
+    use crate::params::Param;
+    pub const DT: Param = Param::real("dt", 1e-4, 0.5, 0.02);
+    pub const STIFFNESS: Param = Param::real("k", 0.01, 1e4, 40.0);
+    pub const MASS: Param = Param::real("m", 0.01, 100.0, 1.0);
+    pub const X0: Param = Param::real("x0", -5.0, 5.0, 1.0);
+    pub const GRAVITY: Param = Param::real("g", 0.0, 100.0, 9.81);
+    pub const SPEED: Param = Param::real("v0", 0.0, 50.0, 10.0);
+    pub const ANGLE_DEG: Param = Param::real("angle", -90.0, 90.0, 60.0);
 }
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[Param] = &[
+    param::DT,
+    param::STIFFNESS,
+    param::MASS,
+    param::X0,
+    param::GRAVITY,
+    param::SPEED,
+    param::ANGLE_DEG,
+];
 
 impl Scene {
     /// Validate every parameter; the simulation is only ever built from a valid scene.
     pub fn validate(&self) -> Result<(), ParamError> {
-        use limits::*;
+        use param::*;
         match *self {
             Scene::Spring { spring, x0 } => {
-                check_range("k", spring.stiffness, STIFFNESS.0, STIFFNESS.1)?;
-                check_range("m", spring.mass, MASS.0, MASS.1)?;
-                check_range("x0", x0, X0.0, X0.1)?;
+                STIFFNESS.check(spring.stiffness)?;
+                MASS.check(spring.mass)?;
+                X0.check(x0)?;
             }
             Scene::Projectile {
                 projectile,
                 speed,
                 angle_deg,
             } => {
-                check_range("g", projectile.gravity, GRAVITY.0, GRAVITY.1)?;
-                check_range("m", projectile.mass, MASS.0, MASS.1)?;
-                check_range("v0", speed, SPEED.0, SPEED.1)?;
-                check_range("angle", angle_deg, ANGLE_DEG.0, ANGLE_DEG.1)?;
+                GRAVITY.check(projectile.gravity)?;
+                MASS.check(projectile.mass)?;
+                SPEED.check(speed)?;
+                ANGLE_DEG.check(angle_deg)?;
             }
         }
         Ok(())
@@ -398,7 +411,7 @@ impl Comparison {
 
     /// Advance every method that is still bounded by one step of `dt`.
     pub fn step(&mut self, dt: f64) -> Result<(), ParamError> {
-        check_range("dt", dt, limits::DT.0, limits::DT.1)?;
+        param::DT.check(dt)?;
         self.race.step(dt);
         Ok(())
     }

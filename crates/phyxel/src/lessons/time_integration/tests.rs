@@ -345,3 +345,8 @@ fn invalid_parameters_are_rejected_with_the_parameter_named() {
         "a rejected step must not advance the simulation"
     );
 }
+
+#[test]
+fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+    crate::params::check_table(super::PARAMETERS).unwrap();
+}

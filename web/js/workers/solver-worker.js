@@ -1,5 +1,5 @@
 // The CPU solver in a dedicated Web Worker (not on the page's thread: the thread pool's Atomics.wait
-// must never block the main thread). Loads one build of crates/phyxel-worker (js/worker-builds.js
+// must never block the main thread). Loads one build of crates/phyxel-worker (js/workers/worker-builds.js
 // chooses), starts its thread pool, and answers requests { id, type, … } with { id, … } or
 // { id, error }: `bench` times the benchmark cube; `create`, `call`, `run`, `ack`, `step`, `state` and
 // `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … }.
@@ -7,7 +7,7 @@ let solver = null;
 
 async function init({ build, threads }) {
   if (build !== 'threaded' && build !== 'single') throw new Error(`unknown build “${build}”`);
-  solver = await import(`../worker/${build}/phyxel-worker.js`);
+  solver = await import(`../../worker/${build}/phyxel-worker.js`);
   await solver.default();
   if (build === 'threaded') await solver.initThreadPool(threads);
   return { threads: solver.thread_count(), threaded: solver.threaded() };
@@ -51,7 +51,7 @@ function bench({ n, steps }) {
   }
 }
 
-// ---- The 3D demo's solver (PhyxelDemo of crates/phyxel-view), mirrored by the page ----------------
+// ---- The 3D demo's solver (PhyxelDemo of crates/phyxel-worker, over crates/phyxel-app), mirrored by the page ----------------
 //
 // While the page runs the simulation, the worker steps on its own, as many steps as real time needs
 // (within a batch of about BATCH_MS), and sends its state ({ event: 'state', … }) whenever the page has

@@ -1,7 +1,7 @@
 // Plots on uPlot (shipped in vendor/, no CDN). Live time series: points are appended as the simulation
 // runs, the oldest dropped past `maxPoints`, redrawing throttled by the caller via `flush()`. Static
 // curves: `replace()` sets all data at once.
-import uPlot from '../vendor/uplot/uPlot.esm.js';
+import uPlot from '../../vendor/uplot/uPlot.esm.js';
 
 export class LivePlot {
   /**

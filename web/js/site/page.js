@@ -1,8 +1,8 @@
 // The shared lesson template: Restart / Pause–Run / Step buttons, the controls, readouts for simulated
 // time and time per step, notices, and the real-time loop that advances a simulation in fixed steps.
 import { ControlPanel } from './controls.js';
-import { typesetMath } from './math.js';
-import { showBackendBadge } from './backend.js';
+import { typesetMath } from './typeset.js';
+import { showBackendBadge } from '../workers/backend.js';
 import { applyUrlState, addShareButtons, addEmbedChrome, demoId, embedOptions } from './share.js';
 import { startMessageApi } from './messages.js';
 
@@ -21,7 +21,7 @@ export class LessonPage {
     this.panel = document.getElementById('panel');
     this.notices = document.getElementById('notices');
     this.running = true;
-    /** Frames, Steps and restarts still waiting for a lesson worker (js/page.js run). */
+    /** Frames, Steps and restarts still waiting for a lesson worker (js/site/page.js run). */
     this.busy = 0;
     /** Called when busy drops to 0 (see idle()). */
     this.idleWaiters = [];
@@ -33,7 +33,7 @@ export class LessonPage {
     this.simulation = simulation;
     /** Event listeners of the message API: (event, data) => void. */
     this.listeners = new Set();
-    /** Chrome-less view for iframes (`?embed=1`, see embed.html); set before paint by js/embed-mode.js. */
+    /** Chrome-less view for iframes (`?embed=1`, see embed.html); set before paint by js/site/embed-mode.js. */
     this.embed = embedOptions();
     this.onScreen = true;
     document.body.dataset.kind = simulation ? 'simulation' : 'figure';
@@ -221,7 +221,7 @@ export class LessonPage {
 
   /**
    * Run `work` (a frame, a Step, a restart). Work that returns a promise (a solver in a lesson worker,
-   * js/remote-lesson.js) holds back the next frame until it has finished. A failure pauses the
+   * js/workers/remote-lesson.js) holds back the next frame until it has finished. A failure pauses the
    * simulation on its last good state and says why: it must not freeze the page.
    */
   run(work) {
@@ -357,6 +357,15 @@ export function fitCanvas(canvas) {
     canvas.width = width;
     canvas.height = height;
   }
+}
+
+/** Fit `canvas` to its box now and whenever its box changes, redrawing with `draw()` after each change. */
+export function keepFitted(canvas, draw) {
+  new ResizeObserver(() => {
+    fitCanvas(canvas);
+    draw();
+  }).observe(canvas);
+  fitCanvas(canvas);
 }
 
 /** A pointer event's position in the canvas's device pixels: [px, py]. */

@@ -1,7 +1,7 @@
 // Typeset the theory's equations with KaTeX (shipped in vendor/, no CDN). Delimiters: $$…$$ and \[…\]
 // for display math, $…$ and \(…\) inline.
-import katex from '../vendor/katex/katex.mjs';
-import renderMathInElement from '../vendor/katex/contrib/auto-render.mjs';
+import katex from '../../vendor/katex/katex.mjs';
+import renderMathInElement from '../../vendor/katex/contrib/auto-render.mjs';
 
 export function typesetMath(root = document.body) {
   renderMathInElement(root, {

@@ -1,6 +1,6 @@
 // embed.html?demo=<id>&…: open demo <id> chrome-less (its lesson page with embed=1), passing every
 // other parameter on. An unknown or missing demo is explained here, with the list to choose from.
-import { DEMOS } from './demos.js';
+import { DEMOS } from '../site/demos.js';
 
 const params = new URLSearchParams(location.search);
 const demo = params.get('demo');

@@ -1,5 +1,5 @@
 // Which build of the CPU solver's worker module (crates/phyxel-worker, built by web/build-worker.sh)
-// this page can run, and the worker that runs it (js/solver-worker.js).
+// this page can run, and the worker that runs it (js/workers/solver-worker.js).
 //
 // The threaded build shares its memory with a pool of Web Workers: that needs SharedArrayBuffer, which
 // browsers grant only to cross-origin isolated pages (served with COOP/COEP; an iframe also needs

@@ -1,4 +1,4 @@
-// The page's side of js/lesson-worker.js: a lesson solver that lives in a dedicated worker, so the
+// The page's side of js/workers/lesson-worker.js: a lesson solver that lives in a dedicated worker, so the
 // page's thread only handles input, readouts and putting the finished frame on screen.
 //
 //   const solvers = await LessonWorker.start();
@@ -105,7 +105,7 @@ export class LessonWorker {
  */
 class PageLessons {
   static async start(reason) {
-    const phyxel = await import('../phyxel-web.js');
+    const phyxel = await import('../../phyxel-web.js');
     await phyxel.default();
     setComputesOn(`the CPU (WebAssembly, on the page's thread: the lesson worker could not run — ${reason})`);
     return new PageLessons(phyxel);

@@ -91,6 +91,8 @@ function describe(page) {
     kind: entry.kind,
     accepts: entry.describe,
     ...(entry.choices ? { choices: entry.choices } : {}),
+    // A number's range (min, max, integer): for a lesson's solver parameters, the solver's own table.
+    ...(entry.range ?? {}),
     value: entry.get(),
     default: entry.defaultText,
   }));

@@ -1,28 +1,25 @@
 // Validated controls for the lesson panels. A value that is empty, not a number or out of range is
 // explained next to its control and never reaches the simulation: the last valid value stays in force.
+//
+// Every control that a URL, the "Embed" snippet or the message API may set declares its public name
+// (`param`): teachers' links use it, so it never follows the markup. The element's id is the page's own
+// business (styles, tests) and may change freely; the name is written on it as `data-param`.
 
 /**
- * Parse `text` as a number in [min, max].
+ * Parse `text` as a number in [min, max] (a whole number when `integer`).
  * @returns {{ok: true, value: number} | {ok: false, message: string}}
  */
-export function parseNumber(text, min, max) {
+export function parseNumber(text, min, max, integer = false) {
   const trimmed = String(text).trim();
   if (trimmed === '') return { ok: false, message: 'Enter a number.' };
   const value = Number(trimmed);
   if (!Number.isFinite(value)) return { ok: false, message: `“${trimmed}” is not a number.` };
   if (value < min || value > max) return { ok: false, message: `Must be between ${min} and ${max}.` };
+  if (integer && !Number.isInteger(value)) return { ok: false, message: 'Must be a whole number.' };
   return { ok: true, value };
 }
 
 let nextId = 0;
-
-/**
- * The URL / message name of a control: its element id without the `param-` prefix or `-select`
- * suffix (`param-dt` → `dt`, `scene-select` → `scene`).
- */
-export function parameterName(id) {
-  return id.replace(/^param-/, '').replace(/-select$/, '');
-}
 
 /**
  * Every named control of a page, by parameter name: what URL state, "Copy link", the embed snippet
@@ -59,6 +56,21 @@ export class ParameterRegistry {
   }
 }
 
+/**
+ * The control options for parameter `name` of a solver's parameter table (a lesson binding's
+ * `parameters()`: [{ name, min, max, integer, default }]): its public name, range and default.
+ */
+export function fromTable(table, name) {
+  const entry = table.find((p) => p.name === name);
+  if (!entry) throw new Error(`the solver has no parameter named ${name}`);
+  return { param: entry.name, min: entry.min, max: entry.max, integer: entry.integer, value: entry.default };
+}
+
+/** The defaults of a solver's parameter table, by name: { name: default }. */
+export function defaults(table) {
+  return Object.fromEntries(table.map((p) => [p.name, p.default]));
+}
+
 /** Builds labelled, validated controls inside a container element. */
 export class ControlPanel {
   constructor(container, registry = new ParameterRegistry()) {
@@ -66,9 +78,11 @@ export class ControlPanel {
     this.registry = registry;
   }
 
-  /** Register a control under the parameter name derived from its element id (unnamed ones are not). */
-  register(id, entry) {
-    if (id) this.registry.add({ name: parameterName(id), ...entry });
+  /** Register a control under its public name `param` (controls without one are not parameters). */
+  register(param, element, entry) {
+    if (!param) return;
+    element.dataset.param = param;
+    this.registry.add({ name: param, ...entry });
   }
 
   /** A titled group of controls that can be shown or hidden together. */
@@ -89,36 +103,46 @@ export class ControlPanel {
   }
 
   /**
-   * A numeric control. `onChange(value)` runs with each new valid value; if it throws (or returns a
-   * promise that rejects), the value is refused with the error's message.
-   * Returns { get value(), set(value), input }.
+   * A labelled text input with a place for its error, appended to the panel: { row, input, showError }.
+   * `showError(message, current)` explains a refusal (empty message: none) and names the value in force.
    */
-  number({ id, label, unit = '', min, max, value, help = '', onChange }) {
+  field({ id, param, label, wide, attributes }) {
     const row = document.createElement('div');
-    row.className = 'control';
-    const inputId = id || `control-${nextId++}`;
+    row.className = wide ? 'control wide' : 'control';
+    const inputId = id || (param ? `param-${param}` : `control-${nextId++}`);
     const errorId = `${inputId}-error`;
     row.innerHTML = `
       <label for="${inputId}"></label>
-      <span class="control-input"><input id="${inputId}" name="${inputId}" type="text" inputmode="decimal"
+      <span class="control-input"><input id="${inputId}" name="${inputId}" type="text" ${attributes}
         autocomplete="off" spellcheck="false" aria-describedby="${errorId}"><span class="unit"></span></span>
       <span class="control-error" id="${errorId}" role="alert" aria-live="polite"></span>`;
     row.querySelector('label').innerHTML = label;
-    row.querySelector('.unit').textContent = unit;
-    if (help) row.title = help;
     const input = row.querySelector('input');
     const error = row.querySelector('.control-error');
-    input.value = String(value);
-    let current = value;
-
-    const showError = (message) => {
+    const showError = (message, current) => {
       error.textContent = message ? `${message} Still using ${current}.` : '';
       input.setAttribute('aria-invalid', message ? 'true' : 'false');
       row.classList.toggle('invalid', Boolean(message));
     };
+    this.container.append(row);
+    return { row, input, showError };
+  }
+
+  /**
+   * A numeric control named `param` in URLs and messages. `onChange(value)` runs with each new valid
+   * value; if it throws (or returns a promise that rejects), the value is refused with the error's
+   * message. `integer`: whole numbers only. Returns { get value(), set(value), input, reject(message) }.
+   */
+  number({ id, param, label, unit = '', min, max, integer = false, value, help = '', onChange }) {
+    const { row, input, showError: show } = this.field({ id, param, label, attributes: 'inputmode="decimal"' });
+    row.querySelector('.unit').textContent = unit;
+    if (help) row.title = help;
+    input.value = String(value);
+    let current = value;
+    const showError = (message) => show(message, current);
     // Returns null when `text` is in force, or the reason it was refused.
     const accept = (text) => {
-      const parsed = parseNumber(text, min, max);
+      const parsed = parseNumber(text, min, max, integer);
       if (!parsed.ok) {
         showError(parsed.message);
         return parsed.message;
@@ -148,17 +172,12 @@ export class ControlPanel {
       showError('');
       return null;
     };
-    input.addEventListener('input', () => accept(input.value));
-    input.addEventListener('change', () => accept(input.value));
-    this.container.append(row);
-    const setText = (text) => {
-      input.value = text;
-      return accept(text);
-    };
-    this.register(id, {
+    const setText = listen(input, accept);
+    this.register(param, input, {
       kind: 'number',
       label: row.querySelector('label').textContent,
-      describe: `a number from ${min} to ${max}${unit ? ` (${unit})` : ''}`,
+      describe: `${integer ? 'a whole number' : 'a number'} from ${min} to ${max}${unit ? ` (${unit})` : ''}`,
+      range: { min, max, integer },
       get: () => String(current),
       set: (text) => setText(String(text)),
     });
@@ -179,31 +198,17 @@ export class ControlPanel {
   }
 
   /**
-   * A text control (e.g. a formula). `parse(text)` returns {ok: true, value} or {ok: false, message};
-   * `onChange(value, text)` runs with each new valid value. A refused text is explained at the control
-   * and the last valid one stays in force. Returns { get text(), set(text), input, reject(message) }.
+   * A text control (e.g. a formula) named `param`. `parse(text)` returns {ok: true, value} or
+   * {ok: false, message}; `onChange(value, text)` runs with each new valid value. A refused text is
+   * explained at the control and the last valid one stays in force.
+   * Returns { get text(), set(text), input, reject(message) }.
    */
-  text({ id, label, value, parse, onChange, wide = true }) {
-    const row = document.createElement('div');
-    row.className = wide ? 'control wide' : 'control';
-    const inputId = id || `control-${nextId++}`;
-    const errorId = `${inputId}-error`;
-    row.innerHTML = `
-      <label for="${inputId}"></label>
-      <span class="control-input"><input id="${inputId}" name="${inputId}" type="text" autocomplete="off"
-        spellcheck="false" autocapitalize="off" aria-describedby="${errorId}"></span>
-      <span class="control-error" id="${errorId}" role="alert" aria-live="polite"></span>`;
-    row.querySelector('label').innerHTML = label;
-    const input = row.querySelector('input');
-    const error = row.querySelector('.control-error');
+  text({ id, param, label, value, parse, onChange, wide = true }) {
+    const { row, input, showError: show } = this.field({ id, param, label, wide, attributes: 'autocapitalize="off"' });
+    row.querySelector('.unit').remove();
     input.value = value;
     let current = value;
-
-    const showError = (message) => {
-      error.textContent = message ? `${message} Still using ${current}.` : '';
-      input.setAttribute('aria-invalid', message ? 'true' : 'false');
-      row.classList.toggle('invalid', Boolean(message));
-    };
+    const showError = (message) => show(message, current);
     const accept = (text) => {
       const parsed = parse(text);
       if (!parsed.ok) {
@@ -217,14 +222,8 @@ export class ControlPanel {
       }
       return null;
     };
-    input.addEventListener('input', () => accept(input.value));
-    input.addEventListener('change', () => accept(input.value));
-    this.container.append(row);
-    const setText = (text) => {
-      input.value = text;
-      return accept(text);
-    };
-    this.register(id, {
+    const setText = listen(input, accept);
+    this.register(param, input, {
       kind: 'text',
       label: row.querySelector('label').textContent,
       describe: 'text',
@@ -245,11 +244,11 @@ export class ControlPanel {
     };
   }
 
-  /** A drop-down. `options` is [{ value, label }]. */
-  select({ id, label, options, value, onChange }) {
+  /** A drop-down named `param`. `options` is [{ value, label }]. */
+  select({ id, param, label, options, value, onChange }) {
     const row = document.createElement('div');
     row.className = 'control';
-    const selectId = id || `control-${nextId++}`;
+    const selectId = id || (param ? `${param}-select` : `control-${nextId++}`);
     row.innerHTML = `<label for="${selectId}"></label><select id="${selectId}" name="${selectId}"></select>`;
     row.querySelector('label').textContent = label;
     const select = row.querySelector('select');
@@ -257,7 +256,7 @@ export class ControlPanel {
     select.addEventListener('change', () => onChange?.(select.value));
     this.container.append(row);
     const values = options.map((option) => option.value);
-    this.register(id, {
+    this.register(param, select, {
       kind: 'choice',
       label,
       describe: `one of ${values.join(', ')}`,
@@ -281,11 +280,11 @@ export class ControlPanel {
     };
   }
 
-  /** A checkbox with an optional colour swatch (a plot series). */
-  checkbox({ id, label, checked, color, onChange }) {
+  /** A checkbox named `param`, with an optional colour swatch (a plot series). */
+  checkbox({ id, param, label, checked, color, onChange }) {
     const row = document.createElement('label');
     row.className = 'control checkbox';
-    const boxId = id || `control-${nextId++}`;
+    const boxId = id || (param ? `param-${param}` : `control-${nextId++}`);
     row.innerHTML = `<input type="checkbox" id="${boxId}" name="${boxId}"><span class="swatch"></span><span></span>`;
     const box = row.querySelector('input');
     box.checked = checked;
@@ -295,7 +294,7 @@ export class ControlPanel {
     row.lastElementChild.textContent = label;
     box.addEventListener('change', () => onChange?.(box.checked));
     this.container.append(row);
-    this.register(id, {
+    this.register(param, box, {
       kind: 'switch',
       label,
       describe: 'on or off (1 / 0, true / false)',
@@ -317,6 +316,16 @@ export class ControlPanel {
       },
     };
   }
+}
+
+/** Validate `input`'s text with `accept` as it is typed; returns setText(text) for code and messages. */
+function listen(input, accept) {
+  input.addEventListener('input', () => accept(input.value));
+  input.addEventListener('change', () => accept(input.value));
+  return (text) => {
+    input.value = text;
+    return accept(text);
+  };
 }
 
 /** "1", "true", "on", "yes" → true; "0", "false", "off", "no" → false; anything else → null. */

@@ -1,5 +1,5 @@
 // The bench page: the standard cube on every backend this browser offers, as a table and as JSON.
-import { availableThreads, startSolverWorker, workerBuild } from './worker-builds.js';
+import { availableThreads, startSolverWorker, workerBuild } from '../workers/worker-builds.js';
 
 const form = document.getElementById('bench-form');
 const status = document.getElementById('bench-status');
@@ -62,7 +62,7 @@ async function cpuRun(build, threads, n, steps) {
 
 async function gpuRun(n, steps) {
   if (!('gpu' in navigator)) return { skipped: 'this browser has no WebGPU' };
-  const view = await import('../phyxel-view.js');
+  const view = await import('../../phyxel-view.js');
   await view.default();
   let device;
   try {

@@ -1,6 +1,6 @@
 // The lesson worker: the 2D lessons' solvers (crates/phyxel-web, single-threaded build) run here, off
 // the page's thread, and draw into an OffscreenCanvas whose frame goes back to the page as an
-// ImageBitmap. The page talks to it through js/remote-lesson.js; every message carries an `id` that
+// ImageBitmap. The page talks to it through js/workers/remote-lesson.js; every message carries an `id` that
 // its reply repeats.
 //
 // Messages (page → worker):
@@ -10,7 +10,7 @@
 //   {op: 'draw', id, handle, width, height, dpr, args}     handle.draw(ctx, width, height, ...args) → bitmap
 //   {op: 'free', handle}                                   drop the object (no reply)
 // Replies (worker → page): {id, result, ms} | {id, bitmap} | {id, error}.
-import init, * as phyxel from '../phyxel-web.js';
+import init, * as phyxel from '../../phyxel-web.js';
 
 const ready = init();
 const objects = new Map();

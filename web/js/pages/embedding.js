@@ -1,6 +1,6 @@
 // "Use these demos in your course": the snippets point at this site, and the live example embeds the
 // chosen demo, reads its parameter table through the message API (describe) and drives it.
-import { DEMOS } from './demos.js';
+import { DEMOS } from '../site/demos.js';
 
 const site = new URL('.', location.href).href.replace(/\/$/, '');
 for (const code of document.querySelectorAll('pre code')) {

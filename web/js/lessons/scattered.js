@@ -118,6 +118,7 @@ export function sample(fn, points) {
 export function functionControls(panel, { value = 'trigonometric', check = () => null, onChange }) {
   let current = parseFunction(PRESETS.find((p) => p.value === value).expression).value;
   const choice = panel.select({
+    param: 'function',
     id: 'function-select',
     label: 'Function',
     value,
@@ -129,6 +130,7 @@ export function functionControls(panel, { value = 'trigonometric', check = () =>
     },
   });
   const expression = panel.text({
+    param: 'expression',
     id: 'param-expression',
     label: 'f(x, y) =',
     value: current.text,

@@ -1,5 +1,5 @@
-// The 3D demo's CPU solver in a dedicated Web Worker (js/solver-worker.js runs crates/phyxel-worker,
-// threaded or single-threaded as js/worker-builds.js chooses). The page keeps its own copy of the
+// The 3D demo's CPU solver in a dedicated Web Worker (js/workers/solver-worker.js runs crates/phyxel-worker,
+// threaded or single-threaded as js/workers/worker-builds.js chooses). The page keeps its own copy of the
 // simulation (a PhyxelDemo of the same scene) for drawing, picking and readouts; the worker steps on
 // its own while running and sends its state whenever the page has taken the last one.
 import { startSolverWorker } from './worker-builds.js';

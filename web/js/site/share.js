@@ -1,6 +1,7 @@
 // URL state, "Copy link", the "Embed" snippet, and the chrome of an embedded demo.
 //
-// Every control of a page is also a URL parameter named after it (see ControlPanel's registry):
+// Every control of a page is also a URL parameter, under the public name it declares (`param`, see
+// ControlPanel's registry; never derived from the markup):
 // `pbd.html?solver=xpbd&compliance=0.001` opens the PBD lesson with XPBD and that compliance. A few
 // names are the page's own, for embedding (the same on every page):
 //   embed=1        chrome-less view for iframes (embed.html?demo=… redirects here with it)

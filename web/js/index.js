@@ -1,3 +1,0 @@
-import { showBackendBadge } from './backend.js';
-
-showBackendBadge(null);

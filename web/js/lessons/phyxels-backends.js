@@ -1,0 +1,356 @@
+// The 3D demo's solver behind one interface, whichever of its three backends steps it:
+//
+//   GPU     WebGPU compute on the page (PhyxelDemo.use_gpu): its state is read back into the page's
+//           copy every frame while the view draws from that copy, a few times a second (readouts,
+//           picking) while the view draws the solver's own buffers;
+//   worker  the CPU solver in a Web Worker (js/workers/cpu-solver.js; threaded where the page is
+//           cross-origin isolated): it steps on its own against real time and each state it sends
+//           brings the page's copy up to date;
+//   page    the page's copy stepped on the page's thread: until the worker is ready, or where it
+//           cannot run.
+//
+//   const solver = new PhyxelSolver({ page, scene, settings, timing, view, onChange, onSteps });
+//   solver.demo                  the page's copy (a PhyxelDemo): drawing, picking, readouts
+//   solver.step(dt, n)           n steps now: true, false after a blow-up, or 'queued' (the worker's)
+//   solver.call(method, ...args) a setter: checked on the page's copy (throws if refused), mirrored
+//   solver.build() / replace(fresh)   a new scene (build throws, keeping the old one, if refused)
+//   solver.switchTo('gpu' | 'cpu')    the state carries over; a refusal says why and stays on the CPU
+//   solver.setThreads(n)         a new pool for the threaded worker, continuing the motion
+//   solver.frame()               once per page frame: notices, the GPU's read-back, the worker's pace
+//   solver.where()               where it runs, in words
+//   solver.dispose()
+import { GpuDevice, PhyxelDemo } from '../../phyxel-view.js';
+import { workerBuild } from '../workers/worker-builds.js';
+import { WorkerSolver } from '../workers/cpu-solver.js';
+
+/** Readouts refresh this often (ms): the GPU's state is read back at least this often for them. */
+export const READOUT_INTERVAL_MS = 250;
+
+export class PhyxelSolver {
+  /**
+   * @param {object} options
+   * @param {import('../site/page.js').LessonPage} options.page  for notices, pausing and step timings
+   * @param {() => any[]} options.scene  the PhyxelDemo constructor's arguments
+   * @param {() => any[][]} options.settings  the setter calls [method, ...args] that set a scene up
+   * @param {() => {dt: number, fixed: number}} options.timing  the step size, and steps per frame (0: real time)
+   * @param {() => any} options.view  the 3D view (PhyxelView) or null
+   * @param {(solver: PhyxelSolver) => void} options.onChange  the backend or its threads changed
+   * @param {(steps: number, ms: number) => void} options.onSteps  the worker took steps
+   */
+  constructor({ page, scene, settings, timing, view, onChange, onSteps }) {
+    Object.assign(this, { page, scene, settings, timing, view, onChange, onSteps });
+    /** The threaded build where this page may run it, else the single-threaded one, and why. */
+    this.workerBuild = workerBuild();
+    /** 'cpu' or 'gpu': where the solver runs, as last shown. */
+    this.backend = 'cpu';
+    /** The WebGPU device of the GPU backend, once chosen. */
+    this.gpuDevice = null;
+    /** The CPU solver's worker once it runs (null before, or where it cannot: the page then steps). */
+    this.cpu = null;
+    /** Whether the worker steps the simulation (the CPU backend, with a worker); else the page does. */
+    this.workerSteps = false;
+    /** Bumped by each new scene: a worker started meanwhile builds the scene again. */
+    this.sceneVersion = 0;
+    /** Set while the page leaves the GPU: no steps are queued there meanwhile. */
+    this.leavingGpu = false;
+    /** When the GPU's state was last asked for, and how often (for the tests and the console). */
+    this.lastReadBack = -Infinity;
+    this.readBacks = 0;
+    /** Per-thread work of the worker's steps since workPerThread() was last asked. */
+    this.work = [];
+    this.demo = this.build();
+  }
+
+  /** Whether the steps are taken elsewhere than by step() on the page (the worker, or none while leaving the GPU). */
+  get stepsElsewhere() {
+    return this.workerSteps || this.leavingGpu;
+  }
+
+  /** Threads stepping the CPU solver (1 on the page's thread). */
+  get threads() {
+    return this.workerSteps ? this.cpu.threads : 1;
+  }
+
+  /** A fresh scene from scene() and settings(), on the GPU if the solver is there. Throws if refused. */
+  build() {
+    const fresh = new PhyxelDemo(...this.scene());
+    try {
+      for (const [method, ...args] of this.settings()) fresh[method](...args);
+    } catch (error) {
+      fresh.free();
+      throw error;
+    }
+    if (this.backend === 'gpu' && this.gpuDevice) {
+      try {
+        fresh.use_gpu(this.gpuDevice);
+      } catch (error) {
+        this.gpuUnavailable(error.message);
+      }
+    }
+    return fresh;
+  }
+
+  /** Continue with `fresh` (from build()); the worker builds the same scene. */
+  replace(fresh) {
+    this.demo.free();
+    this.demo = fresh;
+    this.sceneVersion++;
+    this.cpu?.create(this.scene(), this.settings()).catch(this.workerFailed);
+  }
+
+  /** A setter of the solver: checked on the page's copy (a refusal throws), then mirrored to the worker's. */
+  call(method, ...args) {
+    const result = this.demo[method](...args);
+    this.cpu?.call(method, args).catch(this.workerFailed);
+    return result;
+  }
+
+  /**
+   * `n` steps of `dt`: by the worker ('queued': its state arrives later, through onSteps), else on the
+   * page or the GPU (false: a blow-up, the last good state kept; demo.error() says why).
+   */
+  step(dt, n) {
+    if (this.workerSteps) {
+      this.cpu.step(dt, n).then(this.takeWorkerState, this.workerFailed);
+      return 'queued';
+    }
+    return this.demo.step(dt, n);
+  }
+
+  /** Once per page frame: the solver's notices, the GPU's state, the worker's pace. */
+  frame() {
+    const notice = this.demo.take_notice();
+    if (notice) {
+      this.page.notice('backend', `${notice}.`, 'warning');
+      this.show();
+    }
+    this.readBack();
+    this.syncWorkerRun();
+  }
+
+  /** The phyxels each CPU thread computed since the last call (empty while the page steps). */
+  workPerThread() {
+    const work = this.work;
+    this.work = [];
+    return work;
+  }
+
+  /** Where the solver runs, in words. */
+  where() {
+    if (this.backend === 'gpu') {
+      return `GPU: ${this.gpuDevice?.adapter() || 'WebGPU'}${this.gpuDevice?.shared_with_view() ? ', the view’s device' : ''}`;
+    }
+    if (!this.workerSteps) return 'CPU: the page’s thread (one thread)';
+    return this.cpu.threaded
+      ? `CPU: Web Worker, threaded build, ${this.cpu.threads} thread${this.cpu.threads === 1 ? '' : 's'}`
+      : `CPU: Web Worker, single-threaded build (${this.workerBuild.reason})`;
+  }
+
+  /** Follow where the solver really runs (the CPU's worker once ready) and tell onChange. */
+  show() {
+    const backend = this.demo.backend();
+    if (backend === 'cpu') this.useWorker();
+    this.backend = backend;
+    this.onChange(this);
+  }
+
+  /** The view that lent its device went down: a later switch to the GPU opens a device of its own. */
+  viewLost() {
+    if (this.gpuDevice?.shared_with_view()) this.gpuDevice = null;
+  }
+
+  dispose() {
+    this.cpu?.terminate();
+    this.cpu = null;
+    this.workerSteps = false;
+    this.demo.free();
+  }
+
+  // ---- The CPU worker ------------------------------------------------------------------------------
+
+  /** Start the CPU solver's worker (the build this page can run; `threads` if threaded); until it is ready the page steps. */
+  async startWorker(threads) {
+    try {
+      const build = this.workerBuild.build;
+      await this.adoptWorker(await this.startWorkerSolver(build, build === 'threaded' ? threads : 1));
+    } catch (error) {
+      this.workerFailed(error);
+    } finally {
+      document.body.dataset.cpuWorker = this.cpu ? this.cpu.build : 'none';
+      this.show();
+    }
+  }
+
+  /** Restart the worker with `n` threads; the simulation carries on where it was. Throws where the build has one. */
+  setThreads(n) {
+    if (!this.cpu?.threaded) throw new Error(`this page runs the single-threaded build: ${this.workerBuild.reason}`);
+    this.startWorkerSolver('threaded', n)
+      .then((worker) => this.adoptWorker(worker))
+      .then(() => this.show())
+      .catch((error) => this.page.notice('param-threads', `Could not start ${n} threads: ${error.message}.`, 'error'));
+  }
+
+  /** A worker whose states go into the page's copy while it is the CPU solver. */
+  startWorkerSolver(build, threads) {
+    return WorkerSolver.start(
+      build,
+      threads,
+      (message, solver) => {
+        if (solver !== this.cpu) return;
+        this.takeWorkerState(message);
+        solver.taken();
+      },
+      (message, solver) => {
+        if (solver === this.cpu) this.workerFailed(message);
+      },
+    );
+  }
+
+  /** Make `worker` the CPU solver: build the scene there, then let it continue from the page's state. */
+  async adoptWorker(worker) {
+    const version = this.sceneVersion;
+    await worker.create(this.scene(), this.settings());
+    const old = this.cpu;
+    const wasStepping = this.workerSteps || !old;
+    if (old) {
+      await this.stopWorker();
+      old.terminate();
+    }
+    this.cpu = worker;
+    // A new scene while this worker was getting ready went to the old one: build the scene again.
+    if (version !== this.sceneVersion) await worker.create(this.scene(), this.settings());
+    if (wasStepping) this.useWorker();
+  }
+
+  /** The CPU backend steps in the worker from now on, from the page's state. */
+  useWorker() {
+    if (!this.cpu || this.workerSteps || this.demo.backend() !== 'cpu') return;
+    this.cpu.restore(this.demo.snapshot(true)).catch(this.workerFailed);
+    this.workerSteps = true;
+  }
+
+  /** The worker failed (it could not start, say): the page steps its own copy on one thread. */
+  workerFailed = (error) => {
+    const failed = this.cpu;
+    this.cpu = null;
+    this.workerSteps = false;
+    failed?.terminate();
+    this.page.notice('cpu-worker', `The solver's Web Worker stopped (${error?.message ?? error}); the CPU solver runs on the page's thread instead.`, 'warning');
+    document.body.dataset.cpuWorker = 'none';
+    this.show();
+  };
+
+  /** Tell the worker how to run when that changed: real time or a fixed count per frame, Δt, paused. */
+  syncWorkerRun() {
+    if (!this.cpu) return;
+    const { dt, fixed } = this.timing();
+    const wanted = { running: this.workerSteps && this.page.running, dt, fixed };
+    const last = this.cpu.lastRun;
+    if (!last || last.running !== wanted.running || last.dt !== wanted.dt || last.fixed !== wanted.fixed) this.cpu.run(wanted);
+  }
+
+  /** A state from the worker: into the page's copy, with the steps it took and who worked. */
+  takeWorkerState = (message) => {
+    if (!message) return;
+    try {
+      this.demo.restore(message.state);
+    } catch (error) {
+      this.workerFailed(error);
+      return;
+    }
+    if (message.steps > 0) this.onSteps(message.steps, message.ms);
+    message.workPerThread.forEach((work, k) => (this.work[k] = (this.work[k] ?? 0) + work));
+    if (message.error) {
+      // A blow-up: the worker stopped at the last good state. Pause there and explain.
+      this.cpu.lastRun = null;
+      this.page.setRunning(false);
+      this.page.notice('step-error', `Paused: ${message.error}.`, 'error');
+    }
+  };
+
+  /** The worker stops stepping; resolves once the page's copy has its last state. */
+  async stopWorker() {
+    if (!this.workerSteps) return;
+    this.workerSteps = false;
+    this.syncWorkerRun();
+    this.takeWorkerState(await this.cpu.state());
+  }
+
+  // ---- The GPU -------------------------------------------------------------------------------------
+
+  /**
+   * Switch solver (the state carries over); a refusal says why and stays on the CPU. `quiet`: the
+   * automatic choice at start-up, which says nothing when the browser simply has no WebGPU.
+   */
+  async switchTo(value, { quiet = false } = {}) {
+    if (value !== 'gpu') {
+      // No more GPU steps; its latest state first (a read-back may already be on its way: then one
+      // after it; at most a second's worth of frames).
+      const owner = this.demo;
+      this.leavingGpu = true;
+      try {
+        for (let frames = 0; frames < 60 && owner === this.demo && this.demo.backend() === 'gpu'; frames++) {
+          const read = this.readBack({ now: true });
+          if (read) {
+            await read;
+            break;
+          }
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+        }
+      } finally {
+        this.leavingGpu = false;
+      }
+      if (owner !== this.demo) return;
+      this.demo.use_cpu();
+      this.page.notice('backend', null);
+      this.show();
+      return;
+    }
+    try {
+      // The view's own device where it draws with WebGPU: the view then draws the solver's buffers.
+      this.gpuDevice ??= this.view()?.solver_device() ?? (await GpuDevice.create());
+      // The worker's last steps first: the GPU starts from the latest state.
+      await this.stopWorker();
+      this.demo.use_gpu(this.gpuDevice);
+      this.page.notice('backend', null);
+    } catch (error) {
+      if (!quiet || !/no GPU adapter/.test(error.message)) this.gpuUnavailable(error.message);
+    }
+    this.show();
+  }
+
+  gpuUnavailable(reason) {
+    this.page.notice('backend', `The GPU backend cannot run here (${reason}); the solver stays on the CPU.`, 'warning');
+  }
+
+  /**
+   * Ask the GPU for its state (one request at a time) and take it into the page's copy when it arrives:
+   * every frame while the view draws from that copy, a few times a second (readouts, picking) while the
+   * view draws phyxels and surfaces from the solver's own buffers.
+   */
+  readBack({ now: immediately = false } = {}) {
+    const owner = this.demo;
+    if (owner.backend() !== 'gpu') return;
+    const now = performance.now();
+    if (!immediately && this.view()?.draws_from_solver() && now - this.lastReadBack < READOUT_INTERVAL_MS) return;
+    const promise = owner.gpu_read_back();
+    if (!promise) return;
+    this.lastReadBack = now;
+    this.readBacks++;
+    return promise.then((readback) => {
+      if (owner === this.demo) {
+        try {
+          owner.apply_gpu_readback(readback);
+        } catch (error) {
+          this.page.notice('backend', `${error.message}.`, 'warning');
+        }
+        if (owner.error()) {
+          this.page.setRunning(false);
+          this.page.notice('step-error', `Paused: ${owner.error()}.`, 'error');
+        }
+        this.show();
+      }
+      readback.free();
+    });
+  }
+}

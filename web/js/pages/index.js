@@ -1,0 +1,3 @@
+import { showBackendBadge } from '../workers/backend.js';
+
+showBackendBadge(null);
