@@ -3,8 +3,8 @@
 //! Every number from the page is checked against [`crate::parameters`].
 
 use crate::parameters::{
-    CG_ITERATIONS, CG_TOLERANCE, CREEP, DAMPING, DENSITY, DT, FRICTION, HEAT_RADIUS, HEAT_RATE,
-    MAX_STRAIN, POISSON, VOLUME_STIFFNESS, YIELD, YOUNG,
+    CG_ITERATIONS, CG_TOLERANCE, CREEP, DAMPING, DENSITY, FRICTION, HEAT_RADIUS, HEAT_RATE,
+    MAX_STRAIN, POISSON, RESOLUTION, STEP_DT, VOLUME_STIFFNESS, YIELD, YOUNG,
 };
 use glam::DVec3;
 use phyxel::integrators::Method;
@@ -17,6 +17,7 @@ use phyxel::meshless::scene::{Objects, SceneDescription};
 use phyxel::meshless::simulation::snapshot::Snapshot;
 use phyxel::meshless::simulation::{Drag, Elasticity, Simulation};
 use phyxel::parallel::in_pool;
+use phyxel::params::check_range;
 use std::fmt;
 
 /// The most phyxels the single-threaded CPU solver is offered (a step then takes about 0.1 s).
@@ -114,6 +115,7 @@ impl<A: Accelerator> Demo<A> {
                 known.join(", ")
             ))
         })?;
+        RESOLUTION.check(f64::from(resolution))?;
         let description = SceneDescription {
             objects,
             resolution,
@@ -376,7 +378,7 @@ impl<A: Accelerator> Demo<A> {
     /// [`Demo::error`] then explains it. With an accelerator the steps are queued there; if it
     /// refuses, the demo steps on the CPU from then on and says why once ([`Demo::take_notice`]).
     pub fn step(&mut self, dt: f64, steps: u32) -> Result<bool, DemoError> {
-        let dt = DT.check(dt)?;
+        let dt = check_range("Δt", dt, STEP_DT.0, STEP_DT.1)?;
         if let Some(accelerator) = &mut self.accelerator {
             match accelerator.step(&self.sim, dt, steps) {
                 Ok(queued) => {

@@ -1,9 +1,9 @@
 //! The numbers the page sets, as one table: each with the range the demo accepts (its checks use
-//! these entries), whether it is a whole number, the page's starting value and its unit. The
+//! these entries, and the page builds its controls from them, so the page cannot accept a value the
+//! demo refuses), whether it is a whole number, the page's starting value and its unit. The
 //! bindings hand the table to JavaScript (`PhyxelDemo.parameters()`).
 
 use phyxel::meshless::material::Material;
-use phyxel::meshless::scene::{MAX_RESOLUTION, MIN_RESOLUTION};
 use phyxel::params::{check_range, ParamError};
 
 /// A number the page sets.
@@ -56,47 +56,56 @@ const fn whole(parameter: Parameter) -> Parameter {
     }
 }
 
-/// Phyxels across the 0.4 m objects (checked where the scene is built:
-/// `phyxel::meshless::scene::SceneDescription::build`).
-pub const RESOLUTION: Parameter = whole(parameter(
-    "resolution",
-    "resolution",
-    (MIN_RESOLUTION as f64, MAX_RESOLUTION as f64),
-    10.0,
-    "",
-));
-pub const YOUNG: Parameter = parameter("E", "young", (1e2, 1e12), Material::JELLY.young, "Pa");
+/// Phyxels across the 0.4 m objects (within `phyxel::meshless::scene`'s own bounds, which the
+/// scene checks again when it is built).
+pub const RESOLUTION: Parameter =
+    whole(parameter("resolution", "resolution", (3.0, 60.0), 10.0, ""));
+pub const YOUNG: Parameter = parameter("E", "young", (1e2, 1e10), Material::JELLY.young, "Pa");
 pub const POISSON: Parameter = parameter("ν", "poisson", (0.0, 0.49), Material::JELLY.poisson, "");
-pub const DENSITY: Parameter =
-    parameter("ρ", "density", (1.0, 1e5), Material::JELLY.density, "kg/m³");
+pub const DENSITY: Parameter = parameter(
+    "ρ",
+    "density",
+    (10.0, 2e4),
+    Material::JELLY.density,
+    "kg/m³",
+);
 pub const VOLUME_STIFFNESS: Parameter = parameter(
     "k_v",
     "volumeStiffness",
-    (0.0, 1e12),
+    (0.0, 1e10),
     Material::JELLY.volume_stiffness,
     "Pa",
 );
-pub const DAMPING: Parameter = parameter("damping", "damping", (0.0, 100.0), 0.5, "1/s");
+pub const DAMPING: Parameter = parameter("damping", "damping", (0.0, 50.0), 0.5, "1/s");
 pub const FRICTION: Parameter = parameter("friction", "friction", (0.0, 2.0), 0.5, "");
-pub const CG_TOLERANCE: Parameter =
-    parameter("CG tolerance", "cgTolerance", (1e-10, 0.1), 1e-4, "");
+pub const CG_TOLERANCE: Parameter = parameter("CG tolerance", "cgTolerance", (1e-8, 0.1), 1e-4, "");
 pub const CG_ITERATIONS: Parameter = whole(parameter(
     "CG iterations",
     "cgIterations",
-    (1.0, 10_000.0),
+    (1.0, 5_000.0),
     500.0,
     "",
 ));
-pub const YIELD: Parameter = parameter("yield", "yieldStrain", (0.0, 10.0), 0.05, "");
-pub const CREEP: Parameter = parameter("creep", "creep", (0.0, 1e4), 5.0, "1/s");
-pub const MAX_STRAIN: Parameter = parameter("max", "maxStrain", (0.0, 10.0), 0.6, "");
-pub const HEAT_RATE: Parameter = parameter("heat rate", "heatRate", (0.0, 1e4), 300.0, "K/s");
-pub const HEAT_RADIUS: Parameter = parameter("heat radius", "heatRadius", (1e-3, 10.0), 0.12, "m");
-/// The time step (the page's fixed Δt; its automatic one is a fraction of the stability bound).
-pub const DT: Parameter = parameter("Δt", "dt", (1e-7, 0.1), 5e-4, "s");
+pub const YIELD: Parameter = parameter("yield", "yieldStrain", (0.0, 2.0), 0.05, "");
+pub const CREEP: Parameter = parameter("creep", "creep", (0.0, 1e3), 5.0, "1/s");
+pub const MAX_STRAIN: Parameter = parameter("max", "maxStrain", (0.0, 5.0), 0.6, "");
+pub const HEAT_RATE: Parameter = parameter("heat rate", "heatRate", (1.0, 5e3), 300.0, "K/s");
+pub const HEAT_RADIUS: Parameter = parameter("heat radius", "heatRadius", (0.02, 1.0), 0.12, "m");
+/// The page's fixed time step (its automatic one is a fraction of the stability bound: see
+/// [`CFL_FRACTION`]).
+pub const DT: Parameter = parameter("Δt", "dt", (1e-6, 0.05), 5e-4, "s");
+/// The automatic time step as a fraction of the stability bound h√(ρ/E) (thesis eq. 3.59).
+pub const CFL_FRACTION: Parameter =
+    parameter("Δt / (h√(ρ/E))", "cflFraction", (0.001, 2.0), 0.1, "");
+/// Steps per frame when the page fixes them (else it fits them to a frame budget).
+pub const SUBSTEPS: Parameter = whole(parameter("substeps", "substepCount", (1.0, 1e3), 10.0, ""));
+
+/// Any step the demo takes: the fixed [`DT`], or the automatic one (a fraction of the stability
+/// bound, which a soft heavy body makes long), within this range (s).
+pub const STEP_DT: (f64, f64) = (1e-7, 0.1);
 
 /// The 3D demo's parameters, in the order of the page's controls.
-pub const PARAMETERS: [Parameter; 15] = [
+pub const PARAMETERS: [Parameter; 17] = [
     RESOLUTION,
     YOUNG,
     POISSON,
@@ -109,7 +118,9 @@ pub const PARAMETERS: [Parameter; 15] = [
     HEAT_RADIUS,
     CG_TOLERANCE,
     CG_ITERATIONS,
+    CFL_FRACTION,
     DT,
+    SUBSTEPS,
     DAMPING,
     FRICTION,
 ];
@@ -132,12 +143,20 @@ mod tests {
                 .filter(|q| q.key == p.key || q.name == p.name);
             assert_eq!(named.count(), 1, "{}", p.name);
         }
-        let refused = YOUNG.check(1e13).unwrap_err();
+        let refused = YOUNG.check(1e11).unwrap_err();
         assert_eq!(
             refused.to_string(),
-            "E: must lie between 100 and 1000000000000"
+            "E: must lie between 100 and 10000000000"
         );
         assert!(DT.check(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn every_resolution_the_page_offers_is_one_the_scene_builds() {
+        use phyxel::meshless::scene::{MAX_RESOLUTION, MIN_RESOLUTION};
+        assert!(RESOLUTION.min >= f64::from(MIN_RESOLUTION));
+        assert!(RESOLUTION.max <= f64::from(MAX_RESOLUTION));
+        assert!(DT.min >= STEP_DT.0 && DT.max <= STEP_DT.1);
     }
 
     #[test]
@@ -156,9 +175,10 @@ mod tests {
 
     #[test]
     fn the_longest_accepted_time_step_still_diffuses_heat_as_its_equation_says() {
+        let longest = STEP_DT.1;
         // dT/dt = D (T̄ − T) stepped explicitly: a hot phyxel among cold neighbours loses D·Δt of its
         // excess in one step. The heat step clamps D·Δt at 1 (beyond it the step would overshoot
-        // the neighbours' mean), so this holds exactly only while DIFFUSIVITY · DT.max ≤ 1.
+        // the neighbours' mean), so this holds exactly only while DIFFUSIVITY · Δt ≤ 1.
         let mut body = SceneDescription::default()
             .build(10_000)
             .unwrap()
@@ -167,8 +187,8 @@ mod tests {
         let hot = body.len() / 2;
         let (cold, warm) = (body.temperature[0], 90.0);
         body.temperature[hot] = warm;
-        Melting::default().heat(&mut body, DT.max);
-        let expected = warm + DIFFUSIVITY * DT.max * (cold - warm);
+        Melting::default().heat(&mut body, longest);
+        let expected = warm + DIFFUSIVITY * longest * (cold - warm);
         assert!(
             (body.temperature[hot] - expected).abs() < 1e-9,
             "{}",

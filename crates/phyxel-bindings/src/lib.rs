@@ -29,7 +29,9 @@ pub fn js_error(error: impl Display) -> JsError {
 }
 
 /// The 3D demo's parameter table ([`phyxel_app::parameters::PARAMETERS`]) as an array of plain
-/// objects `{ name, key, min, max, integer, default, unit }`, in the order of the page's controls.
+/// objects `{ name, symbol, min, max, integer, default, unit }` in the order of the page's controls:
+/// `name` is the public name (the page's control, URL and message name, as in the 2D lessons'
+/// tables), `symbol` the name the demo's errors give it.
 pub fn parameters() -> JsValue {
     let set = |object: &js_sys::Object, field: &str, value: JsValue| {
         js_sys::Reflect::set(object, &field.into(), &value).expect("a plain object takes a field");
@@ -38,8 +40,8 @@ pub fn parameters() -> JsValue {
         .iter()
         .map(|p| {
             let object = js_sys::Object::new();
-            set(&object, "name", p.name.into());
-            set(&object, "key", p.key.into());
+            set(&object, "name", p.key.into());
+            set(&object, "symbol", p.name.into());
             set(&object, "min", p.min.into());
             set(&object, "max", p.max.into());
             set(&object, "integer", p.integer.into());
@@ -98,7 +100,7 @@ macro_rules! phyxel_demo_class {
             }
 
             /// The parameters the demo takes, with their ranges: an array of
-            /// `{ name, key, min, max, integer, default, unit }`.
+            /// `{ name, symbol, min, max, integer, default, unit }`.
             pub fn parameters() -> ::wasm_bindgen::JsValue {
                 $crate::parameters()
             }

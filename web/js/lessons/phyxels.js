@@ -3,46 +3,33 @@
 // The solver's three backends (WebGPU compute on the page, the CPU in a Web Worker, the CPU on the
 // page's thread) are behind one interface, js/lessons/phyxels-backends.js; the page keeps a copy of
 // the state (solver.demo) for drawing, picking and readouts.
-import init, { OrbitCamera, PhyxelView } from '../../phyxel-view.js';
+import init, { OrbitCamera, PhyxelDemo, PhyxelView } from '../../phyxel-view.js';
+import { defaults, fromTable } from '../site/controls.js';
 import { LessonPage } from '../site/page.js';
 import { setComputesOn } from '../workers/backend.js';
 import { availableThreads } from '../workers/worker-builds.js';
 import { PhyxelSolver, READOUT_INTERVAL_MS } from './phyxels-backends.js';
 
 await init();
+/** The demo's numeric parameters with their ranges and defaults, from Rust (crates/phyxel-app/src/parameters.rs). */
+const TABLE = PhyxelDemo.parameters();
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly)' });
 /** Milliseconds of stepping one frame may spend; beyond it the demo runs slower than real time. */
 const FRAME_BUDGET_MS = 14;
 
 const params = {
+  ...defaults(TABLE),
   backend: 'cpu',
   threads: availableThreads(),
   scene: 'cube',
-  resolution: 10,
   lattice: 'cubic',
   obstacle: false,
-  young: 1e5,
-  poisson: 0.3,
-  density: 1000,
-  volumeStiffness: 5e4,
   plastic: false,
-  yieldStrain: 0.05,
-  creep: 5,
-  maxStrain: 0.6,
-  heatRate: 300,
-  heatRadius: 0.12,
   tool: 'pull',
   timeStep: 'auto',
-  cflFraction: 0.1,
-  dt: 0.0005,
   substeps: 'auto',
-  substepCount: 10,
   integrator: 'symplectic-euler',
-  cgTolerance: 1e-4,
-  cgIterations: 500,
-  damping: 0.5,
-  friction: 0.5,
   colourBy: 'object',
   showPhyxels: true,
   showSurface: false,
@@ -128,14 +115,13 @@ function currentDt() {
 // ---- Controls -------------------------------------------------------------------------------------
 
 const c = page.controls;
-const number = (panel, key, label, unit, min, max, onChange) =>
+/** A numeric control of the demo's parameter `key`: range, whole-number flag and default from TABLE. */
+const number = (panel, key, label, unit, onChange, range = fromTable(TABLE, key)) =>
   panel.number({
-    param: key,
+    ...range,
     id: `param-${key}`,
     label,
     unit,
-    min,
-    max,
     value: params[key],
     onChange: (value) => {
       const previous = params[key];
@@ -183,7 +169,9 @@ const backendSelect = select(c, 'backend', 'Solver runs on', [
   { value: 'cpu', label: 'CPU (WebAssembly, in a worker)' },
   { value: 'gpu', label: 'GPU (WebGPU compute)' },
 ], (value) => solver.switchTo(value));
-const threadsControl = number(c, 'threads', 'CPU threads', '', 1, availableThreads(), (n) => solver.setThreads(n));
+// The page's own: its largest value is the browser's processor count.
+const threadsRange = { param: 'threads', min: 1, max: availableThreads(), integer: true };
+const threadsControl = number(c, 'threads', 'CPU threads', '', (n) => solver.setThreads(n), threadsRange);
 
 const scene = c.group('Scene');
 select(scene, 'scene', 'Objects', [
@@ -193,7 +181,7 @@ select(scene, 'scene', 'Objects', [
   { value: 'bunny', label: 'Bunny (mesh)' },
   { value: 'several', label: 'Cube, sphere and torus' },
 ], rebuild);
-number(scene, 'resolution', 'Phyxels across', '', 3, 60, rebuild);
+number(scene, 'resolution', 'Phyxels across', '', rebuild);
 select(scene, 'lattice', 'Lattice', [
   { value: 'cubic', label: 'Cubic' },
   { value: 'bcc', label: 'Body-centred cubic' },
@@ -202,10 +190,10 @@ checkbox(scene, 'obstacle', 'Ball on the ground', () => guard('param-obstacle', 
 
 const materialGroup = c.group('Material');
 const setMaterial = () => solver.call('set_material', params.young, params.poisson, params.density, params.volumeStiffness);
-number(materialGroup, 'young', 'Young’s modulus E', 'Pa', 100, 1e10, setMaterial);
-number(materialGroup, 'poisson', 'Poisson’s ratio ν', '', 0, 0.49, setMaterial);
-number(materialGroup, 'density', 'Density ρ', 'kg/m³', 10, 20000, setMaterial);
-number(materialGroup, 'volumeStiffness', 'Volume stiffness k<sub>v</sub>', 'Pa', 0, 1e10, setMaterial);
+number(materialGroup, 'young', 'Young’s modulus E', 'Pa', setMaterial);
+number(materialGroup, 'poisson', 'Poisson’s ratio ν', '', setMaterial);
+number(materialGroup, 'density', 'Density ρ', 'kg/m³', setMaterial);
+number(materialGroup, 'volumeStiffness', 'Volume stiffness k<sub>v</sub>', 'Pa', setMaterial);
 
 const plasticGroup = c.group('Plasticity');
 const setPlasticity = () => solver.call('set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain);
@@ -214,9 +202,9 @@ checkbox(plasticGroup, 'plastic', 'Plastic', () => {
   plasticDetails.setVisible(params.plastic);
 });
 const plasticDetails = plasticGroup.group();
-number(plasticDetails, 'yieldStrain', 'Yield c<sub>yield</sub>', '', 0, 2, setPlasticity);
-number(plasticDetails, 'creep', 'Creep c<sub>creep</sub>', '1/s', 0, 1000, setPlasticity);
-number(plasticDetails, 'maxStrain', 'Max c<sub>max</sub>', '', 0, 5, setPlasticity);
+number(plasticDetails, 'yieldStrain', 'Yield c<sub>yield</sub>', '', setPlasticity);
+number(plasticDetails, 'creep', 'Creep c<sub>creep</sub>', '1/s', setPlasticity);
+number(plasticDetails, 'maxStrain', 'Max c<sub>max</sub>', '', setPlasticity);
 plasticDetails.setVisible(params.plastic);
 
 const pointerGroup = c.group('Pointer and heat');
@@ -224,8 +212,8 @@ select(pointerGroup, 'tool', 'Dragging the object', [
   { value: 'pull', label: 'Pulls a phyxel' },
   { value: 'heat', label: 'Heats it' },
 ]);
-number(pointerGroup, 'heatRate', 'Heating rate', 'K/s', 1, 5000);
-number(pointerGroup, 'heatRadius', 'Heat radius', 'm', 0.02, 1);
+number(pointerGroup, 'heatRate', 'Heating rate', 'K/s');
+number(pointerGroup, 'heatRadius', 'Heat radius', 'm');
 
 const timeGroup = c.group('Time stepping');
 const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
@@ -242,22 +230,22 @@ const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
   showTimeControls();
 });
 const setImplicitSolver = () => solver.call('set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations));
-const cgToleranceControl = number(timeGroup, 'cgTolerance', 'CG tolerance', '', 1e-8, 0.1, setImplicitSolver);
-const cgIterationsControl = number(timeGroup, 'cgIterations', 'CG iterations at most', '', 1, 5000, setImplicitSolver);
+const cgToleranceControl = number(timeGroup, 'cgTolerance', 'CG tolerance', '', setImplicitSolver);
+const cgIterationsControl = number(timeGroup, 'cgIterations', 'CG iterations at most', '', setImplicitSolver);
 select(timeGroup, 'timeStep', 'Δt', [
   { value: 'auto', label: 'Automatic (a fraction of the bound; 1/60 s implicitly)' },
   { value: 'manual', label: 'Fixed' },
 ], () => showTimeControls());
-const cflControl = number(timeGroup, 'cflFraction', 'Δt / (h√(ρ/E))', '', 0.001, 2);
-const dtControl = number(timeGroup, 'dt', 'Δt', 's', 1e-6, 0.05);
+const cflControl = number(timeGroup, 'cflFraction', 'Δt / (h√(ρ/E))', '');
+const dtControl = number(timeGroup, 'dt', 'Δt', 's');
 select(timeGroup, 'substeps', 'Substeps per frame', [
   { value: 'auto', label: 'Keep up with real time' },
   { value: 'fixed', label: 'Fixed number' },
 ], () => showTimeControls());
-const substepControl = number(timeGroup, 'substepCount', 'Substeps', '', 1, 1000);
+const substepControl = number(timeGroup, 'substepCount', 'Substeps', '');
 const setDamping = () => solver.call('set_damping_and_friction', params.damping, params.friction);
-number(timeGroup, 'damping', 'Damping c', '1/s', 0, 50, setDamping);
-number(timeGroup, 'friction', 'Friction μ', '', 0, 2, setDamping);
+number(timeGroup, 'damping', 'Damping c', '1/s', setDamping);
+number(timeGroup, 'friction', 'Friction μ', '', setDamping);
 function showTimeControls() {
   const implicit = params.integrator === 'implicit-euler';
   cflControl.input.closest('.control').hidden = params.timeStep !== 'auto' || implicit;
