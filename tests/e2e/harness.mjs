@@ -67,9 +67,14 @@ export async function openPage(env, path, contextOptions = {}, { alsoAllowed = [
   if (initScript) await context.addInitScript(initScript);
   const page = await context.newPage();
   const problems = [];
-  page.on('console', (message) => {
+  // Errors, and the warnings that say the site calls something in a way that is going away (wasm-bindgen's
+  // "deprecated parameters" for an init called with bare arguments, in the page or in any of its workers).
+  const watch = (message) => {
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
-  });
+    if (message.type() === 'warning' && /deprecated/i.test(message.text())) problems.push(`deprecation warning: ${message.text()}`);
+  };
+  page.on('console', watch);
+  page.on('worker', (worker) => worker.on('console', watch));
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
   page.on('request', (request) => {

@@ -11,6 +11,10 @@
 //! `implicit`: the same cube (support 2.2 × spacing, ν = 0.3, ρ = 1000 kg/m³, no volume term) with
 //! corotated implicit Euler at Δt = 1/60 s for E = 10⁵, 10⁷ and 10⁹ Pa, dropped 5 cm onto the ground:
 //! CG iterations per step and steps per second, one JSON object per stiffness.
+//!
+//! Where to start reading: `main` parses the options and picks `run` (the CPU cube), `run_gpu` or
+//! `run_implicit`; each fills a report that is printed as JSON. Measured numbers, with their machines
+//! and dates, are in docs/benchmarks.md.
 
 use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};

@@ -1,5 +1,10 @@
 //! WebAssembly glue for the Phyxel pages: page bindings and canvas rendering.
 //! Physics lives in the `phyxel` crate; nothing here computes any.
+//!
+//! Where to start reading: [`lessons`] has a binding per 2D lesson, named like its page and like its
+//! solver in `phyxel::lessons` (`pbd.html` → `lessons/pbd.rs` here → `phyxel::lessons::pbd`): each
+//! class checks the page's numbers against the solver's parameter table, steps it and draws it
+//! (`view` and [`colour`] hold the shared drawing).
 
 pub mod colour;
 pub mod lessons;

@@ -12,6 +12,9 @@
 //! The page picks the build at run time (web/js/workers/worker-builds.js) and says which one runs. Both
 //! export the 3D demo's solver ([`PhyxelDemo`], the class of `phyxel-bindings` around the CPU-only
 //! `phyxel_app::Demo`) and the benchmark cube ([`BenchCube`]).
+//!
+//! Where to start reading: this file is all of it; the worker's side of the conversation is
+//! web/js/workers/solver-worker.js, and what the demo does is in `phyxel_app::Demo`.
 
 use phyxel::meshless::scene::benchmark_cube;
 use phyxel::meshless::simulation::Simulation;

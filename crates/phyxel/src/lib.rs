@@ -5,6 +5,12 @@
 //! estimate of the displacement gradient (Müller et al. 2004, "MKN04").
 //!
 //! This crate has no web dependencies: it builds and tests natively and as WebAssembly.
+//!
+//! Where to start reading: [`meshless`] lists the phyxel solver's passes in the order a step runs
+//! them (neighbours → MLS → stresses → force gather → integration), a module each, and
+//! `meshless/simulation.rs` is the step itself. Each lesson page has its physics in a file of
+//! [`lessons`] named like the page (`pbd.html` → `lessons/pbd.rs`), with the page's symbols and its
+//! parameter table ([`params::Param`]); [`integrators`] and [`kernels`] are the shared pieces they use.
 
 pub mod conjugate_gradient;
 pub mod integrators;
