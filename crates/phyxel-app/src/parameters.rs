@@ -60,7 +60,8 @@ const fn whole(parameter: Parameter) -> Parameter {
 /// scene checks again when it is built).
 pub const RESOLUTION: Parameter =
     whole(parameter("resolution", "resolution", (3.0, 60.0), 10.0, ""));
-pub const YOUNG: Parameter = parameter("E", "young", (1e2, 1e10), Material::JELLY.young, "Pa");
+/// From jelly to steel (2·10¹¹ Pa) and beyond.
+pub const YOUNG: Parameter = parameter("E", "young", (1e2, 1e12), Material::JELLY.young, "Pa");
 pub const POISSON: Parameter = parameter("ν", "poisson", (0.0, 0.49), Material::JELLY.poisson, "");
 pub const DENSITY: Parameter = parameter(
     "ρ",
@@ -72,7 +73,7 @@ pub const DENSITY: Parameter = parameter(
 pub const VOLUME_STIFFNESS: Parameter = parameter(
     "k_v",
     "volumeStiffness",
-    (0.0, 1e10),
+    (0.0, 1e12),
     Material::JELLY.volume_stiffness,
     "Pa",
 );
@@ -143,10 +144,10 @@ mod tests {
                 .filter(|q| q.key == p.key || q.name == p.name);
             assert_eq!(named.count(), 1, "{}", p.name);
         }
-        let refused = YOUNG.check(1e11).unwrap_err();
+        let refused = YOUNG.check(1e13).unwrap_err();
         assert_eq!(
             refused.to_string(),
-            "E: must lie between 100 and 10000000000"
+            "E: must lie between 100 and 1000000000000"
         );
         assert!(DT.check(f64::NAN).is_err());
     }
