@@ -1,4 +1,5 @@
 // The bench page: the standard cube on every backend this browser offers, as a table and as JSON.
+import { withTimeout } from '../workers/backend.js';
 import { availableThreads, startSolverWorker, workerBuild } from '../workers/worker-builds.js';
 
 const form = document.getElementById('bench-form');
@@ -6,6 +7,14 @@ const status = document.getElementById('bench-status');
 const tbody = document.querySelector('#bench-table tbody');
 const output = document.getElementById('bench-json');
 const LIMITS = { n: [2, 40], steps: [1, 1000] };
+/**
+ * How long the WebGPU device may take to be granted, and a WebGPU run to answer (ms): a browser can
+ * leave an adapter request unanswered (docs/architecture.md, browser facts), and the page then reports
+ * WebGPU as skipped instead of waiting for ever.
+ */
+const GPU_DEVICE_TIMEOUT_MS = 10_000;
+const GPU_RUN_TIMEOUT_MS = 120_000;
+const TIMED_OUT = Symbol('timed out');
 
 document.getElementById('bench-cores').textContent = String(availableThreads());
 
@@ -66,15 +75,21 @@ async function gpuRun(n, steps) {
   await view.default();
   let device;
   try {
-    device = await view.GpuDevice.create();
+    device = await withTimeout(view.GpuDevice.create(), GPU_DEVICE_TIMEOUT_MS, TIMED_OUT);
   } catch (error) {
     return { skipped: error.message };
   }
+  if (device === TIMED_OUT) return { skipped: `no WebGPU device was granted within ${GPU_DEVICE_TIMEOUT_MS / 1000} s` };
   const cube = new view.GpuBenchCube(device, n);
+  const answered = async (steps) => {
+    if ((await withTimeout(cube.run(steps), GPU_RUN_TIMEOUT_MS, TIMED_OUT)) === TIMED_OUT) {
+      throw new Error(`the WebGPU run did not answer within ${GPU_RUN_TIMEOUT_MS / 1000} s`);
+    }
+  };
   try {
-    await cube.run(3);
+    await answered(3);
     const start = performance.now();
-    await cube.run(steps);
+    await answered(steps);
     const ms = performance.now() - start;
     return {
       backend: 'webgpu',

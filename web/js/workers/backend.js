@@ -2,7 +2,7 @@
 // solver (WebGPU compute with a CPU fallback) will choose with it.
 
 /** Resolve `promise`, or `fallback` after `ms` milliseconds (a hung adapter request must not hang the page). */
-function withTimeout(promise, ms, fallback) {
+export function withTimeout(promise, ms, fallback) {
   return Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve(fallback), ms))]);
 }
 

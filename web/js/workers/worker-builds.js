@@ -6,6 +6,11 @@
 // allow="cross-origin-isolated" from its parent), and WebAssembly threads. Everywhere else the
 // single-threaded build runs the same code.
 
+import { withTimeout } from './backend.js';
+
+/** How long a solver worker may take to load its module and start its pool (ms) before it is given up. */
+const START_TIMEOUT_MS = 30_000;
+
 // A module with a shared memory and one atomic instruction: valid only where WebAssembly threads are
 // (the check of GoogleChromeLabs' wasm-feature-detect, `threads`).
 const THREADS_PROBE = new Uint8Array([
@@ -61,7 +66,11 @@ export async function startSolverWorker(build, threads = 1, onEvent = () => {}) 
       pending.set(id, { resolve, reject });
       worker.postMessage({ ...message, id }, transfer);
     });
-  const ready = await request({ type: 'init', build, threads });
+  const ready = await withTimeout(request({ type: 'init', build, threads }), START_TIMEOUT_MS, null);
+  if (!ready) {
+    worker.terminate();
+    throw new Error(`the ${build} solver worker did not start within ${START_TIMEOUT_MS / 1000} s`);
+  }
   const post = (message) => worker.postMessage(message);
   return { request, post, terminate: () => worker.terminate(), threads: ready.threads, threaded: ready.threaded };
 }
