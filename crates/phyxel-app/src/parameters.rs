@@ -90,7 +90,8 @@ pub const CG_ITERATIONS: Parameter = whole(parameter(
 pub const YIELD: Parameter = parameter("yield", "yieldStrain", (0.0, 2.0), 0.05, "");
 pub const CREEP: Parameter = parameter("creep", "creep", (0.0, 1e3), 5.0, "1/s");
 pub const MAX_STRAIN: Parameter = parameter("max", "maxStrain", (0.0, 5.0), 0.6, "");
-pub const HEAT_RATE: Parameter = parameter("heat rate", "heatRate", (1.0, 5e3), 300.0, "K/s");
+/// 0 is no heating: releasing the heat tool sets it (`Demo::set_heat_source`).
+pub const HEAT_RATE: Parameter = parameter("heat rate", "heatRate", (0.0, 5e3), 300.0, "K/s");
 pub const HEAT_RADIUS: Parameter = parameter("heat radius", "heatRadius", (0.02, 1.0), 0.12, "m");
 /// The page's fixed time step (its automatic one is a fraction of the stability bound: see
 /// [`CFL_FRACTION`]).

@@ -89,3 +89,15 @@ fn the_pages_copy_follows_the_workers_demo_through_snapshots() {
     );
     // (A state of another scene is refused: phyxel's snapshot tests; JsError exists in wasm only.)
 }
+
+#[test]
+fn releasing_the_heat_tool_switches_the_heat_source_off() {
+    // The page ends a heat drag with a rate of 0, which must be accepted: a refusal would leave the
+    // page's pointer action (and the heating) on after the button is released.
+    let mut demo = PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+    demo.set_heat_source(0.0, 0.2, 0.0, 0.12, 300.0).unwrap();
+    assert!(demo.sim.melting.as_ref().unwrap().heat_source.is_some());
+    demo.set_heat_source(0.0, 0.0, 0.0, 0.12, 0.0).unwrap();
+    assert!(demo.sim.melting.as_ref().unwrap().heat_source.is_none());
+    assert!(demo.set_heat_source(0.0, 0.0, 0.0, 0.12, -1.0).is_err());
+}
