@@ -28,6 +28,7 @@ pub mod mls;
 pub mod neighbours;
 pub mod plasticity;
 pub mod primitive_mesh;
+pub mod quadrature;
 pub mod sampling;
 pub mod scene;
 pub mod simulation;

@@ -1,0 +1,142 @@
+//! Corotated linear elasticity summed over the integration points (seed 003 §3.4–3.5, eqs. 9–14), in
+//! the deformation-gradient form of the nodal corotated model (Zhou et al. 2013 §3.1):
+//!
+//! F_I = I + Σ_i u_i ∇φ_iᵀ (at x_I),  F_e,I = F_I F_p,I⁻¹,  R_I = polar(F_e,I),
+//! ε_I = sym(R_Iᵀ F_e,I) − I,  σ_I = λ_I tr(ε_I) I + 2μ_I ε_I,  P_I = R_I σ_I F_p,I⁻ᵀ,
+//!
+//! U = Σ_I v_I ½ ε_I:σ_I and f_i = −∂U/∂u_i = −Σ_I v_I P_I ∇φ_i(x_I) — seed 003 eq. 12 with the
+//! rotation taken per integration point (its eq. 11 builds R_I from the neighbourhood; the polar
+//! rotation of F_I is the same frame for an affine neighbourhood). With the rotations frozen, the
+//! stiffness product is K δu: δF_I = Σ_j δu_j ∇φ_jᵀ F_p,I⁻¹, δP_I = R_I C(sym(R_Iᵀ δF_I)) F_p,I⁻ᵀ,
+//! (K δu)_i = −Σ_I v_I δP_I ∇φ_i — eq. 14 without assembling K. Every particle gathers over the edges
+//! that reach it, so no two threads write one force.
+
+use super::Quadrature;
+use crate::meshless::corotated::polar_rotation;
+use crate::meshless::elasticity::{contract, hooke_stress};
+use crate::meshless::mls::outer;
+use crate::parallel::map_indices;
+use glam::{DMat3, DVec3};
+
+/// λ_I, μ_I of an integration point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lame {
+    pub lambda: f64,
+    pub mu: f64,
+}
+
+impl Quadrature {
+    /// F_I = I + Σ_i u_i ∇φ_iᵀ at integration point I.
+    pub fn deformation_gradient(&self, point: usize, displacement: &[DVec3]) -> DMat3 {
+        let shape = &self.shape;
+        shape.edges(point).fold(DMat3::IDENTITY, |f, e| {
+            f + outer(displacement[shape.particle[e] as usize], shape.gradient[e])
+        })
+    }
+
+    fn plastic_inverse(&self, point: usize) -> DMat3 {
+        let fp = self.plastic_deformation[point];
+        if fp == DMat3::IDENTITY {
+            DMat3::IDENTITY
+        } else {
+            fp.inverse()
+        }
+    }
+
+    /// R_I = polar(F_I F_p,I⁻¹) of every integration point.
+    pub fn rotations(&self, displacement: &[DVec3]) -> Vec<DMat3> {
+        map_indices(self.len(), |k| {
+            polar_rotation(self.deformation_gradient(k, displacement) * self.plastic_inverse(k))
+        })
+    }
+
+    /// The first Piola–Kirchhoff stress times the volume, v_I P_I, and the energy v_I ½ ε:σ.
+    fn weighted_stress(&self, point: usize, displacement: &[DVec3], rotation: DMat3) -> (DMat3, f64) {
+        let plastic_inverse = self.plastic_inverse(point);
+        let elastic = self.deformation_gradient(point, displacement) * plastic_inverse;
+        let strain = crate::meshless::corotated::symmetric_part(rotation.transpose() * elastic)
+            - DMat3::IDENTITY;
+        let Lame { lambda, mu } = self.lame[point];
+        let stress = hooke_stress(strain, lambda, mu);
+        let v = self.points.volume[point];
+        (
+            v * (rotation * stress * plastic_inverse.transpose()),
+            v * 0.5 * contract(strain, stress),
+        )
+    }
+
+    /// f_i = −Σ_I v_I P_I ∇φ_i(x_I) at `displacement` with the rotations `rotations`.
+    pub fn forces(&self, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<DVec3> {
+        let stresses = map_indices(self.len(), |k| {
+            self.weighted_stress(k, displacement, rotations[k]).0
+        });
+        self.gather(&stresses)
+    }
+
+    /// U = Σ_I v_I ½ ε_I:σ_I with the rotations of `displacement`.
+    pub fn energy(&self, displacement: &[DVec3]) -> f64 {
+        let rotations = self.rotations(displacement);
+        (0..self.len())
+            .map(|k| self.weighted_stress(k, displacement, rotations[k]).1)
+            .sum()
+    }
+
+    /// The Cauchy-like corotated stress σ_I of every point (for display and the tests).
+    pub fn stresses(&self, displacement: &[DVec3]) -> Vec<DMat3> {
+        let rotations = self.rotations(displacement);
+        map_indices(self.len(), |k| {
+            let elastic = self.deformation_gradient(k, displacement) * self.plastic_inverse(k);
+            let strain = crate::meshless::corotated::symmetric_part(rotations[k].transpose() * elastic)
+                - DMat3::IDENTITY;
+            let Lame { lambda, mu } = self.lame[k];
+            hooke_stress(strain, lambda, mu)
+        })
+    }
+
+    /// K δu at frozen rotations (module docs).
+    pub fn stiffness_product(&self, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
+        let stresses = map_indices(self.len(), |k| {
+            let plastic_inverse = self.plastic_inverse(k);
+            let shape = &self.shape;
+            let df = shape.edges(k).fold(DMat3::ZERO, |f, e| {
+                f + outer(du[shape.particle[e] as usize], shape.gradient[e])
+            }) * plastic_inverse;
+            let r = rotations[k];
+            let Lame { lambda, mu } = self.lame[k];
+            let dsigma = hooke_stress(
+                crate::meshless::corotated::symmetric_part(r.transpose() * df),
+                lambda,
+                mu,
+            );
+            self.points.volume[k] * (r * dsigma * plastic_inverse.transpose())
+        });
+        self.gather(&stresses)
+    }
+
+    /// The 3 × 3 diagonal blocks K_ii = −Σ_I v_I R_I (μ|c|² I + (λ + μ) c cᵀ) R_Iᵀ with
+    /// c = F_p,I⁻ᵀ ∇φ_i(x_I), for block-Jacobi preconditioning.
+    pub fn stiffness_diagonal(&self, rotations: &[DMat3]) -> Vec<DMat3> {
+        let shape = &self.shape;
+        map_indices(self.particle_count(), |i| {
+            shape.edges_into(i).iter().fold(DMat3::ZERO, |sum, &e| {
+                let k = shape.owner[e as usize] as usize;
+                let c = self.plastic_inverse(k).transpose() * shape.gradient[e as usize];
+                let Lame { lambda, mu } = self.lame[k];
+                let local = DMat3::from_diagonal(DVec3::splat(mu * c.length_squared()))
+                    + (lambda + mu) * outer(c, c);
+                let r = rotations[k];
+                sum - self.points.volume[k] * (r * local * r.transpose())
+            })
+        })
+    }
+
+    /// f_i = −Σ_{edges e into i} (v P)_{I(e)} ∇φ_e.
+    fn gather(&self, weighted_stress: &[DMat3]) -> Vec<DVec3> {
+        let shape = &self.shape;
+        map_indices(self.particle_count(), |i| {
+            shape.edges_into(i).iter().fold(DVec3::ZERO, |f, &e| {
+                f - weighted_stress[shape.owner[e as usize] as usize] * shape.gradient[e as usize]
+            })
+        })
+    }
+}

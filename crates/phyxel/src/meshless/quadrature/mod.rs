@@ -1,0 +1,177 @@
+//! Background-grid quadrature for meshless solids (Brunet et al. 2019 — seed 003 §3.3–3.4): the
+//! particles carry the degrees of freedom, and the elastic energy is integrated at Gauss points of a
+//! regular grid cropped to the shape, each with its own MLS shape functions (linear basis, full
+//! derivatives) over the nearest particles and its own corotational frame.
+//!
+//! Nodal integration (MKN04: every phyxel is both a degree of freedom and an integration point of
+//! volume m_i/ρ_i) weighs surface phyxels wrongly — ρ_i is a kernel sum cut off at the surface — so a
+//! nodal body is too stiff and does not converge to the continuum under refinement. Here Σ_I v_I is
+//! the shape's volume and the Galerkin sums converge.
+//!
+//! * [`points`]: the grid, its Gauss points, the cut cells at the surface.
+//! * [`shape_functions`]: φ_i(x_I) and ∇φ_i(x_I), in compressed rows with reverse lists.
+//! * [`elasticity`]: forces, energy, stiffness product and diagonal blocks.
+
+pub mod elasticity;
+pub mod points;
+pub mod shape_functions;
+
+use crate::meshless::material::Material;
+use elasticity::Lame;
+use glam::{DMat3, DVec3};
+use points::{integration_points, BackgroundGrid, IntegrationPoints, Region};
+use serde::{Deserialize, Serialize};
+use shape_functions::{at_point, ShapeFunctions};
+
+/// How the quadrature is laid out, relative to the particle spacing a.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QuadratureSettings {
+    /// Background cell edge = `cell_factor` · a.
+    pub cell_factor: f64,
+    /// Shape-function support h = `support_factor` · a.
+    pub support_factor: f64,
+    /// Gauss points per axis in a full cell.
+    pub gauss_order: usize,
+    /// Midpoint samples per axis in each octant of a cut cell.
+    pub surface_samples: usize,
+}
+
+impl Default for QuadratureSettings {
+    fn default() -> Self {
+        Self {
+            cell_factor: 1.0,
+            support_factor: 2.2,
+            gauss_order: 2,
+            surface_samples: 4,
+        }
+    }
+}
+
+/// Why a quadrature could not be built.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QuadratureError(pub String);
+
+impl std::fmt::Display for QuadratureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for QuadratureError {}
+
+/// Integration points, their shape functions, materials and plastic state, for one body's particles.
+#[derive(Clone, Debug)]
+pub struct Quadrature {
+    pub grid: BackgroundGrid,
+    pub points: IntegrationPoints,
+    pub shape: ShapeFunctions,
+    /// h of the shape functions.
+    pub support_radius: f64,
+    /// λ_I, μ_I of every point (several materials in one body: seed 003 §4.2).
+    pub lame: Vec<Lame>,
+    /// F_p,I, the multiplicative plastic deformation carried per point (identity when elastic).
+    pub plastic_deformation: Vec<DMat3>,
+    /// The particles' reference positions x̄_i the shape functions were built on.
+    pub reference: Vec<DVec3>,
+}
+
+impl Quadrature {
+    /// The quadrature of `region` for particles at `particles` with spacing `spacing`, all of
+    /// `material`. The grid's origin is the region's minimum corner, so a box sampled from its corner
+    /// is tiled exactly.
+    pub fn new(
+        region: &dyn Region,
+        particles: &[DVec3],
+        spacing: f64,
+        material: &Material,
+        settings: QuadratureSettings,
+    ) -> Result<Self, QuadratureError> {
+        if !(spacing > 0.0 && spacing.is_finite()) {
+            return Err(QuadratureError(format!("particle spacing must be positive, got {spacing}")));
+        }
+        let grid = BackgroundGrid {
+            origin: region.bounds().0,
+            cell: settings.cell_factor * spacing,
+            gauss_order: settings.gauss_order.clamp(1, 3),
+            surface_samples: settings.surface_samples.clamp(1, 8),
+        };
+        let points = integration_points(region, grid);
+        if points.is_empty() {
+            return Err(QuadratureError(
+                "the shape holds no integration point: it is thinner than a grid cell".into(),
+            ));
+        }
+        let support_radius = settings.support_factor * spacing;
+        let shape = ShapeFunctions::build(&points.position, particles, support_radius);
+        if !shape.degenerate.is_empty() {
+            return Err(QuadratureError(format!(
+                "{} of {} integration points have too few particles around them (fewer than four, or all in one plane) — the body is thinner than its particle spacing allows",
+                shape.degenerate.len(),
+                points.len()
+            )));
+        }
+        let (lambda, mu) = material.lame();
+        let n = points.len();
+        Ok(Self {
+            grid,
+            points,
+            shape,
+            support_radius,
+            lame: vec![Lame { lambda, mu }; n],
+            plastic_deformation: vec![DMat3::IDENTITY; n],
+            reference: particles.to_vec(),
+        })
+    }
+
+    /// Number of integration points.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    pub fn particle_count(&self) -> usize {
+        self.reference.len()
+    }
+
+    /// Each particle's share of the volume, V_i = Σ_I v_I φ_i(x_I): Σ_i V_i = Σ_I v_I because the
+    /// shape functions sum to one.
+    pub fn volume_shares(&self) -> Vec<f64> {
+        let shape = &self.shape;
+        (0..self.particle_count())
+            .map(|i| {
+                shape
+                    .edges_into(i)
+                    .iter()
+                    .map(|&e| self.points.volume[shape.owner[e as usize] as usize] * shape.value[e as usize])
+                    .sum()
+            })
+            .collect()
+    }
+
+    /// The row-sum lumped masses m_i = ρ V_i (the consistent mass matrix ∫ρ φ_i φ_j summed over j):
+    /// Σ m_i = ρ Σ v_I, and m_i g is the consistent gravity load ∫ ρ g φ_i.
+    pub fn lumped_masses(&self, density: f64) -> Vec<f64> {
+        self.volume_shares().into_iter().map(|v| density * v).collect()
+    }
+
+    /// A force `force` applied at the reference point `at`, spread over the particles as
+    /// f_i = φ_i(at) f (seed 003 eq. 17).
+    pub fn point_load(&self, at: DVec3, force: DVec3) -> Vec<(usize, DVec3)> {
+        let h = self.support_radius;
+        let near: Vec<usize> = (0..self.reference.len())
+            .filter(|&i| self.reference[i].distance(at) < h)
+            .collect();
+        let positions: Vec<DVec3> = near.iter().map(|&i| self.reference[i]).collect();
+        let (values, _) = at_point(at, &positions, h);
+        near.into_iter()
+            .zip(values)
+            .map(|(i, (phi, _))| (i, phi * force))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;
