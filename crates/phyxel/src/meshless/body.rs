@@ -5,6 +5,8 @@ use super::kernel::poly6;
 use super::material::Material;
 use super::mls::MlsWeights;
 use super::neighbours::Neighbourhoods;
+use super::quadrature::points::Region;
+use super::quadrature::{Quadrature, QuadratureError, QuadratureSettings};
 use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
@@ -22,6 +24,34 @@ pub enum SupportRadius {
     KNearest { k: usize, scale: f64 },
 }
 
+/// Where the nodal model's phyxel volumes V_i come from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NodalVolume {
+    /// V_i = m_i / ρ_i with ρ_i = Σ_j m_j w_ij, as MKN04 (eq. 6) and the thesis (§4.1.1): the kernel
+    /// sum is cut off at the surface, so surface phyxels get up to twice their share.
+    #[default]
+    KernelDensity,
+    /// V_i = m_i / ρ₀: the volume of the lattice cell the phyxel was sampled for.
+    Cell,
+}
+
+/// How the elastic energy is integrated over the body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Integration {
+    /// At the phyxels themselves (MKN04 §4): phyxel i is an integration point of volume V_i.
+    Nodal(NodalVolume),
+    /// At the Gauss points of a background grid cropped to the shape (Brunet et al. 2019 §3.3); the
+    /// phyxels carry the degrees of freedom, their masses are the lumped ρ ∫ φ_i.
+    Quadrature(Box<Quadrature>),
+}
+
+impl Default for Integration {
+    fn default() -> Self {
+        Integration::Nodal(NodalVolume::KernelDensity)
+    }
+}
+
 /// A solid made of phyxels.
 #[derive(Clone, Debug)]
 pub struct Body {
@@ -34,7 +64,8 @@ pub struct Body {
     pub mass: Vec<f64>,
     /// ρ_i = Σ_j m_j w_ij (j over the neighbourhood and i itself).
     pub density: Vec<f64>,
-    /// V_i = m_i / ρ_i.
+    /// V_i: m_i / ρ_i (MKN04), m_i / ρ₀ (cell volumes), or the phyxel's share Σ_I v_I φ_i(x_I) of
+    /// the integration points' volume (background quadrature) — see [`Integration`].
     pub volume: Vec<f64>,
     pub support_radius: Vec<f64>,
     /// Plastic strain ε_plastic,i of the MKN04 model's additive plasticity (zero for a purely elastic
@@ -50,6 +81,8 @@ pub struct Body {
     pub stiffness_scale: Vec<f64>,
     pub neighbours: Neighbourhoods,
     pub mls: MlsWeights,
+    /// Nodal (the default) or background quadrature.
+    pub integration: Integration,
 }
 
 impl Body {
@@ -79,6 +112,7 @@ impl Body {
             stiffness_scale: vec![1.0; n],
             neighbours: Neighbourhoods::default(),
             mls: MlsWeights::default(),
+            integration: Integration::default(),
         };
         body.rebuild_reference();
         body
@@ -93,7 +127,52 @@ impl Body {
         let ratio = material.density / self.material.density;
         self.mass.iter_mut().for_each(|m| *m *= ratio);
         self.density.iter_mut().for_each(|rho| *rho *= ratio);
+        if let Integration::Quadrature(quadrature) = &mut self.integration {
+            let (lambda, mu) = material.lame();
+            quadrature.set_uniform_material(lambda, mu);
+        }
         self.material = material;
+    }
+
+    /// The nodal model with phyxel volumes from `rule` (MKN04's kernel densities or the sampling's
+    /// cells); the masses stay.
+    pub fn set_nodal_volume(&mut self, rule: NodalVolume) {
+        self.integration = Integration::Nodal(rule);
+        self.rebuild_reference();
+    }
+
+    /// Integrate over `region` (the shape the phyxels were sampled from) at the Gauss points of a
+    /// background grid (Brunet et al. 2019 §3.3). The phyxels keep their places; their masses become
+    /// the lumped ρ₀ Σ_I v_I φ_i(x_I) (total ρ₀ Σ_I v_I) and their volumes the shares Σ_I v_I φ_i.
+    /// Refused, with the reason, for a region thinner than a cell or points without enough
+    /// particles around them; the body is then unchanged.
+    pub fn set_quadrature(
+        &mut self,
+        region: &dyn Region,
+        spacing: f64,
+        settings: QuadratureSettings,
+    ) -> Result<(), QuadratureError> {
+        let quadrature =
+            Quadrature::new(region, &self.reference, spacing, &self.material, settings)?;
+        let shares = quadrature.volume_shares();
+        if let Some(i) = shares.iter().position(|v| !(*v > 0.0)) {
+            return Err(QuadratureError(format!(
+                "phyxel {i} at {:?} gets no volume from the integration points (it lies outside the shape)",
+                self.reference[i]
+            )));
+        }
+        self.mass = shares.iter().map(|v| self.material.density * v).collect();
+        self.volume = shares;
+        self.integration = Integration::Quadrature(Box::new(quadrature));
+        Ok(())
+    }
+
+    /// The background quadrature, if the body uses one.
+    pub fn quadrature(&self) -> Option<&Quadrature> {
+        match &self.integration {
+            Integration::Quadrature(q) => Some(q),
+            Integration::Nodal(_) => None,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -114,6 +193,7 @@ impl Body {
     }
 
     /// Passes 1–2 after the reference shape changed: neighbours, densities, volumes, MLS weights.
+    /// (A body with background quadrature keeps its quadrature's volumes.)
     pub fn rebuild_reference(&mut self) {
         self.neighbours = Neighbourhoods::build(&self.reference, &self.support_radius);
         for i in 0..self.len() {
@@ -128,7 +208,15 @@ impl Body {
                 })
                 .sum();
             self.density[i] = own + others;
-            self.volume[i] = self.mass[i] / self.density[i];
+            match self.integration {
+                Integration::Nodal(NodalVolume::KernelDensity) => {
+                    self.volume[i] = self.mass[i] / self.density[i];
+                }
+                Integration::Nodal(NodalVolume::Cell) => {
+                    self.volume[i] = self.mass[i] / self.material.density;
+                }
+                Integration::Quadrature(_) => {}
+            }
         }
         self.mls = MlsWeights::compute(&self.reference, &self.support_radius, &self.neighbours);
     }

@@ -116,8 +116,12 @@ pub fn elastic_deformation_gradient(body: &Body, i: usize, displacement: &[DVec3
     deformation_gradient(body, i, displacement) * plastic_inverse(body, i)
 }
 
-/// The rotation R_i (polar rotation of F_e,i) of every phyxel at the displacements `displacement`.
+/// The rotation R_i (polar rotation of F_e,i) of every phyxel at the displacements `displacement` —
+/// or, for a body with background quadrature, R_I of every integration point.
 pub fn rotations(body: &Body, displacement: &[DVec3]) -> Vec<DMat3> {
+    if let Some(q) = body.quadrature() {
+        return q.rotations(displacement);
+    }
     map_indices(body.len(), |i| {
         polar_rotation(elastic_deformation_gradient(body, i, displacement))
     })
@@ -152,7 +156,9 @@ fn lame(body: &Body, i: usize) -> (f64, f64) {
     (s * lambda, s * mu)
 }
 
-/// The corotated elastic state of every phyxel at `displacement` with the rotations `rotations`.
+/// The corotated elastic state of every phyxel at `displacement` with the rotations `rotations` (the
+/// nodal model; a body with background quadrature has its state at the integration points instead,
+/// [`crate::meshless::quadrature::Quadrature::stresses`]).
 pub fn stresses(body: &Body, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<PhyxelStress> {
     map_indices(body.len(), |i| {
         let (lambda, mu) = lame(body, i);
@@ -171,12 +177,23 @@ pub fn stresses(body: &Body, displacement: &[DVec3], rotations: &[DMat3]) -> Vec
 /// Elastic forces f = −∂U/∂u of the corotated model at `displacement` (rotations from the same
 /// displacements).
 pub fn forces(body: &Body, displacement: &[DVec3]) -> Vec<DVec3> {
-    let rotations = rotations(body, displacement);
-    body.gather_forces(&stresses(body, displacement, &rotations))
+    elastic_forces(body, displacement, &rotations(body, displacement))
+}
+
+/// Elastic forces at `displacement` with the frames `rotations` (from [`rotations`]): the nodal
+/// model's gather of [`stresses`], or the quadrature's sum over integration points.
+pub fn elastic_forces(body: &Body, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<DVec3> {
+    match body.quadrature() {
+        Some(q) => q.forces(displacement, rotations),
+        None => body.gather_forces(&stresses(body, displacement, rotations)),
+    }
 }
 
 /// Stored energy U = Σ_i V_i ½ ε_i:σ_i of the corotated model at `displacement`.
 pub fn energy(body: &Body, displacement: &[DVec3]) -> f64 {
+    if let Some(q) = body.quadrature() {
+        return q.energy(displacement);
+    }
     let rotations = rotations(body, displacement);
     stresses(body, displacement, &rotations)
         .iter()
@@ -192,6 +209,9 @@ pub fn energy(body: &Body, displacement: &[DVec3]) -> f64 {
 /// then the same gather as the forces. The displacements themselves do not enter (K does not depend
 /// on them once the rotations are frozen).
 pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
+    if let Some(q) = body.quadrature() {
+        return q.stiffness_product(rotations, du);
+    }
     let differentials = map_indices(body.len(), |i| {
         let (lambda, mu) = lame(body, i);
         let plastic_inverse = plastic_inverse(body, i);
@@ -215,6 +235,9 @@ pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<
 /// w = R_iᵀ δu_k, so K_kk = −Σ_i V_i R_i (μ|c_ik|² I + (λ + μ) c_ik c_ikᵀ) R_iᵀ — gathered per phyxel
 /// like the forces.
 pub fn stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
+    if let Some(q) = body.quadrature() {
+        return q.stiffness_diagonal(rotations);
+    }
     let hoods = &body.neighbours;
     let block = |i: usize, d: DVec3| {
         let (lambda, mu) = lame(body, i);

@@ -17,7 +17,7 @@
 //! side.
 
 use super::body::Body;
-use super::corotated::{rotations, stiffness_diagonal, stiffness_product, stresses};
+use super::corotated::{elastic_forces, rotations, stiffness_diagonal, stiffness_product};
 use crate::conjugate_gradient::{self, block_jacobi, block_jacobi_inverses, Tolerance};
 use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
@@ -157,7 +157,7 @@ pub fn velocity_change(
 ) -> VelocityChange {
     let n = body.len();
     let r = rotations(body, &body.displacement);
-    let elastic = body.gather_forces(&stresses(body, &body.displacement, &r));
+    let elastic = elastic_forces(body, &body.displacement, &r);
     let beta = settings.rayleigh.stiffness.max(0.0);
     let mass_factor = 1.0 + dt * mass_damping;
     let stiffness_factor = dt * beta + dt * dt;
@@ -310,7 +310,7 @@ pub fn solve_static(body: &mut Body, loads: Loads, settings: StaticSolve) -> Sta
     body.velocity.iter_mut().for_each(|v| *v = DVec3::ZERO);
     loop {
         let r = rotations(body, &body.displacement);
-        let elastic = body.gather_forces(&stresses(body, &body.displacement, &r));
+        let elastic = elastic_forces(body, &body.displacement, &r);
         let residual = loads.total_force(body, elastic);
         let norm = residual
             .iter()

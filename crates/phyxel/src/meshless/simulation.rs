@@ -119,6 +119,17 @@ struct BodyDynamics<'a> {
 impl Dynamics for BodyDynamics<'_> {
     type Vector = Vec<DVec3>;
     fn acceleration(&self, _t: f64, u: &Vec<DVec3>, v: &Vec<DVec3>) -> Vec<DVec3> {
+        if self.body.quadrature().is_some() {
+            // Background quadrature: the corotated forces summed over the integration points.
+            let f = corotated::forces(self.body, u);
+            return map_indices(self.body.len(), |k| {
+                let drag = self
+                    .drag
+                    .filter(|d| d.phyxel == k)
+                    .map_or(DVec3::ZERO, |d| d.force(self.body.reference[k] + u[k]));
+                (f[k] + drag) / self.body.mass[k] + self.gravity - self.damping * v[k]
+            });
+        }
         let stresses = self.elasticity.stresses(self.body, u);
         map_indices(self.body.len(), |k| {
             self.acceleration_of(k, &stresses, u[k], v[k])
@@ -510,7 +521,13 @@ impl Simulation {
         if let Some(melting) = self.melting {
             melting.heat(body, dt);
         }
-        match (self.plasticity, self.elasticity) {
+        // A body with background quadrature is always corotated (its forces are).
+        let elasticity = if self.body.quadrature().is_some() {
+            Elasticity::CorotatedLinear
+        } else {
+            self.elasticity
+        };
+        match (self.plasticity, elasticity) {
             (Some(plasticity), Elasticity::Mkn04) => self.flow_additive(plasticity, dt),
             (Some(plasticity), Elasticity::CorotatedLinear) => {
                 self.flow_multiplicative(plasticity, dt)
@@ -553,6 +570,18 @@ impl Simulation {
     /// the rest shape lives in F_p, and det F_p = 1 keeps the rest volumes.
     fn flow_multiplicative(&mut self, plasticity: Plasticity, dt: f64) {
         let body = &self.body;
+        if let Some(q) = body.quadrature() {
+            // Background quadrature: F_p lives at the integration points.
+            let flowed = map_indices(q.len(), |k| {
+                let elastic = q.deformation_gradient(k, &body.displacement)
+                    * q.plastic_deformation[k].inverse();
+                plasticity.flow_multiplicative(elastic, q.plastic_deformation[k], dt)
+            });
+            if let super::body::Integration::Quadrature(q) = &mut self.body.integration {
+                q.plastic_deformation = flowed;
+            }
+            return;
+        }
         let flowed = map_indices(body.len(), |i| {
             // A softened (warm) phyxel also yields earlier: c_yield scales with its stiffness.
             let softened = Plasticity {

@@ -51,7 +51,12 @@ impl Quadrature {
     }
 
     /// The first Piola–Kirchhoff stress times the volume, v_I P_I, and the energy v_I ½ ε:σ.
-    fn weighted_stress(&self, point: usize, displacement: &[DVec3], rotation: DMat3) -> (DMat3, f64) {
+    fn weighted_stress(
+        &self,
+        point: usize,
+        displacement: &[DVec3],
+        rotation: DMat3,
+    ) -> (DMat3, f64) {
         let plastic_inverse = self.plastic_inverse(point);
         let elastic = self.deformation_gradient(point, displacement) * plastic_inverse;
         let strain = crate::meshless::corotated::symmetric_part(rotation.transpose() * elastic)
@@ -86,8 +91,9 @@ impl Quadrature {
         let rotations = self.rotations(displacement);
         map_indices(self.len(), |k| {
             let elastic = self.deformation_gradient(k, displacement) * self.plastic_inverse(k);
-            let strain = crate::meshless::corotated::symmetric_part(rotations[k].transpose() * elastic)
-                - DMat3::IDENTITY;
+            let strain =
+                crate::meshless::corotated::symmetric_part(rotations[k].transpose() * elastic)
+                    - DMat3::IDENTITY;
             let Lame { lambda, mu } = self.lame[k];
             hooke_stress(strain, lambda, mu)
         })

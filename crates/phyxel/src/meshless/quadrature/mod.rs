@@ -40,7 +40,7 @@ impl Default for QuadratureSettings {
     fn default() -> Self {
         Self {
             cell_factor: 1.0,
-            support_factor: 2.2,
+            support_factor: 1.8,
             gauss_order: 2,
             surface_samples: 4,
         }
@@ -60,7 +60,7 @@ impl std::fmt::Display for QuadratureError {
 impl std::error::Error for QuadratureError {}
 
 /// Integration points, their shape functions, materials and plastic state, for one body's particles.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Quadrature {
     pub grid: BackgroundGrid,
     pub points: IntegrationPoints,
@@ -87,7 +87,9 @@ impl Quadrature {
         settings: QuadratureSettings,
     ) -> Result<Self, QuadratureError> {
         if !(spacing > 0.0 && spacing.is_finite()) {
-            return Err(QuadratureError(format!("particle spacing must be positive, got {spacing}")));
+            return Err(QuadratureError(format!(
+                "particle spacing must be positive, got {spacing}"
+            )));
         }
         let grid = BackgroundGrid {
             origin: region.bounds().0,
@@ -123,6 +125,22 @@ impl Quadrature {
         })
     }
 
+    /// One material at every integration point.
+    pub fn set_uniform_material(&mut self, lambda: f64, mu: f64) {
+        self.lame.iter_mut().for_each(|l| *l = Lame { lambda, mu });
+    }
+
+    /// Material `material` at the integration points where `select(x_I)` holds (several materials in
+    /// one body, seed 003 §4.2).
+    pub fn set_material_where(&mut self, material: &Material, select: impl Fn(DVec3) -> bool) {
+        let (lambda, mu) = material.lame();
+        for (lame, x) in self.lame.iter_mut().zip(&self.points.position) {
+            if select(*x) {
+                *lame = Lame { lambda, mu };
+            }
+        }
+    }
+
     /// Number of integration points.
     pub fn len(&self) -> usize {
         self.points.len()
@@ -145,7 +163,10 @@ impl Quadrature {
                 shape
                     .edges_into(i)
                     .iter()
-                    .map(|&e| self.points.volume[shape.owner[e as usize] as usize] * shape.value[e as usize])
+                    .map(|&e| {
+                        self.points.volume[shape.owner[e as usize] as usize]
+                            * shape.value[e as usize]
+                    })
                     .sum()
             })
             .collect()
@@ -154,7 +175,10 @@ impl Quadrature {
     /// The row-sum lumped masses m_i = ρ V_i (the consistent mass matrix ∫ρ φ_i φ_j summed over j):
     /// Σ m_i = ρ Σ v_I, and m_i g is the consistent gravity load ∫ ρ g φ_i.
     pub fn lumped_masses(&self, density: f64) -> Vec<f64> {
-        self.volume_shares().into_iter().map(|v| density * v).collect()
+        self.volume_shares()
+            .into_iter()
+            .map(|v| density * v)
+            .collect()
     }
 
     /// A force `force` applied at the reference point `at`, spread over the particles as

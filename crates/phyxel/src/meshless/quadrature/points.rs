@@ -73,7 +73,10 @@ pub fn gauss_legendre(order: usize) -> (&'static [f64], &'static [f64]) {
     match order {
         1 => (&[0.0], &[2.0]),
         2 => (&[-SQRT_1_3, SQRT_1_3], &[1.0, 1.0]),
-        _ => (&[-SQRT_3_5, 0.0, SQRT_3_5], &[5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0]),
+        _ => (
+            &[-SQRT_3_5, 0.0, SQRT_3_5],
+            &[5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0],
+        ),
     }
 }
 
@@ -113,11 +116,14 @@ pub fn integration_points(region: &dyn Region, grid: BackgroundGrid) -> Integrat
     let last = ((max - grid.origin) / c).ceil().as_ivec3() + 1;
     let cells = last - first; // cells per axis
     let nodes = cells + 1;
-    let node_index =
-        |n: IVec3| (n.x + nodes.x * (n.y + nodes.y * n.z)) as usize;
+    let node_index = |n: IVec3| (n.x + nodes.x * (n.y + nodes.y * n.z)) as usize;
     let inside_node: Vec<bool> = map_indices((nodes.x * nodes.y * nodes.z) as usize, |k| {
         let k = k as i32;
-        let n = IVec3::new(k % nodes.x, (k / nodes.x) % nodes.y, k / (nodes.x * nodes.y));
+        let n = IVec3::new(
+            k % nodes.x,
+            (k / nodes.x) % nodes.y,
+            k / (nodes.x * nodes.y),
+        );
         region.contains(grid.origin + (first + n).as_dvec3() * c)
     });
     let corners_inside = |cell: IVec3| -> usize {
@@ -131,7 +137,11 @@ pub fn integration_points(region: &dyn Region, grid: BackgroundGrid) -> Integrat
     let cell_count = (cells.x * cells.y * cells.z) as usize;
     let per_cell: Vec<(u8, Vec<(DVec3, f64)>)> = map_indices(cell_count, |k| {
         let k = k as i32;
-        let cell = IVec3::new(k % cells.x, (k / cells.x) % cells.y, k / (cells.x * cells.y));
+        let cell = IVec3::new(
+            k % cells.x,
+            (k / cells.x) % cells.y,
+            k / (cells.x * cells.y),
+        );
         let lo = grid.origin + (first + cell).as_dvec3() * c;
         if corners_inside(cell) == 8 {
             return (1, gauss_points(lo, c, grid.gauss_order));
@@ -192,7 +202,12 @@ fn octant_points(region: &dyn Region, lo: DVec3, c: f64, s: usize) -> Vec<(DVec3
     let step = half / s as f64;
     let mut points = Vec::new();
     for octant in 0..8 {
-        let corner = lo + DVec3::new((octant & 1) as f64, ((octant >> 1) & 1) as f64, ((octant >> 2) & 1) as f64) * half;
+        let corner = lo
+            + DVec3::new(
+                (octant & 1) as f64,
+                ((octant >> 1) & 1) as f64,
+                ((octant >> 2) & 1) as f64,
+            ) * half;
         let mut sum = DVec3::ZERO;
         let mut count = 0usize;
         for k in 0..s {

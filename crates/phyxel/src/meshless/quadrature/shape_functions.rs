@@ -108,7 +108,8 @@ impl ShapeFunctions {
 
     /// The edges that reach particle i.
     pub fn edges_into(&self, particle: usize) -> &[u32] {
-        &self.reverse[self.reverse_start[particle] as usize..self.reverse_start[particle + 1] as usize]
+        &self.reverse
+            [self.reverse_start[particle] as usize..self.reverse_start[particle + 1] as usize]
     }
 
     /// ũ(x_I) = Σ_i φ_i(x_I) u_i (seed 003 eq. 6) for every point.
@@ -146,7 +147,12 @@ pub fn at_point(x: DVec3, at: &[DVec3], h: f64) -> (Vec<(f64, DVec3)>, bool) {
     let (inverse, rank) = safe_inverse4(a);
     let gamma = inverse * DVec4::X;
     let dgamma: [DVec4; 3] = std::array::from_fn(|k| {
-        let dp = DVec4::new(0.0, (k == 0) as u8 as f64, (k == 1) as u8 as f64, (k == 2) as u8 as f64) / h;
+        let dp = DVec4::new(
+            0.0,
+            (k == 0) as u8 as f64,
+            (k == 1) as u8 as f64,
+            (k == 2) as u8 as f64,
+        ) / h;
         inverse * (dp - da[k] * gamma)
     });
     let values = basis
