@@ -14,7 +14,6 @@ fn beam_material(young: f64, poisson: f64) -> Material {
     }
 }
 
-
 /// Deterministic pseudo-random numbers in [−1, 1).
 fn jitter(seed: &mut u64) -> f64 {
     *seed = seed
@@ -55,12 +54,19 @@ fn sized_block(
             }
         })
         .collect();
+    let mut settings = QuadratureSettings::default();
+    if let Ok(v) = std::env::var("SUPPORT") {
+        settings.support_factor = v.parse().unwrap();
+    }
+    if let Ok(v) = std::env::var("ORDER") {
+        settings.gauss_order = v.parse().unwrap();
+    }
     let q = Quadrature::new(
         &shape,
         &particles,
         spacing,
         &beam_material(1e6, 0.3),
-        QuadratureSettings::default(),
+        settings,
     )
     .expect("a block several spacings thick has a quadrature");
     (shape, particles, q)
@@ -84,7 +90,9 @@ fn the_safe_inverse_inverts_a_regular_moment_matrix_and_reports_a_flat_one() {
         .collect();
     let (values, full_rank) = shape_functions::at_point(DVec3::new(0.1, 0.1, 0.0), &flat, 0.25);
     assert!(!full_rank);
-    assert!(values.iter().all(|(phi, g)| phi.is_finite() && g.is_finite()));
+    assert!(values
+        .iter()
+        .all(|(phi, g)| phi.is_finite() && g.is_finite()));
 }
 
 #[test]
@@ -117,7 +125,10 @@ fn shape_functions_reproduce_affine_fields_exactly_on_a_jittered_set() {
         DVec3::new(0.003, 0.015, -0.01),
         DVec3::new(-0.004, 0.002, 0.02),
     );
-    let u: Vec<DVec3> = particles.iter().map(|x| g * *x + DVec3::new(0.1, -0.2, 0.3)).collect();
+    let u: Vec<DVec3> = particles
+        .iter()
+        .map(|x| g * *x + DVec3::new(0.1, -0.2, 0.3))
+        .collect();
     for k in 0..q.len() {
         let f = q.deformation_gradient(k, &u);
         let error = (f - DMat3::IDENTITY - g).abs().to_cols_array();
@@ -172,16 +183,34 @@ fn rigid_motions_give_no_force_and_the_forces_conserve_momentum() {
         .iter()
         .map(|x| rotation * *x - *x + DVec3::new(0.3, -0.1, 2.0))
         .collect();
-    let stretch: Vec<DVec3> = particles.iter().map(|x| DVec3::new(0.01 * x.x, 0.0, 0.0)).collect();
-    let scale = q.forces(&stretch, &q.rotations(&stretch)).iter().map(|f| f.length()).fold(0.0, f64::max);
+    let stretch: Vec<DVec3> = particles
+        .iter()
+        .map(|x| DVec3::new(0.01 * x.x, 0.0, 0.0))
+        .collect();
+    let scale = q
+        .forces(&stretch, &q.rotations(&stretch))
+        .iter()
+        .map(|f| f.length())
+        .fold(0.0, f64::max);
     let f = q.forces(&rigid, &q.rotations(&rigid));
     let worst = f.iter().map(|f| f.length()).fold(0.0, f64::max);
-    assert!(worst < 1e-9 * scale, "rigid motion: |f| = {worst:e} (a 1 % stretch gives {scale:e})");
+    assert!(
+        worst < 1e-9 * scale,
+        "rigid motion: |f| = {worst:e} (a 1 % stretch gives {scale:e})"
+    );
     // A random deformation: Σ f = 0 and Σ x × f = 0 (x the current positions).
-    let u: Vec<DVec3> = particles.iter().map(|_| 0.02 * random_vector(&mut seed)).collect();
+    let u: Vec<DVec3> = particles
+        .iter()
+        .map(|_| 0.02 * random_vector(&mut seed))
+        .collect();
     let f = q.forces(&u, &q.rotations(&u));
     let total: DVec3 = f.iter().sum();
-    let torque: DVec3 = particles.iter().zip(&u).zip(&f).map(|((x, u), f)| (*x + *u).cross(*f)).sum();
+    let torque: DVec3 = particles
+        .iter()
+        .zip(&u)
+        .zip(&f)
+        .map(|((x, u), f)| (*x + *u).cross(*f))
+        .sum();
     let magnitude: f64 = f.iter().map(|f| f.length()).sum();
     assert!(total.length() < 1e-10 * magnitude, "Σf = {total}");
     assert!(torque.length() < 1e-10 * magnitude, "Σ x × f = {torque}");
@@ -191,7 +220,10 @@ fn rigid_motions_give_no_force_and_the_forces_conserve_momentum() {
 fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivative() {
     let mut seed = 11;
     let (_, particles, q) = block(0.1, 0.2, &mut seed);
-    let u: Vec<DVec3> = particles.iter().map(|_| 0.01 * random_vector(&mut seed)).collect();
+    let u: Vec<DVec3> = particles
+        .iter()
+        .map(|_| 0.01 * random_vector(&mut seed))
+        .collect();
     let r = q.rotations(&u);
     let f = q.forces(&u, &r);
     let h = 1e-7;
@@ -218,7 +250,11 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
     let k_du = q.stiffness_product(&r, &du);
     for i in 0..particles.len() {
         let finite = (f_moved[i] - f[i]) / eps;
-        assert!(finite.distance(k_du[i]) < 1e-6 * k_du[i].length().max(1.0), "{finite} vs {}", k_du[i]);
+        assert!(
+            finite.distance(k_du[i]) < 1e-6 * k_du[i].length().max(1.0),
+            "{finite} vs {}",
+            k_du[i]
+        );
     }
     let work: f64 = du.iter().zip(&k_du).map(|(a, b)| a.dot(*b)).sum();
     assert!(work < 0.0);
@@ -228,18 +264,30 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
         let mut unit = vec![DVec3::ZERO; particles.len()];
         unit[i] = DVec3::X;
         let column = q.stiffness_product(&r, &unit)[i];
-        assert!(column.distance(diagonal[i].x_axis) < 1e-9 * column.length(), "{column} vs {}", diagonal[i].x_axis);
+        assert!(
+            column.distance(diagonal[i].x_axis) < 1e-9 * column.length(),
+            "{column} vs {}",
+            diagonal[i].x_axis
+        );
     }
 }
 
 /// The largest force on an interior particle (≥ 2 spacings from every face) under the uniform
 /// stress of an affine stretch, relative to σ a² (the force one face layer of a cell carries).
-fn interior_residual(forces: &[DVec3], particles: &[DVec3], shape: &Shape, spacing: f64, sigma: f64) -> f64 {
+fn interior_residual(
+    forces: &[DVec3],
+    particles: &[DVec3],
+    shape: &Shape,
+    spacing: f64,
+    sigma: f64,
+) -> f64 {
     let (lo, hi) = shape.bounds();
     particles
         .iter()
         .zip(forces)
-        .filter(|(x, _)| (**x - lo).min_element() > 2.0 * spacing && (hi - **x).min_element() > 2.0 * spacing)
+        .filter(|(x, _)| {
+            (**x - lo).min_element() > 2.0 * spacing && (hi - **x).min_element() > 2.0 * spacing
+        })
         .map(|(_, f)| f.length() / (sigma * spacing * spacing))
         .fold(0.0, f64::max)
 }
@@ -257,8 +305,17 @@ fn a_uniform_stress_leaves_a_smaller_residual_on_interior_particles_than_nodal_i
     for spacing in [0.1, 0.05] {
         let mut seed = 5;
         let (shape, particles, q) = sized_block(DVec3::new(0.8, 0.6, 0.6), spacing, 0.2, &mut seed);
-        let u: Vec<DVec3> = particles.iter().map(|x| DVec3::new(stretch * x.x, 0.0, 0.0)).collect();
-        let quadrature = interior_residual(&q.forces(&u, &q.rotations(&u)), &particles, &shape, spacing, sigma);
+        let u: Vec<DVec3> = particles
+            .iter()
+            .map(|x| DVec3::new(stretch * x.x, 0.0, 0.0))
+            .collect();
+        let quadrature = interior_residual(
+            &q.forces(&u, &q.rotations(&u)),
+            &particles,
+            &shape,
+            spacing,
+            sigma,
+        );
         let mut nodal = Body::new(
             particles.clone(),
             spacing.powi(3),
@@ -267,10 +324,22 @@ fn a_uniform_stress_leaves_a_smaller_residual_on_interior_particles_than_nodal_i
             SupportRadius::SpacingMultiple { factor: 2.2 },
         );
         nodal.displacement = u.clone();
-        let nodal_residual = interior_residual(&crate::meshless::corotated::forces(&nodal, &u), &particles, &shape, spacing, sigma);
+        let nodal_residual = interior_residual(
+            &crate::meshless::corotated::forces(&nodal, &u),
+            &particles,
+            &shape,
+            spacing,
+            sigma,
+        );
         println!("a = {spacing}: interior residual quadrature {quadrature:.3e}, nodal {nodal_residual:.3e} (× σ a²)");
-        assert!(quadrature < 0.5 * nodal_residual, "a = {spacing}: {quadrature} vs nodal {nodal_residual}");
-        assert!(quadrature < previous, "no decrease: {previous} → {quadrature}");
+        assert!(
+            quadrature < 0.5 * nodal_residual,
+            "a = {spacing}: {quadrature} vs nodal {nodal_residual}"
+        );
+        assert!(
+            quadrature < previous,
+            "no decrease: {previous} → {quadrature}"
+        );
         previous = quadrature;
     }
 }

@@ -1,0 +1,303 @@
+//! The "Integrating a meshless solid" lesson: one cantilever under its own weight, solved statically
+//! three ways, to show where a meshless solid's stiffness comes from (Brunet et al. 2019 — seed 003
+//! §3.2–3.3; MKN04 §4; thesis §4.1.1):
+//!
+//! * **nodal, m/ρ** — MKN04: each phyxel is an integration point of volume V_i = m_i/ρ_i, ρ_i a
+//!   kernel sum that is cut off at the surface, so surface phyxels count up to twice;
+//! * **nodal, cell volumes** — the same with V_i = m_i/ρ₀ (the lattice cell each phyxel stands for);
+//! * **background quadrature** — Gauss points of a grid cropped to the beam, MLS shape functions
+//!   there (seed 003 eqs. 6–8), the phyxels only carry the unknowns.
+//!
+//! The beam's phyxels sit on a cubic lattice with `across` phyxels over its height H (on both faces),
+//! and it is held in a rigid wall: the phyxels of its end face and one layer inside the wall are
+//! fixed. Each page's number is a static Newton solve ([`crate::meshless::implicit::solve_static`]),
+//! and the tip deflection (the mean over the phyxels of the free end face) is compared with
+//! Euler–Bernoulli and Timoshenko beam theory.
+
+use crate::meshless::body::{Body, NodalVolume, SupportRadius};
+use crate::meshless::implicit::{solve_static, Loads, StaticReport, StaticSolve};
+use crate::meshless::material::Material;
+use crate::meshless::quadrature::QuadratureSettings;
+use crate::meshless::sampling::{sample, Lattice, Shape};
+use crate::params::ParamError;
+use glam::DVec3;
+use serde::{Deserialize, Serialize};
+
+/// Nodal support radius h = this × the lattice spacing, as in the other lessons and the 3D demo.
+pub const NODAL_SUPPORT_FACTOR: f64 = 2.2;
+
+fn quadrature_settings() -> QuadratureSettings {
+    let mut s = QuadratureSettings::default();
+    if let Ok(v) = std::env::var("SUPPORT") {
+        s.support_factor = v.parse().unwrap();
+    }
+    s
+}
+
+/// Standard gravity (m/s²).
+pub const GRAVITY: f64 = 9.81;
+
+/// The lesson's parameters; the page's controls take their ranges and defaults from here.
+pub mod param {
+    use crate::params::Param;
+    /// Phyxels across the height H (both faces included).
+    pub const ACROSS: Param = Param::integer("across", 3.0, 8.0, 4.0);
+    /// L/H.
+    pub const SLENDERNESS: Param = Param::real("slenderness", 4.0, 16.0, 10.0);
+    pub const HEIGHT: Param = Param::real("height", 0.01, 1.0, 0.1);
+    pub const YOUNG: Param = Param::real("young", 1e5, 1e12, 1e8);
+    pub const POISSON: Param = Param::real("poisson", 0.0, 0.45, 0.3);
+    pub const DENSITY: Param = Param::real("density", 10.0, 20_000.0, 1000.0);
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[crate::params::Param] = &[
+    param::ACROSS,
+    param::SLENDERNESS,
+    param::HEIGHT,
+    param::YOUNG,
+    param::POISSON,
+    param::DENSITY,
+];
+
+/// How the beam's elastic energy is integrated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Integration {
+    /// Nodal, V_i = m_i/ρ_i (MKN04).
+    NodalKernelDensity,
+    /// Nodal, V_i = m_i/ρ₀.
+    NodalCellVolume,
+    /// Background quadrature (seed 003 §3.3).
+    Quadrature,
+}
+
+impl Integration {
+    pub const ALL: [Integration; 3] = [
+        Integration::NodalKernelDensity,
+        Integration::NodalCellVolume,
+        Integration::Quadrature,
+    ];
+
+    /// The page's name for it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Integration::NodalKernelDensity => "nodal",
+            Integration::NodalCellVolume => "cell",
+            Integration::Quadrature => "quadrature",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|i| i.id() == id)
+    }
+}
+
+/// A square cantilever [0, L] × [0, H] × [0, H], clamped at x = 0, loaded by its own weight (−y).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cantilever {
+    pub height: f64,
+    pub length: f64,
+    /// Phyxels across H.
+    pub across: usize,
+    pub material: Material,
+}
+
+impl Default for Cantilever {
+    fn default() -> Self {
+        Self::new(
+            param::HEIGHT.default,
+            param::SLENDERNESS.default,
+            param::ACROSS.default as usize,
+            param::YOUNG.default,
+            param::POISSON.default,
+            param::DENSITY.default,
+        )
+        .expect("the defaults are in range")
+    }
+}
+
+/// The static solution of one beam.
+#[derive(Clone, Debug)]
+pub struct Solution {
+    pub integration: Integration,
+    pub body: Body,
+    /// Which phyxels the wall holds.
+    pub held: Vec<bool>,
+    /// The mean downward displacement of the phyxels on the free end face (m).
+    pub tip_deflection: f64,
+    /// Σ V_i over the phyxels in the beam (not the wall), m³.
+    pub total_volume: f64,
+    pub report: StaticReport,
+}
+
+impl Cantilever {
+    /// A beam from the page's parameters, each checked against [`PARAMETERS`].
+    pub fn new(
+        height: f64,
+        slenderness: f64,
+        across: usize,
+        young: f64,
+        poisson: f64,
+        density: f64,
+    ) -> Result<Self, ParamError> {
+        let height = param::HEIGHT.check(height)?;
+        let slenderness = param::SLENDERNESS.check(slenderness)?;
+        param::ACROSS.check(across as f64)?;
+        Ok(Self {
+            height,
+            length: slenderness * height,
+            across,
+            material: Material {
+                young: param::YOUNG.check(young)?,
+                poisson: param::POISSON.check(poisson)?,
+                density: param::DENSITY.check(density)?,
+                volume_stiffness: 0.0,
+            },
+        })
+    }
+
+    /// The lattice spacing a = H/(across − 1).
+    pub fn spacing(&self) -> f64 {
+        self.height / (self.across - 1) as f64
+    }
+
+    fn shape(&self) -> Shape {
+        Shape::Box {
+            min: DVec3::ZERO,
+            max: DVec3::new(self.length, self.height, self.height),
+        }
+    }
+
+    /// The beam's true volume L H².
+    pub fn volume(&self) -> f64 {
+        self.length * self.height * self.height
+    }
+
+    /// q = ρ g H², the weight per length (N/m).
+    fn weight_per_length(&self) -> f64 {
+        self.material.density * GRAVITY * self.height * self.height
+    }
+
+    /// I = H⁴/12.
+    fn second_moment(&self) -> f64 {
+        self.height.powi(4) / 12.0
+    }
+
+    /// Euler–Bernoulli: δ = q L⁴ / (8 E I).
+    pub fn euler_bernoulli_tip(&self) -> f64 {
+        self.weight_per_length() * self.length.powi(4)
+            / (8.0 * self.material.young * self.second_moment())
+    }
+
+    /// Timoshenko: δ = q L⁴ / (8 E I) + q L² / (2 κ G A), with G = E/(2(1 + ν)) and the shear
+    /// coefficient κ = 10(1 + ν)/(12 + 11ν) of a square section (Cowper 1966).
+    pub fn timoshenko_tip(&self) -> f64 {
+        let nu = self.material.poisson;
+        let shear_modulus = self.material.young / (2.0 * (1.0 + nu));
+        let kappa = 10.0 * (1.0 + nu) / (12.0 + 11.0 * nu);
+        self.euler_bernoulli_tip()
+            + self.weight_per_length() * self.length.powi(2)
+                / (2.0 * kappa * shear_modulus * self.height * self.height)
+    }
+
+    /// The beam's phyxels (lattice points of the box, one more layer inside the wall), integrated as
+    /// `integration`, and which are held.
+    pub fn body(&self, integration: Integration) -> Result<(Body, Vec<bool>), String> {
+        let a = self.spacing();
+        let shape = self.shape();
+        let mut points = sample(&shape, a, Lattice::Cubic);
+        let wall: Vec<DVec3> = points
+            .iter()
+            .filter(|p| p.x < 1e-9 * a)
+            .map(|p| *p - DVec3::X * a)
+            .collect();
+        let in_beam = points.len();
+        points.extend(wall);
+        let held = points.iter().map(|p| p.x < 1e-9 * a).collect();
+        let mut body = Body::new(
+            points,
+            a.powi(3),
+            a,
+            self.material,
+            SupportRadius::SpacingMultiple {
+                factor: NODAL_SUPPORT_FACTOR,
+            },
+        );
+        // Every phyxel inside the beam stands for its lattice cell's part in the box: a³ inside,
+        // halved for each face it lies on (a face phyxel's cell sticks out by half), so Σ m_i = ρ L H².
+        let (lo, hi) = (
+            DVec3::ZERO,
+            DVec3::new(self.length, self.height, self.height),
+        );
+        for i in 0..in_beam {
+            let x = body.reference[i];
+            let faces: i32 = (0..3)
+                .map(|k| {
+                    ((x[k] - lo[k]).abs() < 1e-9 * a) as i32
+                        + ((hi[k] - x[k]).abs() < 1e-9 * a) as i32
+                })
+                .sum();
+            body.mass[i] = self.material.density * a.powi(3) * 0.5f64.powi(faces);
+        }
+        match integration {
+            Integration::NodalKernelDensity => body.set_nodal_volume(NodalVolume::KernelDensity),
+            Integration::NodalCellVolume => body.set_nodal_volume(NodalVolume::Cell),
+            Integration::Quadrature => body
+                .set_quadrature(&shape, a, quadrature_settings())
+                .map_err(|e| e.to_string())?,
+        }
+        Ok((body, held))
+    }
+
+    /// The static deflection under the beam's own weight with `integration`.
+    pub fn solve(&self, integration: Integration) -> Result<Solution, String> {
+        let (mut body, held) = self.body(integration)?;
+        let loads = Loads {
+            gravity: DVec3::new(0.0, -GRAVITY, 0.0),
+            extra: &[],
+            fixed: &held,
+            contacts: &[],
+        };
+        let mut settings = StaticSolve::default();
+        settings.linear.max_iterations = 20_000;
+        let report = solve_static(&mut body, loads, settings);
+        if !report.converged {
+            return Err(format!(
+                "the static solve did not converge (residual {:.1e} after {} Newton steps)",
+                report.relative_residual, report.newton_iterations
+            ));
+        }
+        let a = self.spacing();
+        let (sum, count) = body
+            .reference
+            .iter()
+            .zip(&body.displacement)
+            .filter(|(x, _)| x.x > self.length - 1e-9 * a)
+            .fold((0.0, 0usize), |(s, n), (_, u)| (s - u.y, n + 1));
+        let total_volume = body
+            .reference
+            .iter()
+            .zip(&body.volume)
+            .filter(|(x, _)| x.x > -1e-9 * a)
+            .map(|(_, v)| v)
+            .sum();
+        Ok(Solution {
+            integration,
+            tip_deflection: sum / count.max(1) as f64,
+            total_volume,
+            body,
+            held,
+            report,
+        })
+    }
+
+    /// The same beam with `across` phyxels over its height.
+    pub fn with_across(&self, across: usize) -> Result<Self, ParamError> {
+        param::ACROSS.check(across as f64)?;
+        Ok(Self { across, ..*self })
+    }
+}
+
+#[cfg(test)]
+mod tests;
