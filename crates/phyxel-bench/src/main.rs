@@ -12,6 +12,12 @@
 //! corotated implicit Euler at Δt = 1/60 s for E = 10⁵, 10⁷ and 10⁹ Pa, dropped 5 cm onto the ground:
 //! CG iterations per step and steps per second, one JSON object per stiffness.
 //!
+//! `--integration quadrature` (implicit scene only): the same cube's particles with the elastic
+//! energy integrated at the Gauss points of a background grid (Brunet et al. 2019 §3.3; 2 × 2 × 2 points
+//! per cell of one spacing, shape-function support 1.8 spacings), next to the nodal model's numbers
+//! for the same particles: steps/s, and the time of one force evaluation and one stiffness product
+//! per particle.
+//!
 //! Where to start reading: `main` parses the options and picks `run` (the CPU cube), `run_gpu` or
 //! `run_implicit`; each fills a report that is printed as JSON. Measured numbers, with their machines
 //! and dates, are in docs/benchmarks.md.
@@ -20,6 +26,7 @@ use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
+use phyxel::meshless::quadrature::QuadratureSettings;
 use phyxel::meshless::sampling::{sample, Lattice, Shape};
 use phyxel::meshless::scene::benchmark_cube;
 use phyxel::meshless::simulation::{Environment, Simulation};
@@ -79,6 +86,8 @@ struct Options {
     gpu: bool,
     /// `--window-bytes`: bind the rows in windows of at most this many bytes (GPU backend).
     window_bytes: Option<u64>,
+    /// `--integration quadrature`: background quadrature instead of nodal integration (implicit, CPU).
+    quadrature: bool,
 }
 
 #[derive(Serialize)]
@@ -89,6 +98,19 @@ struct ImplicitReport {
     /// The GPU adapter (GPU backend only).
     #[serde(skip_serializing_if = "Option::is_none")]
     adapter: Option<String>,
+    /// How the elastic energy is integrated: "nodal" (MKN04 volumes) or "quadrature" (background grid).
+    energy_integration: &'static str,
+    /// Integration points and shape-function edges (quadrature only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    integration_points: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shape_function_edges: Option<usize>,
+    /// One elastic force evaluation and one stiffness product K·v (rotations frozen), mean of 20, per
+    /// particle (µs) — the two passes the CG steps repeat (CPU only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    force_us_per_particle: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stiffness_product_us_per_particle: Option<f64>,
     young: f64,
     dt: f64,
     /// The explicit stability bound h√(ρ/E), for comparison with Δt.
@@ -124,6 +146,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         steps: 100,
         gpu: false,
         window_bytes: None,
+        quadrature: false,
     };
     let mut it = args.iter();
     match it.next().map(String::as_str) {
@@ -144,6 +167,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
             };
             continue;
         }
+        if flag == "--integration" {
+            options.quadrature = match value.as_str() {
+                "nodal" => false,
+                "quadrature" => true,
+                other => {
+                    return Err(format!(
+                        "--integration {other:?}: known are nodal and quadrature"
+                    ))
+                }
+            };
+            continue;
+        }
         let number: usize = value
             .parse()
             .map_err(|_| format!("{flag}: {value:?} is not a positive integer"))?;
@@ -157,12 +192,35 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--window-bytes" => options.window_bytes = Some(number as u64),
             _ => {
                 return Err(format!(
-                "unknown option {flag} (known: --n, --threads, --steps, --backend, --window-bytes)"
+                "unknown option {flag} (known: --n, --threads, --steps, --backend, --window-bytes, --integration)"
             ))
             }
         }
     }
     Ok(options)
+}
+
+/// The time (µs per particle) of one corotated force evaluation and of one stiffness product at the
+/// rest state, means of 20 — what every implicit step and every CG iteration cost.
+fn pass_costs(body: &Body) -> (f64, f64) {
+    use phyxel::meshless::corotated;
+    let n = body.len() as f64;
+    let rotations = corotated::rotations(body, &body.displacement);
+    let probe: Vec<DVec3> = (0..body.len())
+        .map(|i| DVec3::new(1.0, (i % 7) as f64, -(i as f64).sqrt()))
+        .collect();
+    let repeat = 20;
+    let start = Instant::now();
+    for _ in 0..repeat {
+        std::hint::black_box(corotated::elastic_forces(body, &probe, &rotations));
+    }
+    let force = millis(start) * 1e3 / (repeat as f64 * n);
+    let start = Instant::now();
+    for _ in 0..repeat {
+        std::hint::black_box(corotated::stiffness_product(body, &rotations, &probe));
+    }
+    let product = millis(start) * 1e3 / (repeat as f64 * n);
+    (force, product)
 }
 
 fn millis(start: Instant) -> f64 {
@@ -174,7 +232,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]");
             std::process::exit(2);
         }
     };
@@ -182,6 +240,10 @@ fn main() {
         .num_threads(options.threads)
         .build()
         .expect("thread pool");
+    if options.quadrature && (!options.implicit || options.gpu) {
+        eprintln!("phyxel-bench: --integration quadrature runs the implicit scene on the CPU only");
+        std::process::exit(2);
+    }
     if options.implicit {
         let reports: Vec<ImplicitReport> = pool.install(|| {
             [1e5, 1e7, 1e9]
@@ -351,13 +413,23 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         density: 1000.0,
         volume_stiffness: 0.0,
     };
-    let body = Body::new(
+    let mut body = Body::new(
         sample(&shape, spacing, Lattice::Cubic),
         spacing.powi(3),
         spacing,
         material,
         SupportRadius::SpacingMultiple { factor: 2.2 },
     );
+    if options.quadrature {
+        body.set_quadrature(&shape, spacing, QuadratureSettings::default())
+            .expect("the cube has a quadrature");
+    }
+    let (force_us, product_us) = if options.gpu {
+        (None, None)
+    } else {
+        let (f, k) = pass_costs(&body);
+        (Some(f), Some(k))
+    };
     let mut sim = Simulation::new(body, Environment::default());
     let settings = CorotatedImplicit::default();
     sim.set_corotated_implicit(Some(settings));
@@ -403,9 +475,19 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         .iter()
         .map(|p| p.y)
         .fold(f64::NEG_INFINITY, f64::max);
+    let quadrature = sim.body.quadrature();
     ImplicitReport {
         scene: "cube",
         integration: "corotated-implicit-euler",
+        energy_integration: if options.quadrature {
+            "quadrature"
+        } else {
+            "nodal"
+        },
+        integration_points: quadrature.map(|q| q.len()),
+        shape_function_edges: quadrature.map(|q| q.shape.particle.len()),
+        force_us_per_particle: force_us,
+        stiffness_product_us_per_particle: product_us,
         backend: if options.gpu { "gpu" } else { "cpu" },
         adapter,
         young,

@@ -26,14 +26,6 @@ use serde::{Deserialize, Serialize};
 /// Nodal support radius h = this × the lattice spacing, as in the other lessons and the 3D demo.
 pub const NODAL_SUPPORT_FACTOR: f64 = 2.2;
 
-fn quadrature_settings() -> QuadratureSettings {
-    let mut s = QuadratureSettings::default();
-    if let Ok(v) = std::env::var("SUPPORT") {
-        s.support_factor = v.parse().unwrap();
-    }
-    s
-}
-
 /// Standard gravity (m/s²).
 pub const GRAVITY: f64 = 9.81;
 
@@ -115,6 +107,19 @@ impl Default for Cantilever {
         )
         .expect("the defaults are in range")
     }
+}
+
+/// One point of the convergence plot: a static solve at `across` phyxels over the height.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConvergencePoint {
+    pub integration: Integration,
+    pub across: usize,
+    /// The lattice spacing a (m).
+    pub spacing: f64,
+    pub tip_deflection: f64,
+    /// (δ − δ_Timoshenko) / δ_Timoshenko.
+    pub relative_error: f64,
+    pub cg_iterations: usize,
 }
 
 /// The static solution of one beam.
@@ -224,27 +229,16 @@ impl Cantilever {
                 factor: NODAL_SUPPORT_FACTOR,
             },
         );
-        // Every phyxel inside the beam stands for its lattice cell's part in the box: a³ inside,
-        // halved for each face it lies on (a face phyxel's cell sticks out by half), so Σ m_i = ρ L H².
-        let (lo, hi) = (
-            DVec3::ZERO,
-            DVec3::new(self.length, self.height, self.height),
-        );
+        // Every phyxel inside the beam stands for its lattice cell's part in the box, so that
+        // Σ m_i = ρ L H².
         for i in 0..in_beam {
-            let x = body.reference[i];
-            let faces: i32 = (0..3)
-                .map(|k| {
-                    ((x[k] - lo[k]).abs() < 1e-9 * a) as i32
-                        + ((hi[k] - x[k]).abs() < 1e-9 * a) as i32
-                })
-                .sum();
-            body.mass[i] = self.material.density * a.powi(3) * 0.5f64.powi(faces);
+            body.mass[i] = self.material.density * self.cell_volume(body.reference[i]);
         }
         match integration {
             Integration::NodalKernelDensity => body.set_nodal_volume(NodalVolume::KernelDensity),
             Integration::NodalCellVolume => body.set_nodal_volume(NodalVolume::Cell),
             Integration::Quadrature => body
-                .set_quadrature(&shape, a, quadrature_settings())
+                .set_quadrature(&shape, a, QuadratureSettings::default())
                 .map_err(|e| e.to_string())?,
         }
         Ok((body, held))
@@ -290,6 +284,51 @@ impl Cantilever {
             held,
             report,
         })
+    }
+
+    /// The point of the convergence plot at `across` phyxels over the height.
+    pub fn convergence_point(
+        &self,
+        integration: Integration,
+        across: usize,
+    ) -> Result<ConvergencePoint, String> {
+        let beam = self.with_across(across).map_err(|e| e.to_string())?;
+        let solution = beam.solve(integration)?;
+        Ok(ConvergencePoint {
+            integration,
+            across,
+            spacing: beam.spacing(),
+            tip_deflection: solution.tip_deflection,
+            relative_error: solution.tip_deflection / beam.timoshenko_tip() - 1.0,
+            cg_iterations: solution.report.cg_iterations,
+        })
+    }
+
+    /// Each phyxel's volume V_i over the volume of its lattice cell's part in the beam (a³ inside, ½ a³
+    /// on a face, ¼ on an edge, ⅛ at a corner): 1 everywhere for exact volumes. What the page colours
+    /// the phyxels by. Wall phyxels (outside the beam) are measured against a³.
+    pub fn volume_shares(&self, solution: &Solution) -> Vec<f64> {
+        solution
+            .body
+            .reference
+            .iter()
+            .zip(&solution.body.volume)
+            .map(|(x, v)| v / self.cell_volume(*x))
+            .collect()
+    }
+
+    /// The volume of the part of the lattice cell around `x` that lies in the beam (a³ for a phyxel
+    /// in the wall).
+    pub fn cell_volume(&self, x: DVec3) -> f64 {
+        let a = self.spacing();
+        if x.x < -1e-9 * a {
+            return a.powi(3);
+        }
+        let hi = DVec3::new(self.length, self.height, self.height);
+        let faces: i32 = (0..3)
+            .map(|k| (x[k].abs() < 1e-9 * a) as i32 + ((hi[k] - x[k]).abs() < 1e-9 * a) as i32)
+            .sum();
+        a.powi(3) * 0.5f64.powi(faces)
     }
 
     /// The same beam with `across` phyxels over its height.
