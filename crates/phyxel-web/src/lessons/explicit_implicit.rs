@@ -58,6 +58,7 @@ impl ExplicitImplicitLesson {
                 density: check(param::DENSITY, density)?,
                 volume_stiffness: 0.0,
             },
+            integration: phyxel::lessons::integrating_solid::Integration::Quadrature,
         };
         let settings = CorotatedImplicit {
             tolerance: check(param::TOLERANCE, tolerance)?,

@@ -144,8 +144,9 @@ impl Body {
     /// Integrate over `region` (the shape the phyxels were sampled from) at the Gauss points of a
     /// background grid (Brunet et al. 2019 §3.3). The phyxels keep their places; their masses become
     /// the lumped ρ₀ Σ_I v_I φ_i(x_I) (total ρ₀ Σ_I v_I) and their volumes the shares Σ_I v_I φ_i.
-    /// Refused, with the reason, for a region thinner than a cell or points without enough
-    /// particles around them; the body is then unchanged.
+    /// Phyxels outside the region (held in a wall, say) that no point reaches keep their masses.
+    /// Refused, with the reason, for a region thinner than a cell, points without enough particles
+    /// around them, or a phyxel inside that no point reaches; the body is then unchanged.
     pub fn set_quadrature(
         &mut self,
         region: &dyn Region,
@@ -155,14 +156,23 @@ impl Body {
         let quadrature =
             Quadrature::new(region, &self.reference, spacing, &self.material, settings)?;
         let shares = quadrature.volume_shares();
-        if let Some(i) = shares.iter().position(|v| !(*v > 0.0)) {
+        let unreached = |i: &usize| !(shares[*i] > 0.0);
+        if let Some(i) = (0..self.len())
+            .filter(unreached)
+            .find(|&i| region.contains(self.reference[i]))
+        {
             return Err(QuadratureError(format!(
-                "phyxel {i} at {:?} gets no volume from the integration points (it lies outside the shape)",
+                "phyxel {i} at {:?} gets no volume from the integration points around it",
                 self.reference[i]
             )));
         }
-        self.mass = shares.iter().map(|v| self.material.density * v).collect();
-        self.volume = shares;
+        // Phyxels outside the shape (a clamp's wall) keep their masses if no point reaches them.
+        for (i, share) in shares.iter().enumerate() {
+            if *share > 0.0 {
+                self.mass[i] = self.material.density * share;
+            }
+        }
+        self.volume = shares.iter().map(|v| v.max(0.0)).collect();
         self.integration = Integration::Quadrature(Box::new(quadrature));
         Ok(())
     }
