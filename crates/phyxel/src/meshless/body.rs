@@ -177,6 +177,27 @@ impl Body {
         Ok(())
     }
 
+    /// Hold the surface points `points` (reference position, area) at rest by a penalty (background
+    /// quadrature only: [`Quadrature::hold_surface`]); the nodal model holds phyxels instead
+    /// (`fixed`).
+    pub fn hold_surface(
+        &mut self,
+        points: &[(DVec3, f64)],
+        penalty_factor: f64,
+        spacing: f64,
+    ) -> Result<(), QuadratureError> {
+        match &mut self.integration {
+            Integration::Quadrature(q) => {
+                q.hold_surface(points, penalty_factor, spacing);
+                Ok(())
+            }
+            Integration::Nodal(_) => Err(QuadratureError(
+                "only a body integrated by background quadrature holds a surface; hold phyxels instead"
+                    .into(),
+            )),
+        }
+    }
+
     /// The background quadrature, if the body uses one.
     pub fn quadrature(&self) -> Option<&Quadrature> {
         match &self.integration {

@@ -9,7 +9,8 @@
 //! rotation of F_I is the same frame for an affine neighbourhood). With the rotations frozen, the
 //! stiffness product is K δu: δF_I = Σ_j δu_j ∇φ_jᵀ F_p,I⁻¹, δP_I = R_I C(sym(R_Iᵀ δF_I)) F_p,I⁻ᵀ,
 //! (K δu)_i = −Σ_I v_I δP_I ∇φ_i — eq. 14 without assembling K. Every particle gathers over the edges
-//! that reach it, so no two threads write one force.
+//! that reach it, so no two threads write one force. A held surface ([`super::HeldSurface`]) adds its
+//! penalty's (linear) force, energy and stiffness to each.
 
 use super::Quadrature;
 use crate::meshless::corotated::polar_rotation;
@@ -75,15 +76,20 @@ impl Quadrature {
         let stresses = map_indices(self.len(), |k| {
             self.weighted_stress(k, displacement, rotations[k]).0
         });
-        self.gather(&stresses)
+        let mut forces = self.gather(&stresses);
+        if let Some(held) = &self.held {
+            held.add_forces(displacement, &mut forces);
+        }
+        forces
     }
 
     /// U = Σ_I v_I ½ ε_I:σ_I with the rotations of `displacement`.
     pub fn energy(&self, displacement: &[DVec3]) -> f64 {
         let rotations = self.rotations(displacement);
-        (0..self.len())
+        let held = self.held.as_ref().map_or(0.0, |h| h.energy(displacement));
+        held + (0..self.len())
             .map(|k| self.weighted_stress(k, displacement, rotations[k]).1)
-            .sum()
+            .sum::<f64>()
     }
 
     /// The Cauchy-like corotated stress σ_I of every point (for display and the tests).
@@ -116,14 +122,18 @@ impl Quadrature {
             );
             self.points.volume[k] * (r * dsigma * plastic_inverse.transpose())
         });
-        self.gather(&stresses)
+        let mut product = self.gather(&stresses);
+        if let Some(held) = &self.held {
+            held.add_forces(du, &mut product);
+        }
+        product
     }
 
     /// The 3 × 3 diagonal blocks K_ii = −Σ_I v_I R_I (μ|c|² I + (λ + μ) c cᵀ) R_Iᵀ with
     /// c = F_p,I⁻ᵀ ∇φ_i(x_I), for block-Jacobi preconditioning.
     pub fn stiffness_diagonal(&self, rotations: &[DMat3]) -> Vec<DMat3> {
         let shape = &self.shape;
-        map_indices(self.particle_count(), |i| {
+        let mut blocks = map_indices(self.particle_count(), |i| {
             shape.edges_into(i).iter().fold(DMat3::ZERO, |sum, &e| {
                 let k = shape.owner[e as usize] as usize;
                 let c = self.plastic_inverse(k).transpose() * shape.gradient[e as usize];
@@ -133,7 +143,11 @@ impl Quadrature {
                 let r = rotations[k];
                 sum - self.points.volume[k] * (r * local * r.transpose())
             })
-        })
+        });
+        if let Some(held) = &self.held {
+            held.add_diagonal(&mut blocks);
+        }
+        blocks
     }
 
     /// f_i = −Σ_{edges e into i} (v P)_{I(e)} ∇φ_e.

@@ -73,6 +73,61 @@ pub struct Quadrature {
     pub plastic_deformation: Vec<DMat3>,
     /// The particles' reference positions x̄_i the shape functions were built on.
     pub reference: Vec<DVec3>,
+    /// A surface held in place (a clamped face), if any.
+    pub held: Option<HeldSurface>,
+}
+
+/// A part of the surface held at its rest position by a penalty (the essential boundary condition
+/// ũ = 0 on Γ_D of seed 003 eq. 5, imposed weakly as in element-free Galerkin methods: Belytschko,
+/// Lu & Gu 1994 §4 use Lagrange multipliers, the penalty form is Zhu & Atluri 1998): the energy
+/// α/2 Σ_s A_s |ũ(x_s)|² over surface quadrature points x_s with areas A_s. MLS shape functions do
+/// not interpolate, so fixing the particles on the face would not hold the face itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldSurface {
+    /// α (N/m³).
+    pub penalty: f64,
+    /// The surface points' areas A_s.
+    pub area: Vec<f64>,
+    /// Edges of point s: `start[s]..start[s + 1]`, to `particle[e]` with φ_e.
+    pub start: Vec<u32>,
+    pub particle: Vec<u32>,
+    pub value: Vec<f64>,
+}
+
+impl HeldSurface {
+    /// ũ(x_s) at surface point s.
+    fn displacement(&self, s: usize, u: &[DVec3]) -> DVec3 {
+        (self.start[s] as usize..self.start[s + 1] as usize)
+            .map(|e| self.value[e] * u[self.particle[e] as usize])
+            .sum()
+    }
+
+    /// f_i −= α Σ_s A_s φ_i(x_s) ũ(x_s) (the penalty's force, or with δu its stiffness product).
+    fn add_forces(&self, u: &[DVec3], forces: &mut [DVec3]) {
+        for s in 0..self.area.len() {
+            let us = self.penalty * self.area[s] * self.displacement(s, u);
+            for e in self.start[s] as usize..self.start[s + 1] as usize {
+                forces[self.particle[e] as usize] -= self.value[e] * us;
+            }
+        }
+    }
+
+    /// α/2 Σ_s A_s |ũ(x_s)|².
+    fn energy(&self, u: &[DVec3]) -> f64 {
+        (0..self.area.len())
+            .map(|s| 0.5 * self.penalty * self.area[s] * self.displacement(s, u).length_squared())
+            .sum()
+    }
+
+    /// The diagonal blocks −α Σ_s A_s φ_i(x_s)² I of its stiffness.
+    fn add_diagonal(&self, blocks: &mut [DMat3]) {
+        for s in 0..self.area.len() {
+            for e in self.start[s] as usize..self.start[s + 1] as usize {
+                let k = self.penalty * self.area[s] * self.value[e] * self.value[e];
+                blocks[self.particle[e] as usize] -= DMat3::IDENTITY * k;
+            }
+        }
+    }
 }
 
 impl Quadrature {
@@ -122,6 +177,7 @@ impl Quadrature {
             lame: vec![Lame { lambda, mu }; n],
             plastic_deformation: vec![DMat3::IDENTITY; n],
             reference: particles.to_vec(),
+            held: None,
         })
     }
 
@@ -181,18 +237,63 @@ impl Quadrature {
             .collect()
     }
 
+    /// Hold the surface points `points` (position, area) at rest by the penalty α = `penalty_factor` ·
+    /// E / a, E the largest Young's modulus of the points and a the particle spacing (Zhu & Atluri
+    /// 1998 find 10³–10⁴ · E suitable in their units; β ≈ 100 holds a face to a fraction of a percent
+    /// of the deflection here while keeping CG's conditioning, see the tests). Replaces any held
+    /// surface before.
+    pub fn hold_surface(&mut self, points: &[(DVec3, f64)], penalty_factor: f64, spacing: f64) {
+        let young = self
+            .lame
+            .iter()
+            .map(|l| l.mu * (3.0 * l.lambda + 2.0 * l.mu) / (l.lambda + l.mu))
+            .fold(0.0, f64::max);
+        let mut held = HeldSurface {
+            penalty: penalty_factor * young / spacing,
+            area: Vec::with_capacity(points.len()),
+            start: vec![0],
+            particle: Vec::new(),
+            value: Vec::new(),
+        };
+        for &(at, area) in points {
+            for (i, phi) in self.shape_values_at(at) {
+                held.particle.push(i as u32);
+                held.value.push(phi);
+            }
+            held.area.push(area);
+            held.start.push(held.particle.len() as u32);
+        }
+        self.held = Some(held);
+    }
+
+    /// φ_i(x) of the particles around the reference point `x`.
+    pub fn shape_values_at(&self, x: DVec3) -> Vec<(usize, f64)> {
+        let h = self.support_radius;
+        let near: Vec<usize> = (0..self.reference.len())
+            .filter(|&i| self.reference[i].distance(x) < h)
+            .collect();
+        let positions: Vec<DVec3> = near.iter().map(|&i| self.reference[i]).collect();
+        let (values, _) = at_point(x, &positions, h);
+        near.into_iter()
+            .zip(values)
+            .map(|(i, (phi, _))| (i, phi))
+            .collect()
+    }
+
+    /// ũ(x) = Σ_i φ_i(x) u_i at the reference point `x` (seed 003 eq. 6).
+    pub fn displacement_at(&self, x: DVec3, displacement: &[DVec3]) -> DVec3 {
+        self.shape_values_at(x)
+            .into_iter()
+            .map(|(i, phi)| phi * displacement[i])
+            .sum()
+    }
+
     /// A force `force` applied at the reference point `at`, spread over the particles as
     /// f_i = φ_i(at) f (seed 003 eq. 17).
     pub fn point_load(&self, at: DVec3, force: DVec3) -> Vec<(usize, DVec3)> {
-        let h = self.support_radius;
-        let near: Vec<usize> = (0..self.reference.len())
-            .filter(|&i| self.reference[i].distance(at) < h)
-            .collect();
-        let positions: Vec<DVec3> = near.iter().map(|&i| self.reference[i]).collect();
-        let (values, _) = at_point(at, &positions, h);
-        near.into_iter()
-            .zip(values)
-            .map(|(i, (phi, _))| (i, phi * force))
+        self.shape_values_at(at)
+            .into_iter()
+            .map(|(i, phi)| (i, phi * force))
             .collect()
     }
 }

@@ -228,3 +228,34 @@ fn octant_points(region: &dyn Region, lo: DVec3, c: f64, s: usize) -> Vec<(DVec3
     }
     points
 }
+
+/// Surface quadrature points on one face of the box [min, max]: the face x_axis = max (or min) cut
+/// into cells of edge about `cell`, 2 × 2 Gauss points a cell, each with its area. For loads on a face
+/// (a traction t gives f_i = Σ_s A_s φ_i(x_s) t, seed 003 eq. 17) and for holding it.
+pub fn box_face_points(
+    min: DVec3,
+    max: DVec3,
+    axis: usize,
+    at_max: bool,
+    cell: f64,
+) -> Vec<(DVec3, f64)> {
+    let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+    let size = max - min;
+    let counts = [u, v].map(|k| ((size[k] / cell).round() as usize).max(1));
+    let steps = [size[u] / counts[0] as f64, size[v] / counts[1] as f64];
+    let (xi, _) = gauss_legendre(2);
+    let mut points = Vec::with_capacity(4 * counts[0] * counts[1]);
+    for cu in 0..counts[0] {
+        for cv in 0..counts[1] {
+            for a in xi {
+                for b in xi {
+                    let mut p = if at_max { max } else { min };
+                    p[u] = min[u] + (cu as f64 + 0.5 * (1.0 + a)) * steps[0];
+                    p[v] = min[v] + (cv as f64 + 0.5 * (1.0 + b)) * steps[1];
+                    points.push((p, 0.25 * steps[0] * steps[1]));
+                }
+            }
+        }
+    }
+    points
+}
