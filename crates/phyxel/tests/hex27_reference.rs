@@ -225,7 +225,8 @@ fn a_slender_cantilever_under_tip_shear_bends_as_timoshenko_beam_theory_says() {
 }
 
 /// The Brunet beam's convergence study under `load`, printed and checked.
-fn brunet_converges(load: Load) {
+/// The converged centre deflection.
+fn brunet_converges(load: Load) -> f64 {
     let start = Instant::now();
     let study = convergence_study(&BRUNET, load, &Plan::reference());
     let seconds = start.elapsed().as_secs_f64();
@@ -275,6 +276,7 @@ fn brunet_converges(load: Load) {
             "{name}: near beam theory"
         );
     }
+    study.centre.0
 }
 
 #[test]
@@ -288,7 +290,14 @@ fn the_brunet_reference_beam_converges_under_a_tip_load() {
 #[test]
 fn the_brunet_reference_beam_converges_under_its_own_weight() {
     // ρ = 1000 kg/m³, g = 9.81 m/s².
-    brunet_converges(Load::OwnWeight {
+    let load = Load::OwnWeight {
         weight_density: 1000.0 * 9.81,
-    });
+    };
+    let ratio = brunet_converges(load) / BRUNET.timoshenko(load);
+    // The integrating-solid lesson compares its beam (same shape and ν) with this ratio.
+    let lesson = phyxel::lessons::integrating_solid::FEM_OVER_TIMOSHENKO_L10_NU045;
+    assert!(
+        (ratio / lesson - 1.0).abs() < 1e-4,
+        "FEM / Timoshenko = {ratio}, the lesson says {lesson}"
+    );
 }

@@ -156,7 +156,7 @@ impl Body {
         let quadrature =
             Quadrature::new(region, &self.reference, spacing, &self.material, settings)?;
         let shares = quadrature.volume_shares();
-        let unreached = |i: &usize| !(shares[*i] > 0.0);
+        let unreached = |i: &usize| shares[*i] <= 0.0 || shares[*i].is_nan();
         if let Some(i) = (0..self.len())
             .filter(unreached)
             .find(|&i| region.contains(self.reference[i]))

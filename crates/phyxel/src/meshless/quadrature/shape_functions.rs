@@ -175,7 +175,9 @@ fn outer4(a: DVec4, b: DVec4) -> DMat4 {
 }
 
 /// Pseudo-inverse of a symmetric positive semi-definite 4 × 4 matrix by cyclic Jacobi rotations,
-/// keeping eigenvalues above [`RELATIVE_THRESHOLD`] × the largest, and the rank kept.
+/// keeping eigenvalues above [`RELATIVE_THRESHOLD`] × the largest, and the rank kept. (Indexed loops:
+/// the rotations read as Golub & Van Loan's Algorithm 8.4.3 does.)
+#[allow(clippy::needless_range_loop)]
 pub fn safe_inverse4(a: DMat4) -> (DMat4, usize) {
     if !a.is_finite() {
         return (DMat4::ZERO, 0);
