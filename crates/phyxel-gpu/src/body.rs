@@ -49,6 +49,12 @@ pub fn largest_binding_bytes(phyxels: usize, implicit: bool) -> u64 {
 
 /// Refuse what the GPU backend does not mirror.
 fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
+    if sim.body.quadrature().is_some() {
+        return Err(GpuError(
+            "the GPU backend integrates at the phyxels only: a body with background quadrature runs on the CPU"
+                .into(),
+        ));
+    }
     let implicit = sim.corotated_implicit().is_some();
     if !implicit && sim.integrator() != Method::SymplecticEuler {
         return Err(GpuError(format!(

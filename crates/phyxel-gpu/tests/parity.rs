@@ -485,6 +485,8 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_clamped_beam() {
             density: 1000.0,
             volume_stiffness: 0.0,
         },
+        // The device mirrors the nodal model (background quadrature runs on the CPU only).
+        integration: phyxel::lessons::integrating_solid::Integration::NodalKernelDensity,
     };
     let sim = beam.simulation(0.0);
     let (gap, cpu, gpu) = implicit_gap(sim, 1.0 / 60.0, 20, Edges::Whole);
