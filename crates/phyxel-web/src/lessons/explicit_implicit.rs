@@ -58,7 +58,7 @@ impl ExplicitImplicitLesson {
                 density: check(param::DENSITY, density)?,
                 volume_stiffness: 0.0,
             },
-            integration: phyxel::lessons::integrating_solid::Integration::Quadrature,
+            integration: phyxel::lessons::integrating_solid::Integration::NodalKernelDensity,
         };
         let settings = CorotatedImplicit {
             tolerance: check(param::TOLERANCE, tolerance)?,

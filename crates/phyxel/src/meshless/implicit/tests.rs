@@ -77,7 +77,7 @@ fn a_clamped_cantilever_converges_to_the_euler_bernoulli_deflection() {
             thickness: a,
             across,
             material,
-            integration: crate::lessons::integrating_solid::Integration::Quadrature,
+            integration: crate::lessons::integrating_solid::Integration::NodalKernelDensity,
         };
         let mut sim = beam.simulation(0.0);
         let report = sim.solve_static(settings);
