@@ -22,6 +22,7 @@ const NAMES = {
   deformation: ['angle', 'sx', 'sy', 'shear', 'preset'],
   pbd: ['scene', 'solver', 'iterations', 'stiffness', 'compliance', 'dt', 'gravity', 'mass'],
   'explicit-implicit': ['young', 'poisson', 'density', 'across', 'explicitDt', 'implicitDt', 'damping', 'tolerance', 'maxIterations'],
+  'integrating-solid': ['integration', 'across', 'height', 'slenderness', 'young', 'poisson', 'density', 'magnification', 'points'],
   phyxels: [
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
     'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'cgTolerance',
@@ -40,6 +41,7 @@ const TABLES = {
   deformation: 'DeformationLesson.parameters',
   pbd: 'PbdLesson.parameters',
   'explicit-implicit': 'ExplicitImplicitLesson.parameters',
+  'integrating-solid': 'IntegratingSolidLesson.parameters',
   phyxels: 'PhyxelDemo.parameters',
 };
 

@@ -3,12 +3,33 @@
 // curves: `replace()` sets all data at once.
 import uPlot from '../../vendor/uplot/uPlot.esm.js';
 
+/** `value` rounded down (or up) to the nearest 1, 2 or 5 times a power of ten. */
+function roundLog(value, up) {
+  const decade = 10 ** Math.floor(Math.log10(value));
+  const steps = [1, 2, 5, 10].map((m) => m * decade);
+  return up ? steps.find((s) => s >= value * (1 - 1e-12)) : steps.reverse().find((s) => s <= value * (1 + 1e-12));
+}
+
+/** A base-10 logarithmic scale: `range(min, max)` of the data, or 0.1 to 1 while there is none. */
+const logScale = (range) => ({
+  distr: 3,
+  log: 10,
+  range: (u, min, max) => (min > 0 && max > 0 ? range(min, max) : [0.1, 1]),
+});
+/** From the 1-2-5 step below the data to the one above it. */
+const LOG_SCALE = logScale((min, max) => {
+  const [low, high] = [roundLog(min, false), roundLog(max, true)];
+  return [low, high > low ? high : roundLog(2 * high, true)];
+});
+
 export class LivePlot {
   /**
    * @param {HTMLElement} container
-   * @param {{title: string, xLabel?: string, yLabel: string, series: {label: string, stroke: string, dash?: number[]}[], maxPoints?: number}} options
+   * @param {{title: string, xLabel?: string, yLabel: string, series: {label: string, stroke: string, dash?: number[]}[], maxPoints?: number, xLog?: boolean, yLog?: boolean, xTicks?: number[], points?: boolean}} options
+   *   `xLog` / `yLog`: logarithmic axes (values ≤ 0 are not drawn); `xTicks`: the abscissae to label (a
+   *   fixed set of samples; the x axis then spans them, a little wider); `points`: mark every sample.
    */
-  constructor(container, { title, xLabel = 't (s)', yLabel, series, maxPoints = 3000 }) {
+  constructor(container, { title, xLabel = 't (s)', yLabel, series, maxPoints = 3000, xLog = false, yLog = false, xTicks = null, points = false }) {
     this.maxPoints = maxPoints;
     this.data = [[], ...series.map(() => [])];
     this.dirty = false;
@@ -18,13 +39,30 @@ export class LivePlot {
         title,
         width,
         height: Math.round(Math.min(260, Math.max(160, width * 0.45))),
-        scales: { x: { time: false } },
+        scales: {
+          x: {
+            time: false,
+            ...(xLog ? (xTicks ? logScale(() => [Math.min(...xTicks) / 1.25, Math.max(...xTicks) * 1.25]) : LOG_SCALE) : {}),
+            ...(xTicks && !xLog ? { range: () => [Math.min(...xTicks), Math.max(...xTicks)] } : {}),
+          },
+          ...(yLog ? { y: LOG_SCALE } : {}),
+        },
         legend: { live: false },
         cursor: { drag: { x: false, y: false } },
-        axes: [{ label: xLabel }, { label: yLabel, size: 60 }],
+        axes: [
+          {
+            label: xLabel,
+            // Every given tick labelled (a log axis would otherwise drop some).
+            ...(xTicks ? { splits: () => xTicks, filter: (u, ticks) => ticks, values: (u, ticks) => ticks.map((v) => (v == null ? '' : String(+v.toPrecision(3)))) } : {}),
+          },
+          { label: yLabel, size: 60 },
+        ],
         series: [
           { label: xLabel },
-          ...series.map((s) => ({ label: s.label, stroke: s.stroke, width: 1.5, dash: s.dash, spanGaps: false })),
+          ...series.map((s) => ({
+            label: s.label, stroke: s.stroke, width: 1.5, dash: s.dash, spanGaps: false,
+            ...(points ? { points: { show: true, size: 7, fill: s.stroke } } : {}),
+          })),
         ],
       },
       this.data,

@@ -7,6 +7,7 @@
 //   const { result, ms } = await lesson.timed('step', ...);   // the same, with the worker's time for it
 //   await lesson.draw(canvas, ...extra);         // lesson.draw(ctx, width, height, ...extra) in the worker
 //   lesson.free();
+//   solvers.terminate();                         // abandon a long computation (start another worker to go on)
 //
 // The worker answers in the order it was asked, so calls made one after another need not wait for
 // each other. Where a worker cannot run the lessons (no module workers, no 2D OffscreenCanvas in
@@ -82,6 +83,17 @@ export class LessonWorker {
     return (await this.request({ op: 'static', className, method, args })).result;
   }
 
+  /**
+   * Stop the worker at once, abandoning what it computes (a long solve no longer wanted): every
+   * request not yet answered, and every later one, rejects. Start another to go on.
+   */
+  terminate() {
+    this.worker.terminate();
+    this.failure = new Error('the lesson worker was stopped');
+    for (const request of this.waiting.values()) request.reject(this.failure);
+    this.waiting.clear();
+  }
+
   /** `new className(...args)` in the worker; rejects with the solver's message if it refuses. */
   create(className, ...args) {
     return this.make({ className, args });
@@ -118,6 +130,9 @@ class PageLessons {
   async static(className, method, ...args) {
     return this.phyxel[className][method](...args);
   }
+
+  /** Nothing runs between calls on the page's thread: nothing to stop. */
+  terminate() {}
 
   async create(className, ...args) {
     return localLesson(new this.phyxel[className](...args));

@@ -1,0 +1,346 @@
+// "Integrating a meshless solid": one clamped beam under its own weight, solved statically with nodal
+// integration (MKN04's m/ρ volumes, or cell volumes) or background quadrature, its phyxels coloured by
+// their volume share, its tip against Euler–Bernoulli and Timoshenko; and a convergence plot whose
+// points are solved one by one. Solver: crates/phyxel/src/lessons/integrating_solid.rs and
+// crates/phyxel/src/meshless/{quadrature,implicit}.rs; glue: crates/phyxel-web/src/lessons/integrating_solid.rs.
+// Both run in lesson workers (js/workers/remote-lesson.js): the beam in one, the convergence sweep in a
+// second, which is stopped and started afresh when the parameters it depends on change.
+import { LessonPage, keepFitted } from '../site/page.js';
+import { LessonWorker } from '../workers/remote-lesson.js';
+import { defaults, fromTable } from '../site/controls.js';
+import { LivePlot } from '../site/plot.js';
+
+const CLASS = 'IntegratingSolidLesson';
+/** The most phyxels (beam and wall) one beam may have here: more would take minutes in a browser. */
+const MAX_PHYXELS = 5000;
+/** The convergence plot's resolutions (phyxels across H), and the most phyxels one of its solves may have. */
+const SWEEP_ACROSS = [3, 4, 5, 6];
+const MAX_SWEEP_PHYXELS = 2000;
+/** A new sweep starts this long after the last change (typing a number changes it several times). */
+const SWEEP_DELAY_MS = 300;
+/** The parameters the convergence sweep depends on (not the resolution, not the integration). */
+const SWEEP_KEYS = ['height', 'slenderness', 'young', 'poisson', 'density'];
+const SERIES_COLOURS = { nodal: '#dc2626', cell: '#d97706', quadrature: '#2563eb' };
+
+const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)', simulation: false });
+const solvers = await LessonWorker.start();
+const canvas = document.getElementById('scene');
+/** The solver's parameter table (crates/phyxel/src/lessons/integrating_solid.rs): ranges and defaults. */
+const [table, integrations, legendStops] = await Promise.all([
+  solvers.static(CLASS, 'parameters'),
+  solvers.static(CLASS, 'integrations'),
+  solvers.static(CLASS, 'share_legend'),
+]);
+const params = { ...defaults(table), integration: 'nodal', magnification: 10, points: false };
+const names = Object.fromEntries(integrations.map(({ id, name }) => [id, name]));
+
+// ---- The beam -------------------------------------------------------------------------------------
+
+/** The solved beam shown (null until the first solve). */
+let lesson = null;
+/** The worker's time for that solve (ms). */
+let solveMs = NaN;
+/** Solves run one after another, each with the parameters in force when it starts. */
+let chain = Promise.resolve();
+
+/**
+ * Solve the beam with the parameters in force, after any solve already asked for. Rejects, keeping the
+ * beam shown, when the parameters are refused (too many phyxels, or out of the solver's range); a
+ * solve that fails (no convergence) shows the beam unsolved and says why in a notice.
+ */
+function rebuild() {
+  const work = chain.then(async () => {
+    const p = { ...params };
+    const count = await solvers.static(CLASS, 'phyxel_count', p.height, p.slenderness, p.across);
+    if (count > MAX_PHYXELS) {
+      throw new Error(`${p.across} across at L/H = ${p.slenderness} make ${count} phyxels; this page solves at most ${MAX_PHYXELS} (fewer across, or a shorter beam)`);
+    }
+    const fresh = await solvers.create(CLASS, p.height, p.slenderness, p.across, p.young, p.poisson, p.density, p.integration);
+    readout.status('solving…');
+    let solved;
+    try {
+      solved = await fresh.timed('solve');
+    } catch (error) {
+      fresh.free();
+      throw error;
+    }
+    lesson?.free();
+    lesson = fresh;
+    solveMs = solved.ms;
+    const failure = solved.result;
+    page.notice('solve', failure ? `The static solve failed: ${failure}. The beam is drawn unsolved.` : null, 'error');
+    await show();
+  });
+  chain = work.catch(() => {});
+  return work;
+}
+
+const c = page.controls;
+/** A number of the solver's table; a value it refuses is refused at the control, the beam shown stays. */
+const number = (panel, key, label, unit, help) =>
+  panel.number({
+    ...fromTable(table, key), label, unit, help,
+    onChange: (value) => {
+      const previous = params[key];
+      params[key] = value;
+      if (SWEEP_KEYS.includes(key)) requestSweep();
+      return page.track(rebuild().catch((error) => {
+        // Unless a later value has taken its place meanwhile.
+        if (params[key] === value) {
+          params[key] = previous;
+          if (SWEEP_KEYS.includes(key)) requestSweep();
+        }
+        throw error;
+      }));
+    },
+  });
+
+const method = c.group('Integration');
+method.select({
+  param: 'integration',
+  id: 'integration-select',
+  label: 'Elastic energy integrated',
+  value: params.integration,
+  options: integrations.map(({ id, name }) => ({ value: id, label: name })),
+  onChange: (id) => {
+    params.integration = id;
+    page.track(rebuild().then(
+      () => page.notice('integration', null),
+      (error) => page.notice('integration', `Integration: ${error.message}`, 'error'),
+    ));
+  },
+});
+number(method, 'across', 'Phyxels across H', '', 'Resolution: phyxels over the height (both faces included)');
+const geometry = c.group('Beam and material');
+number(geometry, 'height', 'Height H (= depth)', 'm');
+number(geometry, 'slenderness', 'Slenderness L/H', '');
+number(geometry, 'young', 'Young’s modulus E', 'Pa');
+number(geometry, 'poisson', 'Poisson’s ratio ν', '');
+number(geometry, 'density', 'Density ρ', 'kg/m³');
+const view = c.group('View');
+view.select({
+  param: 'magnification',
+  id: 'magnification-select',
+  label: 'Displacements drawn',
+  value: String(params.magnification),
+  options: [1, 10, 100].map((m) => ({ value: String(m), label: `×${m}` })),
+  onChange: (value) => {
+    params.magnification = Number(value);
+    draw();
+  },
+});
+view.checkbox({
+  param: 'points',
+  id: 'show-points',
+  label: 'Integration points (×, quadrature)',
+  checked: params.points,
+  onChange: (on) => {
+    params.points = on;
+    draw();
+  },
+});
+
+const readout = {
+  status: page.readout('status', 'Beam'),
+  phyxels: page.readout('phyxels', 'Phyxels (held by the wall)'),
+  points: page.readout('points', 'Integration points'),
+  volumeTrue: page.readout('volume-true', 'True volume L·H²'),
+  volumePhyxels: page.readout('volume-phyxels', 'ΣV<sub>i</sub>, the beam’s phyxels'),
+  volumePoints: page.readout('volume-points', 'Σv<sub>I</sub>, integration points'),
+  shares: page.readout('shares', 'Volume shares, min – max'),
+  tip: page.readout('tip', 'Tip deflection (solver)'),
+  tipEulerBernoulli: page.readout('tip-euler-bernoulli', 'Euler–Bernoulli'),
+  errorEulerBernoulli: page.readout('error-euler-bernoulli', 'Error vs Euler–Bernoulli'),
+  tipTimoshenko: page.readout('tip-timoshenko', 'Timoshenko'),
+  errorTimoshenko: page.readout('error-timoshenko', 'Error vs Timoshenko'),
+  newton: page.readout('newton', 'Newton steps'),
+  cg: page.readout('cg', 'CG iterations (all steps)'),
+  residual: page.readout('residual', 'Residual ‖f‖/‖f<sub>ext</sub>‖'),
+  solveTime: page.readout('solve-time', 'Solve time (in the worker)'),
+  convergence: page.readout('convergence', 'Convergence plot'),
+};
+
+const mm = (metres) => (Number.isFinite(metres) ? `${(1000 * metres).toPrecision(4)} mm` : '—');
+/** A signed percentage with an ASCII sign (readable by parseFloat): "+5.58 %", "-53.46 %". */
+const percent = (fraction) => (Number.isFinite(fraction) ? `${fraction < 0 ? '-' : '+'}${Math.abs(100 * fraction).toFixed(2)} %` : '—');
+const ofTrueVolume = (volume, exact) => (Number.isFinite(volume) ? `${(volume / exact).toFixed(4)} × L·H²` : '—');
+
+/** Readouts and picture of the beam shown. */
+async function show() {
+  const [failure, phyxels, points, volumes, tips, report, shares] = await Promise.all([
+    lesson.failure(),
+    lesson.phyxels(),
+    lesson.integration_points(),
+    lesson.volumes(),
+    lesson.tips(),
+    lesson.report(),
+    lesson.share_range(),
+    draw(),
+  ]);
+  const [sumPhyxels, sumPoints, exact] = volumes;
+  const [tip, eulerBernoulli, timoshenko] = tips;
+  readout.status(failure ? 'not solved' : `solved (${names[params.integration]})`);
+  readout.phyxels(phyxels[0] ? `${phyxels[0]} (${phyxels[1]} held)` : '—');
+  readout.points(points ? String(points) : '— (nodal: the phyxels)');
+  readout.volumeTrue(`${exact.toPrecision(4)} m³`);
+  readout.volumePhyxels(ofTrueVolume(sumPhyxels, exact));
+  readout.volumePoints(ofTrueVolume(sumPoints, exact));
+  readout.shares(shares.length ? `${shares[0].toFixed(3)} – ${shares[1].toFixed(3)}` : '—');
+  readout.tip(mm(tip));
+  readout.tipEulerBernoulli(mm(eulerBernoulli));
+  readout.errorEulerBernoulli(percent(tip / eulerBernoulli - 1));
+  readout.tipTimoshenko(mm(timoshenko));
+  readout.errorTimoshenko(percent(tip / timoshenko - 1));
+  readout.newton(report.length ? String(report[0]) : '—');
+  readout.cg(report.length ? String(report[1]) : '—');
+  readout.residual(report.length ? report[2].toExponential(1) : '—');
+  readout.solveTime(!Number.isFinite(solveMs) ? '—' : solveMs < 1000 ? `${solveMs.toPrecision(3)} ms` : `${(solveMs / 1000).toPrecision(3)} s`);
+}
+
+/** Draw the beam shown (in the worker) with the view's settings. */
+function draw() {
+  return lesson ? page.track(lesson.draw(canvas, params.magnification, params.points)) : Promise.resolve();
+}
+
+// The colour legend, from the same scale the canvas is coloured with.
+const legend = document.getElementById('legend');
+const stops = legendStops.map(({ colour }, k) => `${colour} ${(100 * k) / (legendStops.length - 1)}%`).join(', ');
+legend.innerHTML = `<span>Volume share V<sub>i</sub> / cell</span>
+  <span class="legend-bar"><span>½</span><span class="legend-gradient" style="background: linear-gradient(to right, ${stops})"></span><span>2</span></span>
+  <span><span class="swatch" style="background: ${legendStops[0].colour}"></span>&lt; 1 under-counted</span>
+  <span><span class="swatch" style="background: ${legendStops[5].colour}; outline: 1px solid #64748b"></span>1 exact</span>
+  <span><span class="swatch" style="background: ${legendStops[10].colour}"></span>&gt; 1 over-counted</span>
+  <span><span class="swatch held-swatch"></span>held by the wall</span>
+  <span>× integration point</span>
+  <span><span class="arrow-key" style="background: #16a34a"></span>Timoshenko's tip</span>
+  <span>dotted: the beam undeformed</span>`;
+
+// ---- The convergence sweep ----------------------------------------------------------------------
+
+const plot = new LivePlot(document.getElementById('plot-convergence'), {
+  title: 'Tip error |δ/δ_Timoshenko − 1| against a/H',
+  xLabel: 'a/H',
+  yLabel: '|error|',
+  xLog: true,
+  yLog: true,
+  xTicks: SWEEP_ACROSS.map((n) => 1 / (n - 1)),
+  points: true,
+  series: integrations.map(({ id, name }) => ({ label: name, stroke: SERIES_COLOURS[id] })),
+});
+const sweepTable = document.querySelector('#convergence-table tbody');
+document.querySelector('#convergence-table thead tr').insertAdjacentHTML(
+  'beforeend',
+  integrations.map(({ id }) => `<th scope="col" data-integration="${id}"></th>`).join(''),
+);
+for (const { id, name } of integrations) {
+  document.querySelector(`#convergence-table th[data-integration="${id}"]`).textContent = name;
+}
+
+/** The sweep whose points count (older ones are abandoned), the worker it runs in, and its point in flight. */
+let sweepGeneration = 0;
+let sweepKey = null;
+let sweepSolvers = null;
+let sweepInFlight = null;
+let sweepTimer = null;
+
+/** Start a new sweep SWEEP_DELAY_MS after the last call, if the parameters it depends on changed. */
+function requestSweep() {
+  clearTimeout(sweepTimer);
+  sweepTimer = setTimeout(startSweep, SWEEP_DELAY_MS);
+}
+
+function startSweep() {
+  const p = Object.fromEntries(SWEEP_KEYS.map((key) => [key, params[key]]));
+  const key = JSON.stringify(p);
+  if (key === sweepKey) return;
+  sweepKey = key;
+  const generation = ++sweepGeneration;
+  // A point still being solved for the old parameters is abandoned with its worker.
+  if (sweepInFlight !== null && sweepSolvers) {
+    sweepSolvers.then((s) => s.terminate());
+    sweepSolvers = null;
+  }
+  sweepInFlight = null;
+  runSweep(generation, p).catch((error) => {
+    if (generation === sweepGeneration) page.notice('convergence', `Convergence plot: ${error.message}`, 'error');
+  });
+}
+
+/** Solve every point of the convergence plot for parameters `p`, one by one, showing each as it comes. */
+async function runSweep(generation, p) {
+  const current = () => generation === sweepGeneration;
+  document.body.dataset.convergence = 'running';
+  page.notice('convergence', null);
+  const rows = new Map();
+  sweepTable.replaceChildren();
+  for (const across of SWEEP_ACROSS) {
+    const row = document.createElement('tr');
+    row.dataset.across = String(across);
+    row.innerHTML = `<td>${across}</td><td>${(1 / (across - 1)).toFixed(3)}</td>${integrations.map(({ id }) => `<td data-integration="${id}">…</td>`).join('')}`;
+    sweepTable.append(row);
+    rows.set(across, row);
+  }
+  const errors = Object.fromEntries(integrations.map(({ id }) => [id, new Map()]));
+  const failed = new Set();
+  const total = SWEEP_ACROSS.length * integrations.length;
+  let done = 0;
+  const started = performance.now();
+  const redraw = () => {
+    const xs = SWEEP_ACROSS.map((n) => 1 / (n - 1)).sort((a, b) => a - b);
+    const across = xs.map((x) => Math.round(1 / x + 1));
+    plot.replace(xs, integrations.map(({ id }) => across.map((n) => Math.abs(errors[id].get(n) ?? NaN))));
+  };
+  redraw();
+  readout.convergence(`0 of ${total} points`);
+  sweepSolvers ??= LessonWorker.start();
+  const workers = await sweepSolvers;
+  for (const across of SWEEP_ACROSS) {
+    const row = rows.get(across);
+    const cell = (id) => row.querySelector(`td[data-integration="${id}"]`);
+    if (!current()) return;
+    const count = await workers.static(CLASS, 'phyxel_count', p.height, p.slenderness, across);
+    if (!current()) return;
+    if (count > MAX_SWEEP_PHYXELS) {
+      for (const { id } of integrations) cell(id).textContent = `skipped: ${count} phyxels > ${MAX_SWEEP_PHYXELS}`;
+      done += integrations.length;
+      continue;
+    }
+    for (const { id } of integrations) {
+      if (!current()) return;
+      if (failed.has(id)) {
+        cell(id).textContent = 'skipped (failed at fewer across)';
+        done += 1;
+        continue;
+      }
+      sweepInFlight = generation;
+      let point;
+      try {
+        point = await workers.static(CLASS, 'convergence_point', p.height, p.slenderness, p.young, p.poisson, p.density, id, across);
+      } catch (error) {
+        if (!current()) return;
+        failed.add(id);
+        done += 1;
+        cell(id).textContent = `failed: ${error.message}`;
+        continue;
+      } finally {
+        if (sweepInFlight === generation) sweepInFlight = null;
+      }
+      if (!current()) return;
+      done += 1;
+      errors[id].set(across, point.relative_error);
+      cell(id).textContent = percent(point.relative_error);
+      cell(id).dataset.error = String(point.relative_error);
+      cell(id).title = `δ = ${mm(point.tip_deflection)}, ${point.cg_iterations} CG iterations`;
+      redraw();
+      readout.convergence(`${done} of ${total} points`);
+    }
+  }
+  if (!current()) return;
+  readout.convergence(`done: ${done} of ${total} points in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  document.body.dataset.convergence = 'done';
+}
+
+keepFitted(canvas, () => draw());
+page.track(rebuild()).catch((error) => page.notice('solve', `The beam was not solved: ${error.message}`, 'error'));
+page.ready();
+requestSweep();
