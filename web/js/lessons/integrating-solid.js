@@ -153,6 +153,8 @@ const readout = {
   errorEulerBernoulli: page.readout('error-euler-bernoulli', 'Error vs Euler–Bernoulli'),
   tipTimoshenko: page.readout('tip-timoshenko', 'Timoshenko'),
   errorTimoshenko: page.readout('error-timoshenko', 'Error vs Timoshenko'),
+  tipFem: page.readout('tip-fem', '3-D FEM reference (tests)'),
+  errorFem: page.readout('error-fem', 'Error vs 3-D FEM'),
   newton: page.readout('newton', 'Newton steps'),
   cg: page.readout('cg', 'CG iterations (all steps)'),
   residual: page.readout('residual', 'Residual ‖f‖/‖f<sub>ext</sub>‖'),
@@ -178,7 +180,7 @@ async function show() {
     draw(),
   ]);
   const [sumPhyxels, sumPoints, exact] = volumes;
-  const [tip, eulerBernoulli, timoshenko] = tips;
+  const [tip, eulerBernoulli, timoshenko, fem] = tips;
   readout.status(failure ? 'not solved' : `solved (${names[params.integration]})`);
   readout.phyxels(phyxels[0] ? `${phyxels[0]} (${phyxels[1]} held)` : '—');
   readout.points(points ? String(points) : '— (nodal: the phyxels)');
@@ -191,6 +193,8 @@ async function show() {
   readout.errorEulerBernoulli(percent(tip / eulerBernoulli - 1));
   readout.tipTimoshenko(mm(timoshenko));
   readout.errorTimoshenko(percent(tip / timoshenko - 1));
+  readout.tipFem(Number.isFinite(fem) ? mm(fem) : '— (known for L/H = 10, ν = 0.45)');
+  readout.errorFem(percent(tip / fem - 1));
   readout.newton(report.length ? String(report[0]) : '—');
   readout.cg(report.length ? String(report[1]) : '—');
   readout.residual(report.length ? report[2].toExponential(1) : '—');
@@ -218,7 +222,7 @@ legend.innerHTML = `<span>Volume share V<sub>i</sub> / cell</span>
 // ---- The convergence sweep ----------------------------------------------------------------------
 
 const plot = new LivePlot(document.getElementById('plot-convergence'), {
-  title: 'Tip error |δ/δ_Timoshenko − 1| against a/H',
+  title: 'Tip error |δ/δ_ref − 1| against a/H (ref: 3-D FEM where known, else Timoshenko)',
   xLabel: 'a/H',
   yLabel: '|error|',
   xLog: true,

@@ -77,6 +77,8 @@ struct ConvergencePoint {
     tip_deflection: f64,
     /// (δ − δ_Timoshenko)/δ_Timoshenko.
     relative_error: f64,
+    /// What `relative_error` is measured against: "fem" or "timoshenko".
+    reference: &'static str,
     cg_iterations: usize,
 }
 
@@ -166,6 +168,7 @@ impl IntegratingSolidLesson {
             spacing_over_height: point.spacing / beam.height,
             tip_deflection: point.tip_deflection,
             relative_error: point.relative_error,
+            reference: beam.reference_tip().1,
             cg_iterations: point.cg_iterations,
         })
         .map_err(|e| JsError::new(&e.to_string()))
@@ -251,8 +254,8 @@ impl IntegratingSolidLesson {
         ]
     }
 
-    /// Tip deflections (m, downwards): the solver's (NaN before a solve), Euler–Bernoulli's and
-    /// Timoshenko's.
+    /// Tip deflections (m, downwards): the solver's (NaN before a solve), Euler–Bernoulli's,
+    /// Timoshenko's and the 3-D finite-element reference's (NaN where it is not known).
     pub fn tips(&self) -> Vec<f64> {
         vec![
             self.solved
@@ -260,6 +263,7 @@ impl IntegratingSolidLesson {
                 .map_or(f64::NAN, |(s, _)| s.tip_deflection),
             self.beam.euler_bernoulli_tip(),
             self.beam.timoshenko_tip(),
+            self.beam.fem_tip().unwrap_or(f64::NAN),
         ]
     }
 
