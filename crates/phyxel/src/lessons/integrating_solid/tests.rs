@@ -73,28 +73,3 @@ fn bad_parameters_are_refused_with_their_names() {
     assert_eq!(e.param, "young");
     assert!(Cantilever::default().with_across(2).is_err());
 }
-
-#[test]
-#[ignore]
-fn survey() {
-    let beam = Cantilever::default();
-    println!(
-        "EB {:e} Timoshenko {:e}",
-        beam.euler_bernoulli_tip(),
-        beam.timoshenko_tip()
-    );
-    for across in [3, 4, 5, 6] {
-        let beam = beam.with_across(across).unwrap();
-        for integration in Integration::ALL {
-            let s = beam.solve(integration).unwrap();
-            println!(
-                "{across} {:?}: tip {:.5e} ({:+.2} % of the FEM) ΣV/V {:.4} cg {}",
-                integration,
-                s.tip_deflection,
-                (s.tip_deflection / beam.reference_tip().0 - 1.0) * 100.0,
-                s.total_volume / beam.volume(),
-                s.report.cg_iterations
-            );
-        }
-    }
-}

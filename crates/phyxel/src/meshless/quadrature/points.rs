@@ -183,8 +183,7 @@ fn gauss_points(lo: DVec3, c: f64, order: usize) -> Vec<(DVec3, f64)> {
     let (xi, w) = gauss_legendre(order);
     let half = 0.5 * c;
     let mut points = Vec::with_capacity(xi.len().pow(3));
-    for (k, (zk, wk)) in xi.iter().zip(w).enumerate() {
-        let _ = k;
+    for (zk, wk) in xi.iter().zip(w) {
         for (yj, wj) in xi.iter().zip(w) {
             for (xa, wa) in xi.iter().zip(w) {
                 let offset = DVec3::new(1.0 + xa, 1.0 + yj, 1.0 + zk) * half;

@@ -1,6 +1,9 @@
-use super::points::gauss_legendre;
+//! The quadrature against theory: affine fields reproduced exactly (the patch test), volumes of the
+//! shapes, rigid motions and conservation, forces as the energy's gradient, and the interior residual
+//! of a uniform stress against nodal integration. The continuum checks (tension, vibration, cantilever
+//! convergence to an FEM reference, two materials) are in `tests/quadrature_solids.rs`.
+
 use super::*;
-use crate::conjugate_gradient::{self, block_jacobi, block_jacobi_inverses, Tolerance};
 use crate::meshless::sampling::{sample, Lattice, Shape};
 use glam::{DMat4, DVec4};
 use points::Region;
@@ -54,19 +57,12 @@ fn sized_block(
             }
         })
         .collect();
-    let mut settings = QuadratureSettings::default();
-    if let Ok(v) = std::env::var("SUPPORT") {
-        settings.support_factor = v.parse().unwrap();
-    }
-    if let Ok(v) = std::env::var("ORDER") {
-        settings.gauss_order = v.parse().unwrap();
-    }
     let q = Quadrature::new(
         &shape,
         &particles,
         spacing,
         &beam_material(1e6, 0.3),
-        settings,
+        QuadratureSettings::default(),
     )
     .expect("a block several spacings thick has a quadrature");
     (shape, particles, q)
@@ -343,240 +339,5 @@ fn a_uniform_stress_leaves_a_smaller_residual_on_interior_particles_than_nodal_i
             "no decrease: {previous} N → {q_rms} N"
         );
         previous = q_rms;
-    }
-}
-
-/// A Dirichlet condition u = 0 imposed at surface points by a penalty α ∫ |u|² dA / 2.
-struct Penalty {
-    alpha: f64,
-    /// (area weight, [(particle, φ)]) of each surface point.
-    points: Vec<(f64, Vec<(usize, f64)>)>,
-}
-
-impl Penalty {
-    fn product(&self, u: &[DVec3], out: &mut [DVec3]) {
-        for (area, phis) in &self.points {
-            let us: DVec3 = phis.iter().map(|(i, p)| *p * u[*i]).sum();
-            for (i, p) in phis {
-                out[*i] += self.alpha * area * p * us;
-            }
-        }
-    }
-    fn diagonal(&self, d: &mut [DMat3]) {
-        for (area, phis) in &self.points {
-            for (i, p) in phis {
-                d[*i] += DMat3::IDENTITY * (self.alpha * area * p * p);
-            }
-        }
-    }
-}
-
-/// Solves −K u + P u = f on the free particles (linear: rotations at u = 0).
-fn linear_static(
-    q: &Quadrature,
-    fixed: &[bool],
-    penalty: Option<&Penalty>,
-    f: &[DVec3],
-) -> (Vec<DVec3>, usize) {
-    let n = q.particle_count();
-    let r = vec![DMat3::IDENTITY; q.len()];
-    let zero = |v: &mut Vec<DVec3>| {
-        for (i, x) in v.iter_mut().enumerate() {
-            if fixed[i] {
-                *x = DVec3::ZERO;
-            }
-        }
-    };
-    let apply = |z: &Vec<DVec3>| {
-        let mut free = z.clone();
-        zero(&mut free);
-        let kz = q.stiffness_product(&r, &free);
-        let mut out: Vec<DVec3> = (0..n)
-            .map(|i| if fixed[i] { z[i] } else { -kz[i] })
-            .collect();
-        if let Some(p) = penalty {
-            p.product(&free, &mut out);
-        }
-        out
-    };
-    let mut blocks: Vec<DMat3> = q
-        .stiffness_diagonal(&r)
-        .into_iter()
-        .enumerate()
-        .map(|(i, k)| if fixed[i] { DMat3::IDENTITY } else { -k })
-        .collect();
-    if let Some(p) = penalty {
-        p.diagonal(&mut blocks);
-    }
-    let inverses = block_jacobi_inverses(&blocks);
-    let mut b = f.to_vec();
-    zero(&mut b);
-    let s = conjugate_gradient::solve(
-        apply,
-        &b,
-        vec![DVec3::ZERO; n],
-        block_jacobi(&inverses),
-        Tolerance {
-            relative_residual: 1e-10,
-            max_iterations: 40_000,
-        },
-    );
-    (s.x, s.iterations)
-}
-
-/// Gauss points (2 × 2 per a × a cell) on the face x = `x` of the beam, with their areas.
-fn face_points(x: f64, h: f64, a: f64) -> Vec<(DVec3, f64)> {
-    let (xi, w) = gauss_legendre(2);
-    let cells = (h / a).round() as usize;
-    let mut out = Vec::new();
-    for cy in 0..cells {
-        for cz in 0..cells {
-            for (yy, wy) in xi.iter().zip(w) {
-                for (zz, wz) in xi.iter().zip(w) {
-                    let y = (cy as f64 + 0.5 * (1.0 + yy)) * a;
-                    let z = (cz as f64 + 0.5 * (1.0 + zz)) * a;
-                    out.push((DVec3::new(x, y, z), 0.25 * a * a * wy * wz));
-                }
-            }
-        }
-    }
-    out
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Clamp {
-    PenaltyWall(f64),
-    Embedded(usize),
-    Nodes,
-    Wall(usize),
-    Penalty(f64),
-}
-
-#[test]
-#[ignore]
-fn experiment_cantilever() {
-    let (h, l): (f64, f64) = (0.02, 0.2);
-    let (young, nu) = (5.0e7, 0.45);
-    let load = 1e-3 * young * h * h;
-    let g = young / (2.0 * (1.0 + nu));
-    let kappa = 10.0 * (1.0 + nu) / (12.0 + 11.0 * nu);
-    let inertia = h.powi(4) / 12.0;
-    let timoshenko = load * l.powi(3) / (3.0 * young * inertia) + load * l / (kappa * g * h * h);
-    println!(
-        "timoshenko {timoshenko:e} (EB {:e})",
-        load * l.powi(3) / (3.0 * young * inertia)
-    );
-    let configs: Vec<(f64, usize, f64, Clamp)> = std::env::var("CONFIGS")
-        .unwrap_or("1.8,2,1,w2".into())
-        .split(';')
-        .map(|c| {
-            let v: Vec<&str> = c.split(',').collect();
-            let clamp = match v[3].chars().next().unwrap() {
-                'n' => Clamp::Nodes,
-                'e' => Clamp::Embedded(v[3][1..].parse().unwrap()),
-                'q' => Clamp::PenaltyWall(v[3][1..].parse().unwrap()),
-                'w' => Clamp::Wall(v[3][1..].parse().unwrap()),
-                _ => Clamp::Penalty(v[3][1..].parse().unwrap()),
-            };
-            (
-                v[0].parse().unwrap(),
-                v[1].parse().unwrap(),
-                v[2].parse().unwrap(),
-                clamp,
-            )
-        })
-        .collect();
-    for &(support, order, cell, clamp) in &configs {
-        for n in [3usize, 4, 6, 8] {
-            let a = h / (n - 1) as f64;
-            let beam = Shape::Box {
-                min: DVec3::new(0.0, 0.0, 0.0),
-                max: DVec3::new(l, h, h),
-            };
-            let mut particles = sample(&beam, a, Lattice::Cubic);
-            let mut region = beam;
-            if let Clamp::Embedded(k) = clamp {
-                region = Shape::Box {
-                    min: DVec3::new(-(k as f64) * a, 0.0, 0.0),
-                    max: DVec3::new(l, h, h),
-                };
-                for layer in 1..=k + 1 {
-                    for p in sample(&beam, a, Lattice::Cubic) {
-                        if p.x < 1e-9 {
-                            particles.push(p - DVec3::X * (layer as f64 * a));
-                        }
-                    }
-                }
-            }
-            if let Clamp::PenaltyWall(_) = clamp {
-                for p in sample(&beam, a, Lattice::Cubic) {
-                    if p.x < 1e-9 {
-                        particles.push(p - DVec3::X * a);
-                    }
-                }
-            }
-            if let Clamp::Wall(ghosts) = clamp {
-                for k in 1..=ghosts {
-                    for p in sample(&beam, a, Lattice::Cubic) {
-                        if p.x < 1e-9 {
-                            particles.push(p - DVec3::X * (k as f64 * a));
-                        }
-                    }
-                }
-            }
-            let settings = QuadratureSettings {
-                support_factor: support,
-                gauss_order: order,
-                cell_factor: cell,
-                ..Default::default()
-            };
-            let q = Quadrature::new(&region, &particles, a, &beam_material(young, nu), settings)
-                .unwrap();
-            let fixed: Vec<bool> = particles
-                .iter()
-                .map(|p| !matches!(clamp, Clamp::Penalty(_)) && p.x < 1e-9)
-                .collect();
-            let penalty = match clamp {
-                Clamp::Penalty(beta) | Clamp::PenaltyWall(beta) => Some(Penalty {
-                    alpha: beta * young / a,
-                    points: face_points(0.0, h, a)
-                        .into_iter()
-                        .map(|(x, area)| {
-                            (
-                                area,
-                                q.point_load(x, DVec3::ONE)
-                                    .into_iter()
-                                    .map(|(i, f)| (i, f.x))
-                                    .collect(),
-                            )
-                        })
-                        .collect(),
-                }),
-                _ => None,
-            };
-            let mut f = vec![DVec3::ZERO; particles.len()];
-            let weight = std::env::var("LOAD").is_ok();
-            if weight {
-                for (i, m) in q.lumped_masses(1000.0).iter().enumerate() {
-                    f[i].y -= 9.81 * m;
-                }
-            }
-            for (x, area) in face_points(l, h, a).into_iter().filter(|_| !weight) {
-                for (i, fi) in q.point_load(x, DVec3::new(0.0, -load * area / (h * h), 0.0)) {
-                    f[i] += fi;
-                }
-            }
-            let (u, iterations) = linear_static(&q, &fixed, penalty.as_ref(), &f);
-            let tip: DVec3 = q
-                .point_load(DVec3::new(l, 0.5 * h, 0.5 * h), DVec3::ONE)
-                .iter()
-                .map(|(i, phi)| phi.x * u[*i])
-                .sum();
-            println!(
-                "h={support} g={order} cell={cell} {clamp:?} n={n}: particles {} points {} edges/particle {:.0} tip {:e} error {:+.3}% vs FEM {:+.3}% cg {iterations}",
-                particles.len(), q.len(), q.shape.particle.len() as f64 / particles.len() as f64, -tip.y, (-tip.y / timoshenko - 1.0) * 100.0,
-                (-tip.y / if weight { 1.166127e-3 } else { 7.941466e-2 } - 1.0) * 100.0,
-            );
-        }
     }
 }
