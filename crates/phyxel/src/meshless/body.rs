@@ -42,7 +42,9 @@ pub enum Integration {
     /// At the phyxels themselves (MKN04 §4): phyxel i is an integration point of volume V_i.
     Nodal(NodalVolume),
     /// At the Gauss points of a background grid cropped to the shape (Brunet et al. 2019 §3.3); the
-    /// phyxels carry the degrees of freedom, their masses are the lumped ρ ∫ φ_i.
+    /// phyxels carry the degrees of freedom, their masses are the lumped ρ ∫ φ_i. Always corotated;
+    /// multiplicative plasticity lives at the points; melting's softening (a per-phyxel stiffness
+    /// scale) does not reach the points yet.
     Quadrature(Box<Quadrature>),
 }
 

@@ -341,3 +341,112 @@ fn a_uniform_stress_leaves_a_smaller_residual_on_interior_particles_than_nodal_i
         previous = q_rms;
     }
 }
+
+#[test]
+fn a_body_thinner_than_a_cell_or_without_particles_around_its_points_is_refused_with_the_reason() {
+    let material = beam_material(1e6, 0.3);
+    // A plate 1 mm thick on a 10 cm grid: the surface sampling of its cut cells finds nothing inside.
+    let plate = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::new(0.5, 0.001, 0.5),
+    };
+    let particles = sample(&plate, 0.1, Lattice::Cubic);
+    let error = Quadrature::new(
+        &plate,
+        &particles,
+        0.1,
+        &material,
+        QuadratureSettings::default(),
+    )
+    .unwrap_err();
+    assert!(error.0.contains("thinner than a grid cell"), "{error}");
+    // A block whose particles were sampled four times too coarsely for its grid.
+    let block = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::splat(0.4),
+    };
+    let sparse = sample(&block, 0.4, Lattice::Cubic);
+    let error = Quadrature::new(
+        &block,
+        &sparse,
+        0.1,
+        &material,
+        QuadratureSettings::default(),
+    )
+    .unwrap_err();
+    assert!(error.0.contains("too few particles"), "{error}");
+    // No spacing, no grid.
+    assert!(Quadrature::new(
+        &block,
+        &sparse,
+        f64::NAN,
+        &material,
+        QuadratureSettings::default()
+    )
+    .is_err());
+}
+
+#[test]
+fn multiplicative_plasticity_is_carried_per_integration_point() {
+    // Corotated implicit Euler with plastic flow on a quadrature body: a bar stretched past the yield
+    // strain and released keeps a permanent elongation, stored in the points' F_p (det F_p = 1).
+    use crate::meshless::body::{Body, SupportRadius};
+    use crate::meshless::implicit::CorotatedImplicit;
+    use crate::meshless::plasticity::Plasticity;
+    use crate::meshless::simulation::{Environment, Simulation};
+    let shape = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::new(0.4, 0.1, 0.1),
+    };
+    let a = 0.05;
+    let mut body = Body::new(
+        sample(&shape, a, Lattice::Cubic),
+        a.powi(3),
+        a,
+        beam_material(1e5, 0.3),
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    );
+    body.set_quadrature(&shape, a, QuadratureSettings::default())
+        .unwrap();
+    // Stretched by 20 % along x, at rest.
+    body.displacement = body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.2 * x.x, 0.0, 0.0))
+        .collect();
+    let environment = Environment {
+        gravity: DVec3::ZERO,
+        colliders: vec![],
+        damping: 5.0,
+        ..Environment::default()
+    };
+    let mut sim = Simulation::new(body, environment);
+    sim.plasticity = Some(Plasticity {
+        yield_strain: 0.02,
+        creep: 1000.0,
+        max_strain: 1.0,
+    });
+    sim.set_corotated_implicit(Some(CorotatedImplicit::default()));
+    // 0.3 s in millisecond steps: the bar's axial period is 2L/c = 0.08 s.
+    for _ in 0..300 {
+        sim.step(1e-3).unwrap();
+    }
+    let q = sim.body.quadrature().unwrap();
+    let stretch: Vec<f64> = q.plastic_deformation.iter().map(|fp| fp.x_axis.x).collect();
+    let mean = stretch.iter().sum::<f64>() / stretch.len() as f64;
+    assert!(mean > 1.05, "F_p,xx = {mean}: no permanent set");
+    assert!(q
+        .plastic_deformation
+        .iter()
+        .all(|fp| (fp.determinant() - 1.0).abs() < 1e-6));
+    let length = |sim: &Simulation| {
+        let xs = sim.body.positions();
+        xs.iter().map(|p| p.x).fold(f64::MIN, f64::max)
+            - xs.iter().map(|p| p.x).fold(f64::MAX, f64::min)
+    };
+    assert!(
+        length(&sim) > 1.04 * 0.4,
+        "the bar springs back to {}",
+        length(&sim)
+    );
+}
