@@ -27,6 +27,7 @@ pub mod mesh;
 pub mod mls;
 pub mod neighbours;
 pub mod plasticity;
+pub mod polar;
 pub mod primitive_mesh;
 pub mod quadrature;
 pub mod sampling;

@@ -5,6 +5,7 @@
 use super::*;
 use crate::meshless::body::SupportRadius;
 use crate::meshless::material::Material;
+use crate::meshless::mls::symmetric_eigen;
 use crate::meshless::sampling::{sample, Lattice, Shape};
 
 /// Deterministic pseudo-random numbers in [−1, 1).

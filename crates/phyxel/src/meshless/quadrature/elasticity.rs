@@ -12,19 +12,12 @@
 //! that reach it, so no two threads write one force. A held surface ([`super::HeldSurface`]) adds its
 //! penalty's (linear) force, energy and stiffness to each.
 
-use super::Quadrature;
-use crate::meshless::corotated::polar_rotation;
+use super::{Lame, Quadrature};
 use crate::meshless::elasticity::{contract, hooke_stress};
 use crate::meshless::mls::outer;
+use crate::meshless::polar::{polar_rotation, symmetric_part};
 use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
-
-/// λ_I, μ_I of an integration point.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Lame {
-    pub lambda: f64,
-    pub mu: f64,
-}
 
 impl Quadrature {
     /// F_I = I + Σ_i u_i ∇φ_iᵀ at integration point I.
@@ -60,8 +53,7 @@ impl Quadrature {
     ) -> (DMat3, f64) {
         let plastic_inverse = self.plastic_inverse(point);
         let elastic = self.deformation_gradient(point, displacement) * plastic_inverse;
-        let strain = crate::meshless::corotated::symmetric_part(rotation.transpose() * elastic)
-            - DMat3::IDENTITY;
+        let strain = symmetric_part(rotation.transpose() * elastic) - DMat3::IDENTITY;
         let Lame { lambda, mu } = self.lame[point];
         let stress = hooke_stress(strain, lambda, mu);
         let v = self.points.volume[point];
@@ -97,9 +89,7 @@ impl Quadrature {
         let rotations = self.rotations(displacement);
         map_indices(self.len(), |k| {
             let elastic = self.deformation_gradient(k, displacement) * self.plastic_inverse(k);
-            let strain =
-                crate::meshless::corotated::symmetric_part(rotations[k].transpose() * elastic)
-                    - DMat3::IDENTITY;
+            let strain = symmetric_part(rotations[k].transpose() * elastic) - DMat3::IDENTITY;
             let Lame { lambda, mu } = self.lame[k];
             hooke_stress(strain, lambda, mu)
         })
@@ -115,11 +105,7 @@ impl Quadrature {
             }) * plastic_inverse;
             let r = rotations[k];
             let Lame { lambda, mu } = self.lame[k];
-            let dsigma = hooke_stress(
-                crate::meshless::corotated::symmetric_part(r.transpose() * df),
-                lambda,
-                mu,
-            );
+            let dsigma = hooke_stress(symmetric_part(r.transpose() * df), lambda, mu);
             self.points.volume[k] * (r * dsigma * plastic_inverse.transpose())
         });
         let mut product = self.gather(&stresses);

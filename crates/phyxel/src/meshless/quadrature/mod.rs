@@ -17,7 +17,6 @@ pub mod points;
 pub mod shape_functions;
 
 use crate::meshless::material::Material;
-use elasticity::Lame;
 use glam::{DMat3, DVec3};
 use points::{integration_points, BackgroundGrid, IntegrationPoints, Region};
 use serde::{Deserialize, Serialize};
@@ -58,6 +57,13 @@ impl std::fmt::Display for QuadratureError {
 }
 
 impl std::error::Error for QuadratureError {}
+
+/// λ_I, μ_I of an integration point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lame {
+    pub lambda: f64,
+    pub mu: f64,
+}
 
 /// Integration points, their shape functions, materials and plastic state, for one body's particles.
 #[derive(Clone, Debug, PartialEq)]
