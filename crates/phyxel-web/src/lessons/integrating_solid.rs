@@ -137,10 +137,7 @@ impl IntegratingSolidLesson {
             param::POISSON.default,
             param::DENSITY.default,
         )?;
-        let (body, _) = beam
-            .body(Integration::NodalCellVolume)
-            .map_err(|e| JsError::new(&e))?;
-        Ok(body.len())
+        Ok(beam.phyxels(Integration::NodalCellVolume).len())
     }
 
     /// One point of the convergence plot: the beam at `across` phyxels over its height, solved with

@@ -135,18 +135,6 @@ impl Beam {
             max: DVec3::new(self.length, self.thickness, self.thickness),
         }
     }
-
-    /// Timoshenko's static deflection of the same cantilever at x (Euler–Bernoulli plus the shear
-    /// term q x (2L − x) / (2 κ G A), κ = 10(1 + ν)/(12 + 11ν) for a square section, Cowper 1966).
-    pub fn timoshenko_deflection(&self, x: f64, gravity: f64) -> f64 {
-        let a = self.thickness;
-        let q = self.material.density * gravity * a * a;
-        let nu = self.material.poisson;
-        let shear_modulus = self.material.young / (2.0 * (1.0 + nu));
-        let kappa = 10.0 * (1.0 + nu) / (12.0 + 11.0 * nu);
-        self.euler_bernoulli_deflection(x, gravity)
-            + q * x * (2.0 * self.length - x) / (2.0 * kappa * shear_modulus * a * a)
-    }
 }
 
 /// What one frame did.

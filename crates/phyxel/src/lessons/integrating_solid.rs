@@ -237,13 +237,11 @@ impl Cantilever {
         }
     }
 
-    /// The beam's phyxels (lattice points of the box; for the nodal models one more layer inside the
-    /// wall), integrated as `integration`, and which are held.
-    pub fn body(&self, integration: Integration) -> Result<(Body, Vec<bool>), String> {
+    /// The phyxels' places: the lattice points of the box, then (for the nodal models) one layer
+    /// inside the wall. Cheap: what the page counts to bound its work before a solve.
+    pub fn phyxels(&self, integration: Integration) -> Vec<DVec3> {
         let a = self.spacing();
-        let shape = self.shape();
-        let mut points = sample(&shape, a, Lattice::Cubic);
-        let in_beam = points.len();
+        let mut points = sample(&self.shape(), a, Lattice::Cubic);
         if integration != Integration::Quadrature {
             let wall: Vec<DVec3> = points
                 .iter()
@@ -252,6 +250,16 @@ impl Cantilever {
                 .collect();
             points.extend(wall);
         }
+        points
+    }
+
+    /// The beam's phyxels (lattice points of the box; for the nodal models one more layer inside the
+    /// wall), integrated as `integration`, and which are held.
+    pub fn body(&self, integration: Integration) -> Result<(Body, Vec<bool>), String> {
+        let a = self.spacing();
+        let shape = self.shape();
+        let points = self.phyxels(integration);
+        let in_beam = points.iter().take_while(|p| p.x > -1e-9 * a).count();
         let held: Vec<bool> = points
             .iter()
             .map(|p| integration != Integration::Quadrature && p.x < 1e-9 * a)

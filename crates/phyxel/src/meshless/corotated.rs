@@ -30,7 +30,11 @@
 //! change).
 
 use super::body::Body;
-use super::elasticity::{contract, hooke_stress, PhyxelStress};
+pub use super::elasticity::corotated_stress;
+use super::elasticity::{
+    corotated_diagonal_block, corotated_force_differential, hooke_stress, plastic_inverse_of,
+    PhyxelStress,
+};
 pub use super::polar::{polar_rotation, symmetric_part};
 use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
@@ -45,12 +49,7 @@ pub fn deformation_gradient(body: &Body, i: usize, displacement: &[DVec3]) -> DM
 
 /// F_p,i⁻¹, the inverse plastic deformation of phyxel i (the identity for an elastic phyxel).
 pub fn plastic_inverse(body: &Body, i: usize) -> DMat3 {
-    let plastic = body.plastic_deformation[i];
-    if plastic == DMat3::IDENTITY {
-        DMat3::IDENTITY
-    } else {
-        plastic.inverse()
-    }
+    plastic_inverse_of(body.plastic_deformation[i])
 }
 
 /// The elastic part F_e,i = F_i F_p,i⁻¹ of phyxel i's deformation gradient (Zhou et al. 2013 eq. 13).
@@ -67,28 +66,6 @@ pub fn rotations(body: &Body, displacement: &[DVec3]) -> Vec<DMat3> {
     map_indices(body.len(), |i| {
         polar_rotation(elastic_deformation_gradient(body, i, displacement))
     })
-}
-
-/// Strain, stress, force matrix and energy of one phyxel with elastic deformation gradient
-/// `elastic`, rotation `rotation` (held fixed) and inverse plastic deformation `plastic_inverse`:
-///
-/// ε = sym(RᵀF_e) − I,  σ = λ tr(ε) I + 2μ ε,  M = −V R σ F_p⁻ᵀ,  U = V ½ ε:σ.
-pub fn corotated_stress(
-    elastic: DMat3,
-    rotation: DMat3,
-    plastic_inverse: DMat3,
-    volume: f64,
-    lambda: f64,
-    mu: f64,
-) -> PhyxelStress {
-    let strain = symmetric_part(rotation.transpose() * elastic) - DMat3::IDENTITY;
-    let stress = hooke_stress(strain, lambda, mu);
-    PhyxelStress {
-        strain,
-        stress,
-        force_matrix: -volume * (rotation * stress * plastic_inverse.transpose()),
-        energy: volume * 0.5 * contract(strain, stress),
-    }
 }
 
 /// λ_i and μ_i of phyxel i (the material's, scaled by its stiffness factor).
@@ -158,12 +135,12 @@ pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<
         let (lambda, mu) = lame(body, i);
         let plastic_inverse = plastic_inverse(body, i);
         let df = body.mls.displacement_gradient(i, du, &body.neighbours) * plastic_inverse;
-        let r = rotations[i];
+        let (r, volume) = (rotations[i], body.volume[i]);
         let dsigma = hooke_stress(symmetric_part(r.transpose() * df), lambda, mu);
         PhyxelStress {
             strain: DMat3::ZERO,
             stress: dsigma,
-            force_matrix: -body.volume[i] * (r * dsigma * plastic_inverse.transpose()),
+            force_matrix: corotated_force_differential(df, r, plastic_inverse, volume, lambda, mu),
             energy: 0.0,
         }
     });
@@ -184,10 +161,7 @@ pub fn stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
     let block = |i: usize, d: DVec3| {
         let (lambda, mu) = lame(body, i);
         let c = plastic_inverse(body, i).transpose() * d;
-        let r = rotations[i];
-        let local = DMat3::from_diagonal(DVec3::splat(mu * c.length_squared()))
-            + (lambda + mu) * super::mls::outer(c, c);
-        -body.volume[i] * (r * local * r.transpose())
+        corotated_diagonal_block(c, rotations[i], body.volume[i], lambda, mu)
     };
     map_indices(body.len(), |k| {
         let own: DVec3 = hoods.edges(k).map(|e| body.mls.d[e]).sum();

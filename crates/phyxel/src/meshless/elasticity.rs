@@ -1,6 +1,8 @@
 //! Strain, stress, energy and the per-phyxel force matrix (MKN04 §4; thesis §3.2.3–3.2.4, §3.4).
 
-use glam::DMat3;
+use super::mls::outer;
+use super::polar::symmetric_part;
+use glam::{DMat3, DVec3};
 
 /// Green–Saint-Venant strain ε = ½(∇u + ∇uᵀ + ∇uᵀ∇u) = ½(JᵀJ − I), with J = I + ∇u.
 /// (The thesis, eq. 3.34, drops the ½; MKN04 eq. 9 keeps it.)
@@ -74,10 +76,76 @@ pub fn phyxel_stress(
     }
 }
 
+/// F_p⁻¹ of a plastic deformation F_p (the identity, uninverted, for an elastic F_p = I).
+pub fn plastic_inverse_of(plastic: DMat3) -> DMat3 {
+    if plastic == DMat3::IDENTITY {
+        DMat3::IDENTITY
+    } else {
+        plastic.inverse()
+    }
+}
+
+/// Strain, stress, force matrix and energy of one corotated integration point (a phyxel, or a Gauss
+/// point of the background quadrature) with elastic deformation gradient `elastic`, rotation
+/// `rotation` (held fixed) and inverse plastic deformation `plastic_inverse` (Zhou et al. 2013 eqs.
+/// 6–8, 13):
+///
+/// ε = sym(RᵀF_e) − I,  σ = λ tr(ε) I + 2μ ε,  M = −V R σ F_p⁻ᵀ,  U = V ½ ε:σ.
+pub fn corotated_stress(
+    elastic: DMat3,
+    rotation: DMat3,
+    plastic_inverse: DMat3,
+    volume: f64,
+    lambda: f64,
+    mu: f64,
+) -> PhyxelStress {
+    let strain = symmetric_part(rotation.transpose() * elastic) - DMat3::IDENTITY;
+    let stress = hooke_stress(strain, lambda, mu);
+    PhyxelStress {
+        strain,
+        stress,
+        force_matrix: -volume * (rotation * stress * plastic_inverse.transpose()),
+        energy: volume * 0.5 * contract(strain, stress),
+    }
+}
+
+/// The force matrix of a displacement differential at frozen rotation (the stiffness product's part
+/// of one integration point, Zhou et al. 2013 eqs. 19–22): δσ = C sym(Rᵀ δF_e),
+/// δM = −V R δσ F_p⁻ᵀ, with δF_e the differential of the elastic deformation gradient.
+pub fn corotated_force_differential(
+    elastic_differential: DMat3,
+    rotation: DMat3,
+    plastic_inverse: DMat3,
+    volume: f64,
+    lambda: f64,
+    mu: f64,
+) -> DMat3 {
+    let dsigma = hooke_stress(
+        symmetric_part(rotation.transpose() * elastic_differential),
+        lambda,
+        mu,
+    );
+    -volume * (rotation * dsigma * plastic_inverse.transpose())
+}
+
+/// One integration point's share of a diagonal stiffness block, for a particle whose displacement
+/// enters its elastic deformation gradient as δF_e = δu cᵀ: δ²U = V wᵀ (μ|c|² I + (λ + μ) c cᵀ) w
+/// with w = Rᵀ δu, so the share of K = ∂f/∂u is −V R (μ|c|² I + (λ + μ) c cᵀ) Rᵀ.
+pub fn corotated_diagonal_block(
+    c: DVec3,
+    rotation: DMat3,
+    volume: f64,
+    lambda: f64,
+    mu: f64,
+) -> DMat3 {
+    let local =
+        DMat3::from_diagonal(DVec3::splat(mu * c.length_squared())) + (lambda + mu) * outer(c, c);
+    -volume * (rotation * local * rotation.transpose())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::DVec3;
 
     #[test]
     fn uniaxial_stretch_gives_the_hooke_stress_of_e_and_nu() {

@@ -13,9 +13,12 @@
 //! penalty's (linear) force, energy and stiffness to each.
 
 use super::{Lame, Quadrature};
-use crate::meshless::elasticity::{contract, hooke_stress};
+use crate::meshless::elasticity::{
+    corotated_diagonal_block, corotated_force_differential, corotated_stress, plastic_inverse_of,
+    PhyxelStress,
+};
 use crate::meshless::mls::outer;
-use crate::meshless::polar::{polar_rotation, symmetric_part};
+use crate::meshless::polar::polar_rotation;
 use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 
@@ -29,12 +32,7 @@ impl Quadrature {
     }
 
     fn plastic_inverse(&self, point: usize) -> DMat3 {
-        let fp = self.plastic_deformation[point];
-        if fp == DMat3::IDENTITY {
-            DMat3::IDENTITY
-        } else {
-            fp.inverse()
-        }
+        plastic_inverse_of(self.plastic_deformation[point])
     }
 
     /// R_I = polar(F_I F_p,I⁻¹) of every integration point.
@@ -44,31 +42,23 @@ impl Quadrature {
         })
     }
 
-    /// The first Piola–Kirchhoff stress times the volume, v_I P_I, and the energy v_I ½ ε:σ.
-    fn weighted_stress(
-        &self,
-        point: usize,
-        displacement: &[DVec3],
-        rotation: DMat3,
-    ) -> (DMat3, f64) {
+    /// The corotated state of integration point I ([`corotated_stress`] with v_I): its force matrix
+    /// is M_I = −v_I P_I.
+    fn point_stress(&self, point: usize, displacement: &[DVec3], rotation: DMat3) -> PhyxelStress {
         let plastic_inverse = self.plastic_inverse(point);
         let elastic = self.deformation_gradient(point, displacement) * plastic_inverse;
-        let strain = symmetric_part(rotation.transpose() * elastic) - DMat3::IDENTITY;
         let Lame { lambda, mu } = self.lame[point];
-        let stress = hooke_stress(strain, lambda, mu);
-        let v = self.points.volume[point];
-        (
-            v * (rotation * stress * plastic_inverse.transpose()),
-            v * 0.5 * contract(strain, stress),
-        )
+        let volume = self.points.volume[point];
+        corotated_stress(elastic, rotation, plastic_inverse, volume, lambda, mu)
     }
 
     /// f_i = −Σ_I v_I P_I ∇φ_i(x_I) at `displacement` with the rotations `rotations`.
     pub fn forces(&self, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<DVec3> {
-        let stresses = map_indices(self.len(), |k| {
-            self.weighted_stress(k, displacement, rotations[k]).0
+        let force_matrices = map_indices(self.len(), |k| {
+            self.point_stress(k, displacement, rotations[k])
+                .force_matrix
         });
-        let mut forces = self.gather(&stresses);
+        let mut forces = self.gather(&force_matrices);
         if let Some(held) = &self.held {
             held.add_forces(displacement, &mut forces);
         }
@@ -80,35 +70,23 @@ impl Quadrature {
         let rotations = self.rotations(displacement);
         let held = self.held.as_ref().map_or(0.0, |h| h.energy(displacement));
         held + (0..self.len())
-            .map(|k| self.weighted_stress(k, displacement, rotations[k]).1)
+            .map(|k| self.point_stress(k, displacement, rotations[k]).energy)
             .sum::<f64>()
-    }
-
-    /// The Cauchy-like corotated stress σ_I of every point (for display and the tests).
-    pub fn stresses(&self, displacement: &[DVec3]) -> Vec<DMat3> {
-        let rotations = self.rotations(displacement);
-        map_indices(self.len(), |k| {
-            let elastic = self.deformation_gradient(k, displacement) * self.plastic_inverse(k);
-            let strain = symmetric_part(rotations[k].transpose() * elastic) - DMat3::IDENTITY;
-            let Lame { lambda, mu } = self.lame[k];
-            hooke_stress(strain, lambda, mu)
-        })
     }
 
     /// K δu at frozen rotations (module docs).
     pub fn stiffness_product(&self, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
-        let stresses = map_indices(self.len(), |k| {
+        let differentials = map_indices(self.len(), |k| {
             let plastic_inverse = self.plastic_inverse(k);
             let shape = &self.shape;
             let df = shape.edges(k).fold(DMat3::ZERO, |f, e| {
                 f + outer(du[shape.particle[e] as usize], shape.gradient[e])
             }) * plastic_inverse;
-            let r = rotations[k];
             let Lame { lambda, mu } = self.lame[k];
-            let dsigma = hooke_stress(symmetric_part(r.transpose() * df), lambda, mu);
-            self.points.volume[k] * (r * dsigma * plastic_inverse.transpose())
+            let volume = self.points.volume[k];
+            corotated_force_differential(df, rotations[k], plastic_inverse, volume, lambda, mu)
         });
-        let mut product = self.gather(&stresses);
+        let mut product = self.gather(&differentials);
         if let Some(held) = &self.held {
             held.add_forces(du, &mut product);
         }
@@ -124,10 +102,8 @@ impl Quadrature {
                 let k = shape.owner[e as usize] as usize;
                 let c = self.plastic_inverse(k).transpose() * shape.gradient[e as usize];
                 let Lame { lambda, mu } = self.lame[k];
-                let local = DMat3::from_diagonal(DVec3::splat(mu * c.length_squared()))
-                    + (lambda + mu) * outer(c, c);
-                let r = rotations[k];
-                sum - self.points.volume[k] * (r * local * r.transpose())
+                let volume = self.points.volume[k];
+                sum + corotated_diagonal_block(c, rotations[k], volume, lambda, mu)
             })
         });
         if let Some(held) = &self.held {
@@ -136,12 +112,12 @@ impl Quadrature {
         blocks
     }
 
-    /// f_i = −Σ_{edges e into i} (v P)_{I(e)} ∇φ_e.
-    fn gather(&self, weighted_stress: &[DMat3]) -> Vec<DVec3> {
+    /// f_i = Σ_{edges e into i} M_{I(e)} ∇φ_e with the points' force matrices M_I = −v_I P_I.
+    fn gather(&self, force_matrices: &[DMat3]) -> Vec<DVec3> {
         let shape = &self.shape;
         map_indices(self.particle_count(), |i| {
             shape.edges_into(i).iter().fold(DVec3::ZERO, |f, &e| {
-                f - weighted_stress[shape.owner[e as usize] as usize] * shape.gradient[e as usize]
+                f + force_matrices[shape.owner[e as usize] as usize] * shape.gradient[e as usize]
             })
         })
     }
