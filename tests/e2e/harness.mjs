@@ -206,7 +206,13 @@ export function decodePng(buffer) {
 
 /** Wait for the bench page (opened with ?…&run=1) to finish; returns its JSON report. */
 export async function benchReport(page) {
-  await page.waitForSelector('body[data-bench="done"], body[data-bench="failed"]', { timeout: 180_000 });
+  try {
+    await page.waitForSelector('body[data-bench="done"], body[data-bench="failed"]', { timeout: 180_000 });
+  } catch (error) {
+    // Say which run never finished (the page's status names it).
+    error.message += `\nthe bench page's status: ${await page.locator('#bench-status').textContent()}`;
+    throw error;
+  }
   assert.equal(await page.getAttribute('body', 'data-bench'), 'done', await page.locator('#bench-status').textContent());
   return JSON.parse(await page.locator('#bench-json').textContent());
 }

@@ -95,7 +95,8 @@ where
 /// from outside and waited for (in the browser the solver worker's own thread is not one of the pool's,
 /// and every such hand-over parks it with Atomics.wait and wakes it again). And between two passes the
 /// other threads do not fall asleep: each runs a loop that takes the passes' work as soon as it is
-/// split ([`rayon::yield_now`]) until `f` is done. Left to rayon, a thread that runs out of work parks
+/// split ([`rayon::yield_now`]) until `f` is done, or until it finds none for a few milliseconds
+/// ([`help_while`]). Left to rayon, a thread that runs out of work parks
 /// after a few dozen rounds of `yield_now` — immediate in wasm, where yielding to the OS does nothing —
 /// and waking it again at the next pass (Atomics.notify) costs a browser tens of microseconds, twice a
 /// step. Call it around a batch, not inside a pass. Without the feature, f simply runs here.
@@ -119,19 +120,8 @@ where
             let caller = rayon::current_thread_index();
             if rayon::current_num_threads() > 1 {
                 scope.spawn_broadcast(move |_, thread| {
-                    if Some(thread.index()) == caller {
-                        return;
-                    }
-                    while busy.load(Ordering::Acquire) {
-                        if rayon::yield_now() != Some(rayon::Yield::Executed) {
-                            // Back off a little between steal attempts, which touch the deque of the
-                            // thread computing (measured in the browser bench: 1.78-1.82x two threads
-                            // over one with the back-off, 1.72x without).
-                            for _ in 0..512 {
-                                std::hint::spin_loop();
-                                std::hint::black_box(());
-                            }
-                        }
+                    if Some(thread.index()) != caller {
+                        help_while(busy);
                     }
                 });
             }
@@ -142,6 +132,40 @@ where
     #[cfg(not(feature = "parallel"))]
     {
         f()
+    }
+}
+
+/// Rounds without work (each a steal attempt and a short back-off, a microsecond or so in the browser) after which a
+/// helper of [`in_pool`] stops spinning and leaves the thread to rayon's own sleep: a few milliseconds,
+/// far longer than the gap between two passes of a step.
+#[cfg(feature = "parallel")]
+pub const IDLE_ROUNDS: u32 = 1 << 13;
+
+/// A helper of [`in_pool`]: take the passes' work as it is split while `busy`, and give up after
+/// [`IDLE_ROUNDS`] rounds in a row that found none.
+///
+/// The bound is what keeps a helper from deadlocking the batch. A pool thread can steal a piece of the
+/// batch in the instant before its broadcast job arrives, and then pick that job up while it waits
+/// inside the piece (rayon runs queued jobs while a thread waits on a join): the helper then spins on
+/// top of work the batch needs, and an unbounded spin would wait for ever for a batch that waits for
+/// it (seen as a browser bench hanging with one worker at full load, about once in fifty runs under CPU
+/// contention). Out of work for a few milliseconds, the helper returns and the piece below it finishes.
+#[cfg(feature = "parallel")]
+pub fn help_while(busy: &std::sync::atomic::AtomicBool) {
+    let mut idle = 0;
+    while busy.load(Ordering::Acquire) && idle < IDLE_ROUNDS {
+        if rayon::yield_now() == Some(rayon::Yield::Executed) {
+            idle = 0;
+        } else {
+            idle += 1;
+            // Back off a little between steal attempts, which touch the deque of the thread
+            // computing (measured in the browser bench: 1.78-1.82x two threads over one with the
+            // back-off, 1.72x without).
+            for _ in 0..512 {
+                std::hint::spin_loop();
+                std::hint::black_box(());
+            }
+        }
     }
 }
 
@@ -227,6 +251,24 @@ mod tests {
         let panicked = std::panic::catch_unwind(batch);
         assert!(panicked.is_err());
         assert_eq!(pool.install(|| in_pool(|| 7)), 7, "the pool still works");
+    }
+
+    #[test]
+    fn a_helper_without_work_gives_way_even_while_the_batch_is_busy() {
+        // A helper nested on top of a piece of its own batch (the doc of `help_while`) must return
+        // for the piece to finish: with `busy` never cleared, it stops after its idle rounds.
+        let busy = std::sync::atomic::AtomicBool::new(true);
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            help_while(&busy);
+            done.send(()).unwrap();
+        });
+        assert!(
+            finished
+                .recv_timeout(std::time::Duration::from_secs(20))
+                .is_ok(),
+            "the helper spun on"
+        );
     }
 
     #[test]
