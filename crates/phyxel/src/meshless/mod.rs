@@ -33,4 +33,5 @@ pub mod quadrature;
 pub mod sampling;
 pub mod scene;
 pub mod simulation;
+pub mod stability;
 pub mod surface;

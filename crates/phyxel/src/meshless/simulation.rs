@@ -114,14 +114,20 @@ struct BodyDynamics<'a> {
     gravity: DVec3,
     damping: f64,
     drag: Option<Drag>,
+    /// Leave out a held surface's penalty (the step takes it implicitly: [`super::quadrature::HeldSurface`]).
+    hold_apart: bool,
 }
 
 impl Dynamics for BodyDynamics<'_> {
     type Vector = Vec<DVec3>;
     fn acceleration(&self, _t: f64, u: &Vec<DVec3>, v: &Vec<DVec3>) -> Vec<DVec3> {
-        if self.body.quadrature().is_some() {
+        if let Some(q) = self.body.quadrature() {
             // Background quadrature: the corotated forces summed over the integration points.
-            let f = corotated::forces(self.body, u);
+            let f = if self.hold_apart {
+                q.material_forces(u, &q.rotations(u))
+            } else {
+                corotated::forces(self.body, u)
+            };
             return map_indices(self.body.len(), |k| {
                 let drag = self
                     .drag
@@ -422,7 +428,10 @@ impl Simulation {
     pub fn step(&mut self, dt: f64) -> Result<(), BlowUp> {
         let max_speed = MAX_TRAVEL_PER_STEP * self.min_support_radius() / dt;
         let implicit = self.implicit.is_some();
-        if !implicit && self.integrator.method() == Method::SymplecticEuler {
+        // The fused pass gathers the nodal stresses; a body with background quadrature sums its
+        // forces over the integration points (`BodyDynamics::acceleration`) instead.
+        let nodal = self.body.quadrature().is_none();
+        if !implicit && nodal && self.integrator.method() == Method::SymplecticEuler {
             return self.step_symplectic_euler(dt, max_speed);
         }
         let before = (
@@ -481,6 +490,7 @@ impl Simulation {
             gravity: self.environment.gravity,
             damping: self.environment.damping,
             drag: self.drag.filter(|d| d.phyxel < body.len()),
+            hold_apart: false,
         };
         let settle = Settle {
             colliders: &self.environment.colliders,
@@ -611,6 +621,10 @@ impl Simulation {
 
     /// One step of the explicit integrator with the model [`Simulation::elasticity`].
     fn advance_explicit(&mut self, dt: f64) {
+        let held = self.body.quadrature().and_then(|q| q.held.as_ref());
+        if held.is_some() && self.integrator.method() == Method::SymplecticEuler {
+            return self.advance_symplectic_holding(dt);
+        }
         let body = &mut self.body;
         let mut state = State {
             t: self.time,
@@ -625,6 +639,7 @@ impl Simulation {
                 gravity: self.environment.gravity,
                 damping: self.environment.damping,
                 drag,
+                hold_apart: false,
             };
             self.integrator
                 .step_explicit(&dynamics, &mut state, dt)
@@ -632,6 +647,36 @@ impl Simulation {
         }
         body.displacement = state.x;
         body.velocity = state.v;
+    }
+
+    /// Symplectic Euler on a body whose held surface is taken implicitly ([`super::quadrature::HeldSurface`]):
+    /// v* = v + Δt·a(u, v) from every force but the hold's, then (M + Δt² P) v⁺ = M v* − Δt P u,
+    /// u ← u + Δt·v⁺.
+    fn advance_symplectic_holding(&mut self, dt: f64) {
+        let body = &self.body;
+        let dynamics = BodyDynamics {
+            body,
+            elasticity: self.elasticity,
+            gravity: self.environment.gravity,
+            damping: self.environment.damping,
+            drag: self.drag.filter(|d| d.phyxel < body.len()),
+            hold_apart: true,
+        };
+        let (u, v) = (&body.displacement, &body.velocity);
+        let acceleration = dynamics.acceleration(self.time, u, v);
+        let mut velocity: Vec<DVec3> = v
+            .iter()
+            .zip(&acceleration)
+            .map(|(v, a)| *v + dt * *a)
+            .collect();
+        if let Some(held) = body.quadrature().and_then(|q| q.held.as_ref()) {
+            held.implicit_velocities(&body.mass, dt, u, &mut velocity);
+        }
+        let body = &mut self.body;
+        for (u, v) in body.displacement.iter_mut().zip(&velocity) {
+            *u += dt * *v;
+        }
+        body.velocity = velocity;
     }
 
     /// One linearized implicit Euler step of the corotated model ([`implicit::velocity_change`]):

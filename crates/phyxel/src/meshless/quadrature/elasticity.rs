@@ -52,17 +52,23 @@ impl Quadrature {
         corotated_stress(elastic, rotation, plastic_inverse, volume, lambda, mu)
     }
 
-    /// f_i = −Σ_I v_I P_I ∇φ_i(x_I) at `displacement` with the rotations `rotations`.
+    /// f_i = −Σ_I v_I P_I ∇φ_i(x_I) at `displacement` with the rotations `rotations`, and the held
+    /// surface's penalty force.
     pub fn forces(&self, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<DVec3> {
-        let force_matrices = map_indices(self.len(), |k| {
-            self.point_stress(k, displacement, rotations[k])
-                .force_matrix
-        });
-        let mut forces = self.gather(&force_matrices);
+        let mut forces = self.material_forces(displacement, rotations);
         if let Some(held) = &self.held {
             held.add_forces(displacement, &mut forces);
         }
         forces
+    }
+
+    /// The material's part of [`Quadrature::forces`], without the held surface's penalty.
+    pub fn material_forces(&self, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<DVec3> {
+        let force_matrices = map_indices(self.len(), |k| {
+            self.point_stress(k, displacement, rotations[k])
+                .force_matrix
+        });
+        self.gather(&force_matrices)
     }
 
     /// U = Σ_I v_I ½ ε_I:σ_I with the rotations of `displacement`.

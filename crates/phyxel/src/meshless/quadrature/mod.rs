@@ -11,12 +11,16 @@
 //! * [`points`]: the grid, its Gauss points, the cut cells at the surface.
 //! * [`shape_functions`]: φ_i(x_I) and ∇φ_i(x_I), in compressed rows with reverse lists.
 //! * [`elasticity`]: forces, energy, stiffness product and diagonal blocks.
+//! * [`held`]: a clamped face held by a penalty, and its implicit part of an explicit step.
 
 pub mod elasticity;
+pub mod held;
 pub mod points;
 pub mod shape_functions;
 
 use crate::meshless::material::Material;
+pub use held::HeldSurface;
+
 use glam::{DMat3, DVec3};
 use points::{integration_points, BackgroundGrid, IntegrationPoints, Region};
 use serde::{Deserialize, Serialize};
@@ -81,59 +85,6 @@ pub struct Quadrature {
     pub reference: Vec<DVec3>,
     /// A surface held in place (a clamped face), if any.
     pub held: Option<HeldSurface>,
-}
-
-/// A part of the surface held at its rest position by a penalty (the essential boundary condition
-/// ũ = 0 on Γ_D of seed 003 eq. 5, imposed weakly as in element-free Galerkin methods: Belytschko,
-/// Lu & Gu 1994 §4 use Lagrange multipliers, the penalty form is Zhu & Atluri 1998): the energy
-/// α/2 Σ_s A_s |ũ(x_s)|² over surface quadrature points x_s with areas A_s. MLS shape functions do
-/// not interpolate, so fixing the particles on the face would not hold the face itself.
-#[derive(Clone, Debug, PartialEq)]
-pub struct HeldSurface {
-    /// α (N/m³).
-    pub penalty: f64,
-    /// The surface points' areas A_s.
-    pub area: Vec<f64>,
-    /// Edges of point s: `start[s]..start[s + 1]`, to `particle[e]` with φ_e.
-    pub start: Vec<u32>,
-    pub particle: Vec<u32>,
-    pub value: Vec<f64>,
-}
-
-impl HeldSurface {
-    /// ũ(x_s) at surface point s.
-    fn displacement(&self, s: usize, u: &[DVec3]) -> DVec3 {
-        (self.start[s] as usize..self.start[s + 1] as usize)
-            .map(|e| self.value[e] * u[self.particle[e] as usize])
-            .sum()
-    }
-
-    /// f_i −= α Σ_s A_s φ_i(x_s) ũ(x_s) (the penalty's force, or with δu its stiffness product).
-    fn add_forces(&self, u: &[DVec3], forces: &mut [DVec3]) {
-        for s in 0..self.area.len() {
-            let us = self.penalty * self.area[s] * self.displacement(s, u);
-            for e in self.start[s] as usize..self.start[s + 1] as usize {
-                forces[self.particle[e] as usize] -= self.value[e] * us;
-            }
-        }
-    }
-
-    /// α/2 Σ_s A_s |ũ(x_s)|².
-    fn energy(&self, u: &[DVec3]) -> f64 {
-        (0..self.area.len())
-            .map(|s| 0.5 * self.penalty * self.area[s] * self.displacement(s, u).length_squared())
-            .sum()
-    }
-
-    /// The diagonal blocks −α Σ_s A_s φ_i(x_s)² I of its stiffness.
-    fn add_diagonal(&self, blocks: &mut [DMat3]) {
-        for s in 0..self.area.len() {
-            for e in self.start[s] as usize..self.start[s + 1] as usize {
-                let k = self.penalty * self.area[s] * self.value[e] * self.value[e];
-                blocks[self.particle[e] as usize] -= DMat3::IDENTITY * k;
-            }
-        }
-    }
 }
 
 impl Quadrature {
