@@ -227,11 +227,16 @@ fn a_slender_cantilever_under_tip_shear_bends_as_timoshenko_beam_theory_says() {
 /// The Brunet beam's convergence study under `load`, printed and checked.
 /// The converged centre deflection.
 fn brunet_converges(load: Load) -> f64 {
+    converges("Brunet et al. 2019 beam", &BRUNET, load)
+}
+
+/// `beam`'s convergence study under `load`, printed and checked. The converged centre deflection.
+fn converges(name: &str, beam: &Beam, load: Load) -> f64 {
     let start = Instant::now();
-    let study = convergence_study(&BRUNET, load, &Plan::reference());
+    let study = convergence_study(beam, load, &Plan::reference());
     let seconds = start.elapsed().as_secs_f64();
-    let timoshenko = BRUNET.timoshenko(load);
-    println!("Brunet et al. 2019 beam, {load:?} ({seconds:.2} s for the three meshes):");
+    let timoshenko = beam.timoshenko(load);
+    println!("{name}, {load:?} ({seconds:.2} s for the three meshes):");
     for (elements, deflection) in &study.meshes {
         println!(
             "  {elements:?} elements (quarter solved): centre {:.9e} m, mean {:.9e} m, {} CG iterations",
@@ -296,6 +301,28 @@ fn the_brunet_reference_beam_converges_under_its_own_weight() {
     let ratio = brunet_converges(load) / BRUNET.timoshenko(load);
     // The integrating-solid lesson compares its beam (same shape and ν) with this ratio.
     let lesson = phyxel::lessons::integrating_solid::FEM_OVER_TIMOSHENKO_L10_NU045;
+    assert!(
+        (ratio / lesson - 1.0).abs() < 1e-4,
+        "FEM / Timoshenko = {ratio}, the lesson says {lesson}"
+    );
+}
+
+#[test]
+fn the_explicit_implicit_lesson_s_beam_converges_under_its_own_weight() {
+    // Its beam: L/H = 5, ν = 0.3 (E and ρ scale out of the ratio).
+    let beam = Beam {
+        length: 0.5,
+        height: 0.1,
+        width: 0.1,
+        young: 1e6,
+        poisson: 0.3,
+    };
+    let load = Load::OwnWeight {
+        weight_density: 1000.0 * 9.81,
+    };
+    let ratio =
+        converges("The explicit-implicit lesson's beam", &beam, load) / beam.timoshenko(load);
+    let lesson = phyxel::lessons::integrating_solid::FEM_OVER_TIMOSHENKO_L5_NU03;
     assert!(
         (ratio / lesson - 1.0).abs() < 1e-4,
         "FEM / Timoshenko = {ratio}, the lesson says {lesson}"

@@ -62,7 +62,7 @@ const material = c.group('Material');
 number(material, 'young', 'Young’s modulus E', 'Pa', 'Raise it past what the explicit step holds');
 number(material, 'poisson', 'Poisson’s ratio ν', '');
 number(material, 'density', 'Density ρ', 'kg/m³');
-number(material, 'across', 'Phyxels across', '', 'Resolution of the 0.1 m thickness');
+number(material, 'across', 'Phyxels across', '', 'Resolution of the 0.1 m thickness (both faces included)');
 const steps = c.group('Time steps');
 number(steps, 'explicitDt', 'Explicit Δt', 's');
 number(steps, 'implicitDt', 'Implicit Δt', 's');
@@ -73,8 +73,9 @@ number(solver, 'maxIterations', 'Max iterations', '');
 
 const readout = {
   phyxels: page.readout('phyxels', 'Phyxels (each beam)'),
-  cfl: page.readout('cfl', 'Bound h√(ρ/E)'),
-  ratio: page.readout('explicit-ratio', 'Explicit Δt / bound'),
+  cfl: page.readout('cfl', 'Estimate h√(ρ/E)'),
+  bound: page.readout('bound', 'Measured bound 2/ω_max'),
+  ratio: page.readout('explicit-ratio', 'Explicit Δt / measured bound'),
   explicitSteps: page.readout('explicit-steps', 'Explicit steps per frame'),
   explicitCost: page.readout('explicit-cost', 'Explicit ms per frame'),
   implicitSteps: page.readout('implicit-steps', 'Implicit steps per frame'),
@@ -83,7 +84,9 @@ const readout = {
   implicitCost: page.readout('implicit-cost', 'Implicit ms per frame'),
   tipExplicit: page.readout('tip-explicit', 'Tip deflection, explicit'),
   tipImplicit: page.readout('tip-implicit', 'Tip deflection, implicit'),
-  tipTheory: page.readout('tip-theory', 'Euler–Bernoulli (static)'),
+  tipTheory: page.readout('tip-theory', 'Timoshenko (static, linear)'),
+  tipFem: page.readout('tip-fem', '3-D FEM (static, linear)'),
+  implicitError: page.readout('implicit-error', 'Implicit vs 3-D FEM'),
 };
 
 /** Mean of the last 30 frames' costs (ms). */
@@ -122,9 +125,10 @@ page.start({
   restart: () => rebuild(),
   render: async () => {
     fitCanvas(canvas);
-    const [, bound, phyxels, failure, explicitSteps, implicitSteps, solve, tips] = await Promise.all([
+    const [, estimate, bound, phyxels, failure, explicitSteps, implicitSteps, solve, tips] = await Promise.all([
       lesson.draw(canvas),
       lesson.cfl_time_step(),
+      lesson.explicit_bound(),
       lesson.phyxels(),
       lesson.explicit_failure(),
       lesson.explicit_steps(),
@@ -133,7 +137,8 @@ page.start({
       lesson.tip_deflections(),
     ]);
     readout.phyxels(String(phyxels));
-    readout.cfl(`${(1000 * bound).toPrecision(3)} ms`);
+    readout.cfl(`${(1000 * estimate).toPrecision(3)} ms`);
+    readout.bound(`${(1000 * bound).toPrecision(3)} ms`);
     readout.ratio((params.explicitDt / bound).toPrecision(3));
     readout.explicitSteps(failure ? 'stopped' : String(explicitSteps));
     readout.explicitCost(meanCost(cost.explicit));
@@ -141,10 +146,13 @@ page.start({
     readout.cg(solve.length ? `${solve[0]}${solve[2] ? '' : ' (limit)'}` : '—');
     readout.residual(solve.length ? solve[1].toExponential(1) : '—');
     readout.implicitCost(meanCost(cost.implicit));
-    const [tipExplicit, tipImplicit, tipTheory] = tips;
+    const [tipExplicit, tipImplicit, tipTheory, tipFem] = tips;
     readout.tipExplicit(mm(tipExplicit));
     readout.tipImplicit(mm(tipImplicit));
     readout.tipTheory(mm(tipTheory));
+    // The 3-D reference exists for the page's shape at ν = 0.3 only.
+    readout.tipFem(Number.isFinite(tipFem) ? mm(tipFem) : '— (known for ν = 0.3)');
+    readout.implicitError(Number.isFinite(tipFem) && Number.isFinite(tipImplicit) ? `${(100 * (tipImplicit / tipFem - 1)).toFixed(1)} %` : '—');
   },
 });
 page.ready();

@@ -177,7 +177,7 @@ pub fn apply_state(demo: &mut GpuDemo, state: Result<GpuState, GpuError>) -> Res
         let bound = demo.sim.cfl_time_step();
         demo.stop_accelerator(format!(
             "the simulation became unstable on the GPU and was stopped at its last state read back \
-             (stability bound Δt ≤ h·√(ρ/E) = {bound:.2e} s); lower Δt, use more substeps, or soften \
+             (the bound's estimate h·√(ρ/E) = {bound:.2e} s; the discretization's own bound lies below it); lower Δt, use more substeps, or soften \
              the material — continuing on the CPU"
         ));
         return Ok(());

@@ -58,7 +58,7 @@ impl ExplicitImplicitLesson {
                 density: check(param::DENSITY, density)?,
                 volume_stiffness: 0.0,
             },
-            integration: phyxel::lessons::integrating_solid::Integration::NodalKernelDensity,
+            integration: phyxel::lessons::integrating_solid::Integration::Quadrature,
         };
         let settings = CorotatedImplicit {
             tolerance: check(param::TOLERANCE, tolerance)?,
@@ -97,9 +97,14 @@ impl ExplicitImplicitLesson {
         }
     }
 
-    /// The explicit stability bound h·√(ρ/E) (s).
+    /// The thesis' estimate h·√(ρ/E) of the explicit step bound (s).
     pub fn cfl_time_step(&self) -> f64 {
         self.lesson.cfl_time_step()
+    }
+
+    /// The discretization's own explicit step bound 2/ω_max (s), measured.
+    pub fn explicit_bound(&self) -> f64 {
+        self.lesson.explicit_bound
     }
 
     pub fn phyxels(&self) -> usize {
@@ -148,17 +153,19 @@ impl ExplicitImplicitLesson {
         self.lesson.implicit_failure.as_ref().map(|f| f.to_string())
     }
 
-    /// Tip deflections (m, downwards): explicit, implicit, and Euler–Bernoulli's static one.
+    /// Tip deflections (m, downwards): explicit, implicit, Timoshenko's static one and the 3-D
+    /// FEM's (NaN where the shape and ν have none).
     pub fn tip_deflections(&self) -> Vec<f64> {
         let beam = &self.lesson.beam;
         vec![
             self.lesson.tip_deflection(&self.lesson.explicit),
             self.lesson.tip_deflection(&self.lesson.implicit),
-            beam.euler_bernoulli_deflection(beam.tip_x(), 9.81),
+            beam.timoshenko_deflection(beam.length),
+            beam.fem_tip().unwrap_or(f64::NAN),
         ]
     }
 
-    /// Both beams side by side: the wall, Euler–Bernoulli's static curve (dashed), the phyxels seen
+    /// Both beams side by side: the wall, Timoshenko's static curve (dashed), the phyxels seen
     /// from the side (clamped ones grey), and a stopped beam's reason in red.
     pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64) {
         ctx.set_fill_style_str("#fff");
@@ -208,17 +215,14 @@ impl ExplicitImplicitLesson {
         let (wx1, wy1) = px(0.0, -0.62);
         ctx.set_fill_style_str("#e2e8f0");
         ctx.fill_rect(wx0, wy0, wx1 - wx0, wy1 - wy0);
-        // Euler–Bernoulli's static deflection of the centre line.
+        // Timoshenko's static deflection of the centre line.
         ctx.set_stroke_style_str("#16a34a");
         ctx.set_line_width(1.5 * dpr);
         let _ = ctx.set_line_dash(&js_sys_dash(dpr));
         ctx.begin_path();
         for step in 0..=40 {
             let x = beam.length * step as f64 / 40.0;
-            let (cx, cy) = px(
-                x,
-                0.5 * beam.thickness - beam.euler_bernoulli_deflection(x, 9.81),
-            );
+            let (cx, cy) = px(x, 0.5 * beam.thickness - beam.timoshenko_deflection(x));
             if step == 0 {
                 ctx.move_to(cx, cy);
             } else {

@@ -124,7 +124,7 @@ impl Dynamics for BodyDynamics<'_> {
         if let Some(q) = self.body.quadrature() {
             // Background quadrature: the corotated forces summed over the integration points.
             let f = if self.hold_apart {
-                q.material_forces(u, &q.rotations(u))
+                q.material_forces_at(u)
             } else {
                 corotated::forces(self.body, u)
             };
@@ -253,7 +253,7 @@ impl fmt::Display for BlowUp {
         write!(
             f,
             "the simulation became unstable at t = {:.3} s and was stopped before any value overflowed: \
-             Δt = {:.2e} s exceeds what explicit integration can resolve (stability bound Δt ≤ h·√(ρ/E) = {:.2e} s); \
+             Δt = {:.2e} s exceeds what explicit integration can resolve (the bound's estimate h·√(ρ/E) = {:.2e} s; the discretization's own bound lies below it); \
              lower Δt, use more substeps, or soften the material",
             self.time, self.dt, self.cfl_time_step
         )

@@ -71,6 +71,20 @@ impl Quadrature {
         self.gather(&force_matrices)
     }
 
+    /// [`Quadrature::material_forces`] with each point's rotation taken from `displacement` in the
+    /// same pass (F_I computed once per point): what an explicit step needs.
+    pub fn material_forces_at(&self, displacement: &[DVec3]) -> Vec<DVec3> {
+        let force_matrices = map_indices(self.len(), |k| {
+            let plastic_inverse = self.plastic_inverse(k);
+            let elastic = self.deformation_gradient(k, displacement) * plastic_inverse;
+            let Lame { lambda, mu } = self.lame[k];
+            let volume = self.points.volume[k];
+            let rotation = polar_rotation(elastic);
+            corotated_stress(elastic, rotation, plastic_inverse, volume, lambda, mu).force_matrix
+        });
+        self.gather(&force_matrices)
+    }
+
     /// U = Σ_I v_I ½ ε_I:σ_I with the rotations of `displacement`.
     pub fn energy(&self, displacement: &[DVec3]) -> f64 {
         let rotations = self.rotations(displacement);
