@@ -89,6 +89,7 @@ mod mls;
 mod neighbours;
 mod passes;
 mod prefix_sum;
+mod quadrature;
 mod readback;
 mod reference_update;
 mod solver;
@@ -102,6 +103,7 @@ pub use edge_windows::EdgeWindowPlan;
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
+pub use quadrature::quadrature_binding_bytes;
 pub use solver::GpuSolver;
 pub use state::GpuState;
 pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
@@ -109,7 +111,7 @@ pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
 #[cfg(test)]
 mod tests {
     /// The modules bottom up, as the crate docs list them, with their sources.
-    const STAGES: [(&str, &str); 18] = [
+    const STAGES: [(&str, &str); 19] = [
         ("context", include_str!("context.rs")),
         ("readback", include_str!("readback.rs")),
         ("layout", include_str!("layout.rs")),
@@ -122,6 +124,7 @@ mod tests {
         ("body", include_str!("body.rs")),
         ("explicit", include_str!("explicit.rs")),
         ("heat", include_str!("heat.rs")),
+        ("quadrature", include_str!("quadrature.rs")),
         ("implicit", include_str!("implicit.rs")),
         ("reference_update", include_str!("reference_update.rs")),
         ("state", include_str!("state.rs")),
