@@ -216,8 +216,9 @@ impl QuadratureStep {
             workgroups(b.phyxels, WORKGROUP_SIZE),
         );
         let pass = |entry: &str, buffers: &[(u32, &wgpu::Buffer)], groups: u32| {
-            let bound: Vec<(u32, &wgpu::Buffer)> =
-                std::iter::once((0, &b.params)).chain(buffers.iter().copied()).collect();
+            let bound: Vec<(u32, &wgpu::Buffer)> = std::iter::once((0, &b.params))
+                .chain(buffers.iter().copied())
+                .collect();
             Pass::whole(device, &sources, entry, &bound, groups)
         };
         let rows = [
@@ -340,7 +341,12 @@ mod tests {
         .unwrap();
         let face: Vec<(DVec3, f64)> = (0..4)
             .flat_map(|y| (0..4).map(move |z| (y, z)))
-            .map(|(y, z)| (DVec3::new(0.0, (y as f64 + 0.5) * a, (z as f64 + 0.5) * a), a * a))
+            .map(|(y, z)| {
+                (
+                    DVec3::new(0.0, (y as f64 + 0.5) * a, (z as f64 + 0.5) * a),
+                    a * a,
+                )
+            })
             .collect();
         q.hold_surface(&face, 100.0, a);
         q
@@ -352,10 +358,14 @@ mod tests {
         let data = PointData::of(&q);
         let held = q.held.as_ref().unwrap();
         assert_eq!(data.points.len(), q.len() + held.area.len());
-        assert_eq!(data.rows.len(), q.shape.particle.len() + held.particle.len());
+        assert_eq!(
+            data.rows.len(),
+            q.shape.particle.len() + held.particle.len()
+        );
         assert_eq!(data.reverse.len(), data.rows.len());
         for i in 0..q.particle_count() {
-            let list = &data.reverse[data.reverse_start[i] as usize..data.reverse_start[i + 1] as usize];
+            let list =
+                &data.reverse[data.reverse_start[i] as usize..data.reverse_start[i + 1] as usize];
             let cpu: Vec<u32> = q
                 .shape
                 .edges_into(i)
