@@ -6,7 +6,9 @@
 // The host dispatches, per iteration: cg_stiffness_stresses (the force matrices of K S p for the new
 // direction p = z + β p, formed on the fly), cg_product (p = z + β p, its own row of the force gather
 // K S p, A p, and the partial sums of p·Ap), cg_reduce_curvature (α), cg_update (x, r, z and the partial
-// sums of r·r, r·z), cg_reduce_direction (convergence, β): five dispatches.
+// sums of r·r, r·z), cg_reduce_direction (convergence, β): five dispatches. For a body integrated by
+// background quadrature, cg_stiffness_product and cg_gather (quadrature.wgsl) leave K S p in `forces`
+// and cg_gathered_product takes cg_product's place: six.
 // Once CG has converged or stopped, every kernel leaves the state alone: the host dispatches a fixed
 // number of iterations (the iteration limit) in one submission, with no read-back in between.
 // The reductions are two-level: a partial sum per workgroup, then one workgroup adds the partials.
@@ -100,6 +102,15 @@ fn cg_reduce_start(@builtin(local_invocation_index) local: u32) {
     work[scalar_index(2u)] = vec4<f32>(flags.x, flags.y, flags.z, relative);
 }
 
+// p = z + β p (stored), and Ap = apply(p) from (K S p)_i (stored): p·Ap.
+fn product_row(i: u32, ksp: vec3<f32>) -> f32 {
+    let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
+    store(P, i, p);
+    let ap = apply_row(i, p, ksp);
+    store(AP, i, ap);
+    return dot(p, ap);
+}
+
 // p = z + β p; (K S p)_i by the force gather (`gather_forces`, with Σ_j d_ij from the work buffer) of
 // the force matrices cg_stiffness_stresses left; Ap = apply(p) and the partial sums of p·Ap.
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -108,8 +119,6 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
     let i = id.x;
     var sums = vec4<f32>(0.0);
     if (i < params.phyxels && cg_running() && owns_reverse_list(reverse_start[i])) {
-        let p = vector(Z, i) + work[scalar_index(1u)].y * vector(P, i);
-        store(P, i, p);
         // The force matrices are stored times A⁻¹ (corotated.wgsl): M_i Σ_j d_ij = (M_i A_i⁻¹) Σ_j x̄_ij w_ij.
         var ksp = -(force_matrix[i] * vector(OWN_OFFSETS, i));
         let reference_i = mls_frame[i].reference;
@@ -118,15 +127,29 @@ fn cg_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoc
             let frame = &mls_frame[owner_i];
             ksp += force_matrix[owner_i] * weighted_offset_from((*frame).reference, (*frame).inverse_x.w, (*frame).inverse_y.w, reference_i);
         }
-        let ap = apply_row(i, p, ksp);
-        store(AP, i, ap);
-        sums.x = dot(p, ap);
+        sums.x = product_row(i, ksp);
     }
     let total = workgroup_sum(local, sums);
     // Run once per window, the dispatches add their partial sums (each row is in one window).
     if (local == 0u) {
         let previous = select(vec4<f32>(0.0), work[partial_index(group.x)], edge_window.reverse_window > 0u);
         work[partial_index(group.x)] = previous + total;
+    }
+}
+
+// cg_product for a body integrated by background quadrature: (K S p)_i is already in `forces`
+// (quadrature.wgsl's cg_stiffness_product and cg_gather); p = z + β p, Ap and the partial sums of p·Ap.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_gathered_product(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
+        @builtin(workgroup_id) group: vec3<u32>) {
+    let i = id.x;
+    var sums = vec4<f32>(0.0);
+    if (i < params.phyxels && cg_running()) {
+        sums.x = product_row(i, forces[i].xyz);
+    }
+    let total = workgroup_sum(local, sums);
+    if (local == 0u) {
+        work[partial_index(group.x)] = total;
     }
 }
 

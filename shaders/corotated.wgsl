@@ -12,7 +12,10 @@
 // * `stiffness_diagonal` — `stiffness_diagonal` and the block-Jacobi preconditioner of
 //   `implicit::velocity_change`: P_k = S_k (m_k (1 + Δt α) I − (Δt β + Δt²) K_kk)⁻¹ S_k + (I − S_k).
 //
-// implicit_work.wgsl (prepended) lays out the work buffer and defines Frame and the constraint filter.
+// implicit_work.wgsl (prepended) lays out the work buffer and defines the constraint filter, the vector
+// K is applied to (`product_input`) and the block-Jacobi block (`preconditioner_block`); polar.wgsl and
+// elasticity.wgsl (prepended) the polar rotation and the corotated point, shared with quadrature.wgsl as
+// the CPU shares them between the nodal model and the quadrature.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
@@ -27,66 +30,6 @@
 // Reverse lists of owners.
 @group(0) @binding(10) var<storage, read> reverse: array<u32>;
 @group(0) @binding(12) var<storage, read> contact: array<vec4<f32>>;
-
-// Singular values below this fraction of the largest count as zero (`DEGENERATE_SINGULAR_VALUE`,
-// relaxed to f32).
-const DEGENERATE_SINGULAR_VALUE: f32 = 1e-6;
-
-const IDENTITY = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
-
-fn symmetric_part(a: mat3x3<f32>) -> mat3x3<f32> {
-    return 0.5 * (a + transpose(a));
-}
-
-fn hooke_stress(strain: mat3x3<f32>, lambda: f32, mu: f32) -> mat3x3<f32> {
-    let trace = strain[0].x + strain[1].y + strain[2].z;
-    return lambda * trace * IDENTITY + 2.0 * mu * strain;
-}
-
-// Any unit vector orthogonal to the unit vector a (`orthogonal_unit`).
-fn orthogonal_unit(a: vec3<f32>) -> vec3<f32> {
-    var helper = vec3<f32>(0.0, 1.0, 0.0);
-    if (abs(a.x) < 0.6) {
-        helper = vec3<f32>(1.0, 0.0, 0.0);
-    }
-    return normalize(cross(a, helper));
-}
-
-// `polar_rotation`: R = U Vᵀ from F = U Σ Vᵀ, V from the eigenvectors of FᵀF sorted by decreasing
-// eigenvalue and made proper, u₁ = F v₁/|F v₁|, u₂ from F v₂ orthogonalized, u₃ = u₁ × u₂.
-fn polar_rotation(f: mat3x3<f32>) -> mat3x3<f32> {
-    var a = transpose(f) * f;
-    let vectors = symmetric_eigen(&a);
-    let values = vec3<f32>(a[0].x, a[1].y, a[2].z);
-    // Order the eigenpairs σ₁² ≥ σ₂² ≥ σ₃².
-    var order = vec3<u32>(0u, 1u, 2u);
-    if (values[order.y] > values[order.x]) {
-        order = order.yxz;
-    }
-    if (values[order.z] > values[order.y]) {
-        order = order.xzy;
-    }
-    if (values[order.y] > values[order.x]) {
-        order = order.yxz;
-    }
-    var v = mat3x3<f32>(vectors[order.x], vectors[order.y], vectors[order.z]);
-    if (determinant(v) < 0.0) {
-        v[2] = -v[2];
-    }
-    let largest = sqrt(max(values[order.x], 0.0));
-    if (!(largest > 0.0)) {
-        return IDENTITY;
-    }
-    let u1 = normalize(f * v[0]);
-    var fv2 = f * v[1];
-    fv2 -= dot(fv2, u1) * u1;
-    var u2 = orthogonal_unit(u1);
-    if (length(fv2) > DEGENERATE_SINGULAR_VALUE * largest) {
-        u2 = normalize(fv2);
-    }
-    let u = mat3x3<f32>(u1, u2, cross(u1, u2));
-    return u * transpose(v);
-}
 
 fn lame(i: u32) -> vec2<f32> {
     return phyxel[i].stiffness_scale * vec2<f32>(params.lambda, params.mu);
@@ -107,20 +50,9 @@ fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     let elastic = elastic_deformation_gradient(i);
     let rotation = polar_rotation(elastic);
     frames[i].rotation = rotation;
-    let strain = symmetric_part(transpose(rotation) * elastic) - IDENTITY;
     let lm = lame(i);
-    let stress = hooke_stress(strain, lm.x, lm.y);
-    force_matrix[i] = -phyxel[i].volume * (rotation * stress * transpose(plastic_inverse)) * moment_inverse(mls_frame[i]);
-}
-
-// The vector K is applied to: Q, or in a CG iteration the filtered new direction S (z + β p).
-fn product_input(j: u32, in_cg: bool) -> vec3<f32> {
-    if (in_cg) {
-        let beta = work[scalar_index(1u)].y;
-        let p = work[section(Z) + j].xyz + beta * work[section(P) + j].xyz;
-        return filter_of(j, contact[j], phyxel[j].fixed) * p;
-    }
-    return work[section(Q) + j].xyz;
+    let m = corotated_stress(elastic, rotation, plastic_inverse, phyxel[i].volume, lm.x, lm.y);
+    force_matrix[i] = m * moment_inverse(mls_frame[i]);
 }
 
 fn differential_force_matrix(i: u32, in_cg: bool) {
@@ -134,10 +66,10 @@ fn differential_force_matrix(i: u32, in_cg: bool) {
     // Σ_j (q_j − q_i) d_ijᵀ, with A_i⁻¹ applied once (mls.wgsl's displacement_gradient).
     let dgrad = sum * transpose(moment_inverse(frame_i));
     let plastic_inverse = frames[i].plastic_inverse;
-    let rotation = frames[i].rotation;
     let lm = lame(i);
-    let dstress = hooke_stress(symmetric_part(transpose(rotation) * (dgrad * plastic_inverse)), lm.x, lm.y);
-    force_matrix[i] = -phyxel[i].volume * (rotation * dstress * transpose(plastic_inverse)) * moment_inverse(frame_i);
+    let dm = corotated_force_differential(dgrad * plastic_inverse, frames[i].rotation, plastic_inverse,
+        phyxel[i].volume, lm.x, lm.y);
+    force_matrix[i] = dm * moment_inverse(frame_i);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -154,13 +86,11 @@ fn cg_stiffness_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
-// −V_i R_i (μ|c|² I + (λ + μ) c cᵀ) R_iᵀ with c = F_p,i⁻ᵀ d: phyxel i's contribution to a diagonal block.
+// Phyxel i's share of a diagonal block (`corotated_diagonal_block` with c = F_p,i⁻ᵀ d).
 fn diagonal_block(i: u32, d_ik: vec3<f32>) -> mat3x3<f32> {
-    let c = transpose(frames[i].plastic_inverse) * d_ik;
     let lm = lame(i);
-    let local = lm.y * dot(c, c) * IDENTITY + (lm.x + lm.y) * outer(c, c);
-    let r = frames[i].rotation;
-    return -phyxel[i].volume * (r * local * transpose(r));
+    let c = transpose(frames[i].plastic_inverse) * d_ik;
+    return corotated_diagonal_block(c, frames[i].rotation, phyxel[i].volume, lm.x, lm.y);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -175,9 +105,7 @@ fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
         let i = reverse[reverse_slot(r)];
         block += diagonal_block(i, mls_weight(mls_frame[i], reference_k));
     }
-    let system = phyxel[k].mass * mass_factor() * IDENTITY - stiffness_factor() * block;
-    let s = filter_of(k, contact[k], phyxel[k].fixed);
-    frames[k].precondition = s * inverse3(system) * s + (IDENTITY - s);
+    frames[k].precondition = preconditioner_block(k, block);
 }
 
 // F's principal Hencky strains ln σ_k and right singular vectors (columns of `axes`), from the

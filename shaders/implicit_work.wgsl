@@ -1,6 +1,7 @@
-// Shared by the implicit step's passes (corotated.wgsl, conjugate_gradient.wgsl, implicit.wgsl; prepended
-// after common.wgsl and mls.wgsl): the layout of the work buffer, the constraint filters, the
-// block-Jacobi inverse and the workgroup sums of the reductions. The constants it shares with
+// Shared by the implicit step's passes (corotated.wgsl, quadrature.wgsl, conjugate_gradient.wgsl,
+// implicit.wgsl; prepended after common.wgsl and mls.wgsl): the layout of the work buffer, the
+// constraint filters, the vector K is applied to, the block-Jacobi blocks and inverse and the workgroup
+// sums of the reductions. The constants it shares with
 // crates/phyxel-gpu/src/implicit.rs (SECTIONS, OWN_OFFSETS, SCALAR_SLOTS, the CG states) and the
 // per-phyxel `Frame` (R_i, F_p,i⁻¹, P_i) come from the prelude (`wgsl::work`, `layout::ImplicitFrame`).
 //
@@ -84,6 +85,27 @@ fn filter_of(i: u32, c: vec4<f32>, fixed: f32) -> mat3x3<f32> {
         return identity - mat3x3<f32>(n * n.x, n * n.y, n * n.z);
     }
     return identity;
+}
+
+// The vector K is applied to: Q, or in a CG iteration the filtered new direction S (z + β p)
+// (corotated.wgsl's and quadrature.wgsl's stiffness products read it; every file this is prepended to
+// binds `work`, `contact` and `phyxel`).
+fn product_input(j: u32, in_cg: bool) -> vec3<f32> {
+    if (in_cg) {
+        let beta = work[scalar_index(1u)].y;
+        let p = work[section(Z) + j].xyz + beta * work[section(P) + j].xyz;
+        return filter_of(j, contact[j], phyxel[j].fixed) * p;
+    }
+    return work[section(Q) + j].xyz;
+}
+
+// The block-Jacobi preconditioner block of particle k from its diagonal stiffness block K_kk
+// (`implicit::velocity_change`): P_k = S_k (m_k (1 + Δt α) I − (Δt β + Δt²) K_kk)⁻¹ S_k + (I − S_k).
+fn preconditioner_block(k: u32, stiffness: mat3x3<f32>) -> mat3x3<f32> {
+    let identity = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
+    let system = phyxel[k].mass * mass_factor() * identity - stiffness_factor() * stiffness;
+    let s = filter_of(k, contact[k], phyxel[k].fixed);
+    return s * inverse3(system) * s + (identity - s);
 }
 
 // `block_jacobi_inverses`: the inverse, or 1/max diagonal for a (nearly) singular block.

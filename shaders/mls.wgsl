@@ -1,12 +1,7 @@
 // `MlsWeights::displacement_gradient` (mls.rs, MKN04 eq. 8) and `green_strain` (elasticity.rs), for
 // the passes that bind displacement, start, neighbour and mls_frame at bindings 1–4 (phyxel_stresses,
-// plastic_flow, the reference update): prepended to them after common.wgsl, mls_weight.wgsl and
-// edge_window.wgsl. The caller handles phyxel i only in the window that owns its row (`owns_row`).
-
-// a bᵀ
-fn outer(a: vec3<f32>, b: vec3<f32>) -> mat3x3<f32> {
-    return mat3x3<f32>(a * b.x, a * b.y, a * b.z);
-}
+// plastic_flow, the reference update): prepended to them after common.wgsl (`outer`), mls_weight.wgsl
+// and edge_window.wgsl. The caller handles phyxel i only in the window that owns its row (`owns_row`).
 
 // ∇u_i = Σ_j (u_j − u_i) d_ijᵀ = [Σ_j (u_j − u_i)(x̄_ij w_ij)ᵀ] A_i⁻ᵀ: A_i⁻¹ applied once per row.
 fn displacement_gradient(i: u32) -> mat3x3<f32> {

@@ -2,8 +2,8 @@
 // mirrors of `Body::displacement_gradients` (MKN04 eq. 8), `EmbeddedSurface::deformed_vertices`
 // (tutorial eq. 68) with `EmbeddedSurface::interpolate` for the colour, and `vertex_normals`
 // (crates/phyxel/src/meshless/surface.rs, primitive_mesh.rs). All surfaces of the scene are one
-// vertex array here. Concatenated after mls_weight.wgsl and mls.wgsl (displacement_gradient reads
-// bindings 1–4); `SurfaceSettings` comes from the prelude.
+// vertex array here. Concatenated after common.wgsl, mls_weight.wgsl and mls.wgsl
+// (displacement_gradient reads bindings 1–4); `SurfaceSettings` comes from the prelude.
 
 @group(0) @binding(0) var<uniform> settings: SurfaceSettings;
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;

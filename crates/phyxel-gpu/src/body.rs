@@ -4,7 +4,7 @@
 //! from a `Simulation`, after the checks that refuse what the GPU backend does not mirror and bodies
 //! whose buffers exceed the device's limits.
 
-use crate::context::{GpuContext, GpuError};
+use crate::context::{bytes_in_words, GpuContext, GpuError};
 use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
 use crate::layout::{mat3, vec4, GpuCollider, ImplicitFrame, MlsFrame, Params, PhyxelConstants};
 use crate::passes::{storage_buffer, uniform, zeroed};
@@ -12,22 +12,6 @@ use crate::wgsl::{status, work};
 use glam::DVec3;
 use phyxel::integrators::Method;
 use phyxel::meshless::simulation::{Elasticity, Simulation};
-
-/// `bytes` as B, KiB, MiB or GiB, one decimal.
-fn bytes_in_words(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
-    let mut value = bytes as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{value:.1} {}", UNITS[unit])
-    }
-}
 
 /// Bytes of the largest per-phyxel buffer the solver binds whole for `phyxels` phyxels: the MLS
 /// frames (64 bytes per phyxel; the force matrices and plastic strains hold a mat3x3, 48), and with the
@@ -49,13 +33,23 @@ pub fn largest_binding_bytes(phyxels: usize, implicit: bool) -> u64 {
 
 /// Refuse what the GPU backend does not mirror.
 fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
-    if sim.body.quadrature().is_some() {
-        return Err(GpuError(
-            "the GPU backend integrates at the phyxels only: a body with background quadrature runs on the CPU"
-                .into(),
-        ));
-    }
     let implicit = sim.corotated_implicit().is_some();
+    if sim.body.quadrature().is_some() {
+        if !implicit {
+            return Err(GpuError(
+                "the GPU backend steps a body with background quadrature with corotated implicit \
+                 Euler only (explicit GPU steps use MKN04's nodal model)"
+                    .into(),
+            ));
+        }
+        if sim.plasticity.is_some() {
+            return Err(GpuError(
+                "the GPU backend carries no plastic flow at integration points: a plastic body \
+                 with background quadrature runs on the CPU"
+                    .into(),
+            ));
+        }
+    }
     if !implicit && sim.integrator() != Method::SymplecticEuler {
         return Err(GpuError(format!(
             "the GPU backend integrates with symplectic Euler or corotated implicit Euler only (not {})",

@@ -140,3 +140,19 @@ pub fn watch_failures(device: &wgpu::Device) -> Arc<Mutex<Option<String>>> {
     });
     failure
 }
+
+/// `bytes` as B, KiB, MiB or GiB, one decimal.
+pub(crate) fn bytes_in_words(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

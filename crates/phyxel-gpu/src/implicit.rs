@@ -12,9 +12,11 @@
 //! `converged: false`, and the next read-back doubles the budget.
 
 use crate::body::BodyBuffers;
+use crate::context::{GpuContext, GpuError};
 use crate::explicit::gather_forces;
 use crate::layout::{gpu_mat3, vec4, ImplicitFrame};
 use crate::passes::{joined, storage_buffer, zeroed, Pass};
+use crate::quadrature::{QuadratureStep, StepBuffers};
 use crate::wgsl::{source, work};
 use glam::{DMat3, DVec3};
 use phyxel::meshless::body::Body;
@@ -51,17 +53,22 @@ pub struct ImplicitStep {
     rotation_per_step: Pass,
     implicit_collide: Pass,
     plastic_flow_multiplicative: Pass,
+    /// A body integrated by background quadrature: the passes that take the nodal model's place.
+    quadrature: Option<QuadratureStep>,
     /// [`ImplicitFrame`] per phyxel (F_p⁻¹ read back as the plastic deformation).
     pub frames: wgpu::Buffer,
 }
 
 impl ImplicitStep {
+    /// The step for `body`, uploaded as `b`; a body with background quadrature is refused beyond the
+    /// device's limits.
     pub fn new(
-        device: &wgpu::Device,
+        gpu: &GpuContext,
         b: &BodyBuffers,
         body: &Body,
         settings: CorotatedImplicit,
-    ) -> Self {
+    ) -> Result<Self, GpuError> {
+        let device = &gpu.device;
         let n = body.len();
         // The work buffer: zero but for Σ_j x̄_ij w_ij (w_ij = poly6(|x̄_ij|, h_i), MKN04 eq. 7).
         let mut work = vec![[0f32; 4]; work::len(n)];
@@ -98,6 +105,8 @@ impl ImplicitStep {
             mls_weight,
             source::MLS,
             source::SYMMETRIC_EIGEN,
+            source::POLAR,
+            source::ELASTICITY,
             layout,
             source::COROTATED,
         ];
@@ -161,7 +170,21 @@ impl ImplicitStep {
         ];
         let gradient = joined(&b.gradient_bindings(), &[(6, &frames)]);
         let step_buffers = [(4, &b.forces), (5, &b.phyxel), (8, &work), (9, &contact)];
-        Self {
+        let quadrature = match body.quadrature() {
+            Some(q) => Some(QuadratureStep::new(
+                device,
+                &gpu.limits,
+                b,
+                q,
+                StepBuffers {
+                    work: &work,
+                    frames: &frames,
+                    contact: &contact,
+                },
+            )?),
+            None => None,
+        };
+        Ok(Self {
             settings,
             budget: Arc::new(AtomicUsize::new(settings.max_iterations)),
             phyxels: n,
@@ -238,9 +261,10 @@ impl ImplicitStep {
                 ],
             ),
             plastic_flow_multiplicative: corotated("plastic_flow_multiplicative", &gradient),
+            quadrature,
             work,
             frames,
-        }
+        })
     }
 
     /// Queue one implicit step (without the melting passes, which the solver adds after it).
@@ -250,25 +274,37 @@ impl ImplicitStep {
                 pass.dispatch(compute);
             }
         };
+        // The elastic model's passes: the nodal one's, or the quadrature's (quadrature.rs).
+        let nodal_forces = [&self.corotated_stresses, &self.gather_forces];
         // K applied to Q (stiffness_stresses), gathered into forces.
-        let stiffness = [&self.stiffness_stresses, &self.gather_forces];
-        run(compute, &[&self.corotated_stresses, &self.gather_forces]);
+        let nodal_stiffness = [&self.stiffness_stresses, &self.gather_forces];
+        let nodal_cg_product = [&self.cg_stiffness_stresses, &self.cg_product];
+        let (forces, stiffness, diagonal, cg_product): (&[&Pass], &[&Pass], &[&Pass], &[&Pass]) =
+            match &self.quadrature {
+                Some(q) => (&q.forces(), &q.stiffness(), &q.diagonal(), &q.cg_product()),
+                None => (
+                    &nodal_forces,
+                    &nodal_stiffness,
+                    &[&self.stiffness_diagonal],
+                    &nodal_cg_product,
+                ),
+            };
+        run(compute, forces);
         run(compute, &[&self.implicit_begin]);
-        run(compute, &stiffness);
+        run(compute, stiffness);
         run(compute, &[&self.implicit_rhs]);
         for solve in 0..2 {
             if solve == 1 {
                 run(compute, &[&self.cg_restart]);
             }
-            run(compute, &[&self.stiffness_diagonal]);
-            run(compute, &stiffness);
+            run(compute, diagonal);
+            run(compute, stiffness);
             run(compute, &[&self.cg_start, &self.cg_reduce_start]);
             for _ in 0..self.budget.load(Ordering::Relaxed) {
+                run(compute, cg_product);
                 run(
                     compute,
                     &[
-                        &self.cg_stiffness_stresses,
-                        &self.cg_product,
                         &self.cg_reduce_curvature,
                         &self.cg_update,
                         &self.cg_reduce_direction,
@@ -276,7 +312,7 @@ impl ImplicitStep {
                 );
             }
             run(compute, &[&self.cg_finish]);
-            run(compute, &stiffness);
+            run(compute, stiffness);
             run(compute, &[&self.contact_impulses]);
         }
         run(
@@ -290,8 +326,18 @@ impl ImplicitStep {
     }
 
     /// Queue the multiplicative plastic flow (after the step and the melting passes, as on the CPU).
+    /// Nothing for a body with background quadrature, whose plastic flow at the integration points
+    /// the device does not mirror (such a body is refused at the upload when plastic).
     pub fn encode_plastic_flow(&self, compute: &mut wgpu::ComputePass) {
-        self.plastic_flow_multiplicative.dispatch(compute);
+        if self.quadrature.is_none() {
+            self.plastic_flow_multiplicative.dispatch(compute);
+        }
+    }
+
+    /// Points of the background quadrature (integration and held-surface points; 0 for the nodal
+    /// model): `Params::points`.
+    pub fn points(&self) -> u32 {
+        self.quadrature.as_ref().map_or(0, |q| q.points)
     }
 
     /// Where the CG scalars sit in the work buffer (bytes) and how many bytes they take.

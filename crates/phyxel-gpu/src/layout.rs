@@ -134,7 +134,9 @@ shared_structs! {
         max_speed: f32,
         /// The drag spring's longest stretch (m): `Drag::max_stretch`.
         drag_max_stretch: f32,
-        _pad0: f32,
+        /// Points of a body integrated by background quadrature: its integration points and those of
+        /// its held surface (quadrature.wgsl; 0 for the nodal model).
+        points: u32,
         /// The drag spring's target (m).
         drag_target: [f32; 3],
         /// The drag spring's stiffness k (N/m): f = k (target − x), the stretch capped.
@@ -261,6 +263,36 @@ shared_structs! {
         precondition: Mat3,
     }
 
+    /// A point of a body's background quadrature (`Quadrature`; quadrature.wgsl): an integration point
+    /// I, or a point s of its held surface (`HeldSurface`).
+    struct IntegrationPoint as IntegrationPoint {
+        /// The volume v_I (m³); at a held-surface point the penalty's α A_s (N/m).
+        volume: f32,
+        /// λ_I (Pa), `Quadrature::lame` (0 at a held-surface point).
+        lambda: f32,
+        /// μ_I (Pa).
+        mu: f32,
+        /// 1 at a held-surface point, whose row holds φ_i(x_s) where others hold ∇φ_i(x_I).
+        held: u32,
+    }
+
+    /// One edge of the quadrature's shape functions (`ShapeFunctions`) between an integration point I
+    /// and a particle i.
+    struct ShapeEdge as ShapeEdge {
+        /// ∇φ_i(x_I) (1/m); (φ_i(x_s), 0, 0) on a held-surface point's row.
+        gradient: [f32; 3],
+        /// The particle i (in a point's row) or the point I (in a particle's reverse list).
+        index: u32,
+    }
+
+    /// Integration point I's frame in the implicit step.
+    struct PointFrame as PointFrame {
+        /// R_I of the current step (the polar rotation of F_e,I).
+        rotation: Mat3,
+        /// F_p,I⁻¹, the inverse plastic deformation.
+        plastic_inverse: Mat3,
+    }
+
     /// What phyxel_instances.wgsl colours the phyxels by.
     struct InstanceSettings as InstanceSettings {
         /// The colouring: 0 object, 1 temperature, 2 plastic ε_p, 3 plastic F_p, 4 speed.
@@ -301,6 +333,9 @@ pub fn wgsl_structs() -> String {
         EdgeWindow::wgsl(),
         Count::wgsl(),
         ImplicitFrame::wgsl(),
+        IntegrationPoint::wgsl(),
+        ShapeEdge::wgsl(),
+        PointFrame::wgsl(),
         InstanceSettings::wgsl(),
         SurfaceSettings::wgsl(),
     ]

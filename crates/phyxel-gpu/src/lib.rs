@@ -13,7 +13,9 @@
 //!   `NeighbourSearch`), `mls` (pass 2, `moment_matrices`);
 //! - `body`: the body's buffers, uploaded, with the limit checks;
 //! - a step, in step order: `explicit` (passes 3–5 and 7) or `implicit` (the corotated implicit
-//!   step), `heat` (pass 6), `reference_update` (pass 7's update of the rest shape, on the device);
+//!   step; for a body integrated by background quadrature with the passes of `quadrature`, which
+//!   uploads its integration points and shape functions), `heat` (pass 6), `reference_update` (pass
+//!   7's update of the rest shape, on the device);
 //! - `state`: the read-back; `solver`: [`GpuSolver`], which drives the stages;
 //! - `instances` and `surface`: what the 3D view draws, computed from the solver's buffers.
 //!
@@ -33,6 +35,11 @@
 //! | `corotated::rotations` + `corotated::stresses` | `corotated_stresses` |
 //! | `corotated::stiffness_product` (per phyxel; then the force gather) | `stiffness_stresses`, `cg_stiffness_stresses` |
 //! | `corotated::stiffness_diagonal` + the block-Jacobi inverses | `stiffness_diagonal` |
+//! | `Quadrature::rotations` + `Quadrature::point_stress` (background quadrature: F_I, R_I, M_I = −v_I R_I σ_I F_p,I⁻ᵀ; seed 003 eqs. 9–12) | `point_stress` (quadrature.wgsl) |
+//! | `Quadrature::gather` (f_i = Σ_I M_I ∇φ_i(x_I) over particle i's reverse list; with `HeldSurface::add_forces`) | `gather`, `cg_gather` |
+//! | `Quadrature::stiffness_product` (per integration point, seed 003 eq. 14; then the gather) | `stiffness_product`, `cg_stiffness_product`, and `cg_gathered_product` in CG's place of `cg_product` |
+//! | `Quadrature::stiffness_diagonal` (with `HeldSurface::add_diagonal`) + the block-Jacobi inverses | `stiffness_diagonal` (quadrature.wgsl) |
+//! | `corotated_stress`, `corotated_force_differential`, `corotated_diagonal_block` (`meshless/elasticity.rs`), `polar_rotation` (`meshless/polar.rs`): the corotated point of both models | functions of `elasticity.wgsl` and `polar.wgsl` |
 //! | `implicit::velocity_change`: right-hand side, contacts, impulses, second solve | `implicit_begin`, `implicit_rhs`, `contact_impulses`, `cg_restart` |
 //! | `conjugate_gradient::solve` | `cg_start`, `cg_reduce_start`, `cg_product`, `cg_reduce_curvature`, `cg_update`, `cg_reduce_direction`, `cg_direction`, `cg_finish` |
 //! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
@@ -52,7 +59,13 @@
 //! The corotated implicit step ([`GpuSolver`] built from a simulation with
 //! `Simulation::set_corotated_implicit`) runs CG entirely on the device: the iteration limit's worth of
 //! iterations is queued in one submission, and the kernels stop changing anything once CG has
-//! converged, so no read-back interrupts a step.
+//! converged, so no read-back interrupts a step. It steps a body integrated by background quadrature
+//! (`Body::set_quadrature`, seed 003 §3.3–3.4) too: the quadrature's static data — points, volumes,
+//! per-point λ and μ, F_p⁻¹, the shape functions' gradients in rows and reverse lists, a held surface's
+//! points — is built on the CPU and uploaded once, and the quadrature passes take the nodal model's
+//! place (a held surface rides along as extra points: shaders/quadrature.wgsl). Such a body is refused
+//! for explicit GPU steps (they are MKN04's, nodal) and when plastic (the device carries no flow at
+//! integration points).
 //!
 //! The solver is uploaded with the CPU's neighbour lists and MLS weights; from then on it rebuilds
 //! them itself. When a step's plastic flow strains some phyxel past `reference_update_strain`, the
@@ -70,7 +83,10 @@
 //! row or reverse list can be longer). Per-phyxel buffers are
 //! bound whole: the MLS frames (64 B per phyxel) cap an explicit body at 2.1 M phyxels per 128 MiB
 //! binding, the implicit step's work buffer (176 B) at 760 000; a larger body is refused with the size
-//! it needs. Drawn surfaces ([`GpuSurfaces::follow_reference_updates`]) take their deformed shape as rest
+//! it needs. A quadrature's rows and reverse lists (16 B per shape-function edge, ∇φ with its index)
+//! and point frames (96 B per point) are bound whole too (about 200 edges per particle inside a body at
+//! the default settings: some 40 000 particles per 128 MiB binding); a larger one is refused with the size it needs
+//! ([`quadrature_binding_bytes`]). Drawn surfaces ([`GpuSurfaces::follow_reference_updates`]) take their deformed shape as rest
 //! shape at each update.
 //!
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.
@@ -89,6 +105,7 @@ mod mls;
 mod neighbours;
 mod passes;
 mod prefix_sum;
+mod quadrature;
 mod readback;
 mod reference_update;
 mod solver;
@@ -102,6 +119,7 @@ pub use edge_windows::EdgeWindowPlan;
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
+pub use quadrature::quadrature_binding_bytes;
 pub use solver::GpuSolver;
 pub use state::GpuState;
 pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
@@ -109,7 +127,7 @@ pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
 #[cfg(test)]
 mod tests {
     /// The modules bottom up, as the crate docs list them, with their sources.
-    const STAGES: [(&str, &str); 18] = [
+    const STAGES: [(&str, &str); 19] = [
         ("context", include_str!("context.rs")),
         ("readback", include_str!("readback.rs")),
         ("layout", include_str!("layout.rs")),
@@ -122,6 +140,7 @@ mod tests {
         ("body", include_str!("body.rs")),
         ("explicit", include_str!("explicit.rs")),
         ("heat", include_str!("heat.rs")),
+        ("quadrature", include_str!("quadrature.rs")),
         ("implicit", include_str!("implicit.rs")),
         ("reference_update", include_str!("reference_update.rs")),
         ("state", include_str!("state.rs")),

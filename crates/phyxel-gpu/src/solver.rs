@@ -76,8 +76,8 @@ impl GpuSolver {
         let device = &gpu.device;
         let step = match sim.corotated_implicit() {
             Some(settings) => Step::Implicit(Box::new(ImplicitStep::new(
-                device, &body, &sim.body, settings,
-            ))),
+                gpu, &body, &sim.body, settings,
+            )?)),
             None => Step::Explicit {
                 passes: Box::new(ExplicitStep::new(device, &body)),
                 reference_update: None,
@@ -87,6 +87,10 @@ impl GpuSolver {
         let environment = &sim.environment;
         let mut params = Params {
             phyxels: body.phyxels,
+            points: match &step {
+                Step::Implicit(implicit) => implicit.points(),
+                Step::Explicit { .. } => 0,
+            },
             colliders: body.collider_count,
             gravity: vec3(environment.gravity),
             lambda: lambda as f32,

@@ -124,7 +124,12 @@ impl GpuSurfaces {
                 ..SurfaceSettings::default()
             },
         );
-        let sources = [source::MLS_WEIGHT, source::MLS, source::SURFACE_VERTICES];
+        let sources = [
+            source::COMMON,
+            source::MLS_WEIGHT,
+            source::MLS,
+            source::SURFACE_VERTICES,
+        ];
         let stage = |entry: &str, buffers: &[(u32, &wgpu::Buffer)], items: u32| {
             let groups = workgroups(items, WORKGROUP_SIZE);
             state.edges.pass(device, &sources, entry, buffers, groups)

@@ -87,6 +87,8 @@ pub mod source {
     pub const MLS_WEIGHT: &str = include_str!("../../../shaders/mls_weight.wgsl");
     pub const MLS: &str = include_str!("../../../shaders/mls.wgsl");
     pub const SYMMETRIC_EIGEN: &str = include_str!("../../../shaders/symmetric_eigen.wgsl");
+    pub const POLAR: &str = include_str!("../../../shaders/polar.wgsl");
+    pub const ELASTICITY: &str = include_str!("../../../shaders/elasticity.wgsl");
     pub const MOMENT_MATRICES: &str = include_str!("../../../shaders/moment_matrices.wgsl");
     pub const PHYXEL_STRESSES: &str = include_str!("../../../shaders/phyxel_stresses.wgsl");
     pub const GATHER_FORCES: &str = include_str!("../../../shaders/gather_forces.wgsl");
@@ -96,6 +98,7 @@ pub mod source {
     pub const PLASTIC_FLOW: &str = include_str!("../../../shaders/plastic_flow.wgsl");
     pub const REFERENCE_UPDATE: &str = include_str!("../../../shaders/reference_update.wgsl");
     pub const COROTATED: &str = include_str!("../../../shaders/corotated.wgsl");
+    pub const QUADRATURE: &str = include_str!("../../../shaders/quadrature.wgsl");
     pub const CONJUGATE_GRADIENT: &str = include_str!("../../../shaders/conjugate_gradient.wgsl");
     pub const IMPLICIT_WORK: &str = include_str!("../../../shaders/implicit_work.wgsl");
     pub const IMPLICIT: &str = include_str!("../../../shaders/implicit.wgsl");
@@ -118,6 +121,8 @@ pub mod source {
         MLS_WEIGHT,
         MLS,
         SYMMETRIC_EIGEN,
+        POLAR,
+        ELASTICITY,
         MOMENT_MATRICES,
         PHYXEL_STRESSES,
         GATHER_FORCES,
@@ -127,6 +132,7 @@ pub mod source {
         PLASTIC_FLOW,
         REFERENCE_UPDATE,
         COROTATED,
+        QUADRATURE,
         CONJUGATE_GRADIENT,
         IMPLICIT_WORK,
         IMPLICIT,

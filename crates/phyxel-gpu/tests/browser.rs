@@ -1,6 +1,7 @@
 //! The GPU passes on the browser's WebGPU (headless Chromium with `--enable-unsafe-webgpu`:
 //! SwiftShader) against the CPU solver: the same parity as tests/parity.rs, smaller and shorter,
-//! because a software GPU in a browser is slow.
+//! because a software GPU in a browser is slow. (Bodies integrated by background quadrature are in
+//! tests/browser_quadrature.rs: the test runner gives each file 20 s, which this one nearly fills.)
 #![cfg(target_arch = "wasm32")]
 
 use glam::DVec3;

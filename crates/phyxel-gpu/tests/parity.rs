@@ -5,11 +5,15 @@
 
 use glam::DVec3;
 use phyxel::lessons::explicit_implicit::Beam;
+use phyxel::meshless::body::{Body, SupportRadius};
 use phyxel::meshless::implicit::{CorotatedImplicit, Rayleigh, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::plasticity::plastic_stretch;
+use phyxel::meshless::quadrature::points::box_face_points;
+use phyxel::meshless::quadrature::QuadratureSettings;
+use phyxel::meshless::sampling::{sample, Lattice, Shape};
 use phyxel::meshless::scene::{Objects, SceneDescription};
-use phyxel::meshless::simulation::Simulation;
+use phyxel::meshless::simulation::{Elasticity, Environment, Simulation};
 use phyxel_gpu::{GpuContext, GpuSolver, GpuState};
 use pollster::block_on;
 
@@ -375,6 +379,29 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
     clamped.fixed = vec![true; clamped.body.len()];
     let refused = GpuSolver::new(&gpu, &clamped).err().unwrap();
     assert!(refused.to_string().contains("fixed phyxels"), "{refused}");
+    // A body with background quadrature steps implicitly only, and elastically.
+    let mut explicit = quadrature_cube();
+    explicit.set_corotated_implicit(None);
+    let refused = GpuSolver::new(&gpu, &explicit).err().unwrap();
+    assert!(
+        refused
+            .to_string()
+            .contains("background quadrature with corotated implicit"),
+        "{refused}"
+    );
+    let mut plastic = quadrature_cube();
+    plastic.plasticity = Some(phyxel::meshless::plasticity::Plasticity {
+        yield_strain: 0.01,
+        creep: 100.0,
+        max_strain: 0.5,
+    });
+    let refused = GpuSolver::new(&gpu, &plastic).err().unwrap();
+    assert!(
+        refused
+            .to_string()
+            .contains("no plastic flow at integration points"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -485,7 +512,6 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_clamped_beam() {
             density: 1000.0,
             volume_stiffness: 0.0,
         },
-        // The device mirrors the nodal model (background quadrature runs on the CPU only).
         integration: phyxel::lessons::integrating_solid::Integration::NodalKernelDensity,
     };
     let sim = beam.simulation(0.0);
@@ -501,6 +527,216 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_clamped_beam() {
         "CG iterations {} (GPU) vs {} (CPU)",
         gpu.iterations,
         cpu.iterations
+    );
+}
+
+/// E = 1 MPa, ν = 0.3, ρ = 1000 kg/m³.
+fn jelly() -> Material {
+    Material {
+        young: 1e6,
+        poisson: 0.3,
+        density: 1000.0,
+        volume_stiffness: 0.0,
+    }
+}
+
+/// Particles on the lattice of spacing `a` over `lattice`, integrated over `region` by background
+/// quadrature with the default settings (seed 003 §3.3: Gauss points of a grid of cell a, shape
+/// functions over 1.8 a).
+fn quadrature_body(lattice: &Shape, region: &Shape, a: f64) -> Body {
+    let mut body = Body::new(
+        sample(lattice, a, Lattice::Cubic),
+        a.powi(3),
+        a,
+        jelly(),
+        SupportRadius::SpacingMultiple { factor: 2.2 },
+    );
+    body.set_quadrature(region, a, QuadratureSettings::default())
+        .unwrap();
+    body
+}
+
+/// A 0.4 m cube of 4 × 4 × 4 particles integrated by background quadrature, dropped from 0.3 m,
+/// sheared a little, stepped by corotated implicit Euler.
+fn quadrature_cube() -> Simulation {
+    let a = 0.1;
+    let region = Shape::Box {
+        min: DVec3::new(0.0, 0.3, 0.0),
+        max: DVec3::new(0.4, 0.7, 0.4),
+    };
+    // The particles at the centres of the region's cells.
+    let lattice = Shape::Box {
+        min: DVec3::new(0.05, 0.35, 0.05),
+        max: DVec3::new(0.35, 0.65, 0.35),
+    };
+    let mut body = quadrature_body(&lattice, &region, a);
+    body.displacement = body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(0.05 * (x.y - 0.5), 0.0, 0.02 * x.x))
+        .collect();
+    let mut sim = Simulation::new(body, Environment::default());
+    sim.elasticity = Elasticity::CorotatedLinear;
+    sim.set_corotated_implicit(Some(tight_cg()));
+    sim
+}
+
+/// `steps` implicit steps of 1/60 s of `cpu` on the CPU and the GPU, read back every 20 steps (so the
+/// device's CG budget follows the solves): the largest position gap after each read-back, and the
+/// last step's solves.
+fn quadrature_gap(mut cpu: Simulation, steps: usize) -> (f64, Simulation, SolveStats, SolveStats) {
+    let gpu = gpu();
+    cpu.set_corotated_implicit(Some(tight_cg()));
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let dt = 1.0 / 60.0;
+    let mut gap = 0.0f64;
+    let mut state = None;
+    for _ in 0..steps.div_ceil(20) {
+        for _ in 0..20 {
+            cpu.step(dt).unwrap();
+        }
+        assert!(solver.step(&gpu, dt, 20), "the device took the steps");
+        let read = block_on(solver.read_state(&gpu)).unwrap();
+        assert!(!read.blown_up, "the GPU flagged a blow-up");
+        gap = gap.max(worst_gap(&cpu.body.displacement, &read.displacement));
+        state = Some(read);
+    }
+    let gpu_solve = state.unwrap().last_solve.unwrap();
+    let cpu_solve = cpu.last_solve().unwrap();
+    (gap, cpu, cpu_solve, gpu_solve)
+}
+
+#[test]
+fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_cube_landing_on_the_ground() {
+    // Lands after 0.25 s (15 steps) and rests: the contacts, their release and friction act on the
+    // particles of a body whose forces come from its integration points.
+    let sim = quadrature_cube();
+    let q = sim.body.quadrature().unwrap();
+    let (points, edges) = (q.len(), q.shape.particle.len());
+    let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200);
+    let fell = cpu
+        .body
+        .displacement
+        .iter()
+        .map(|u| -u.y)
+        .fold(0.0, f64::max);
+    eprintln!(
+        "quadrature cube ({points} points, {edges} edges), 200 implicit steps of 1/60 s: GPU vs CPU \
+         {gap:.2e} m (worst at the read-backs every 20 steps); fell {fell:.3} m; CG {cpu_solve:?} vs \
+         {gpu_solve:?}"
+    );
+    assert!(fell > 0.25, "the cube fell {fell} m and reached the ground");
+    let size = 0.4;
+    assert!(
+        gap <= 1e-4 * size,
+        "quadrature cube: GPU and CPU positions differ by {gap:.2e} m (bound {:.0e} m)",
+        1e-4 * size
+    );
+    assert!(gpu_solve.converged, "{gpu_solve:?}");
+}
+
+#[test]
+fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_held_by_its_face() {
+    // A cantilever 0.5 m long, 0.1 m thick, 4 particles across (a = 0.1/3), its face x = 0 held by the
+    // quadrature's penalty (`Quadrature::hold_surface`, β = 100): it sags under its weight and swings.
+    let (length, height) = (0.5, 0.1);
+    let a = height / 3.0;
+    let beam = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::new(length, height, height),
+    };
+    let mut body = quadrature_body(&beam, &beam, a);
+    let face = box_face_points(DVec3::ZERO, DVec3::new(length, height, height), 0, false, a);
+    body.hold_surface(&face, 100.0, a).unwrap();
+    let mut sim = Simulation::new(
+        body,
+        Environment {
+            colliders: vec![],
+            damping: 0.0,
+            ..Environment::default()
+        },
+    );
+    sim.elasticity = Elasticity::CorotatedLinear;
+    let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200);
+    let sag = cpu
+        .body
+        .displacement
+        .iter()
+        .map(|u| -u.y)
+        .fold(0.0, f64::max);
+    eprintln!(
+        "quadrature beam held by its face, 200 implicit steps of 1/60 s: GPU vs CPU {gap:.2e} m; \
+         tip sag {sag:.2e} m; CG {cpu_solve:?} vs {gpu_solve:?}"
+    );
+    assert!(sag > 1e-3, "the beam sags {sag} m");
+    assert!(
+        gap <= 1e-4 * length,
+        "held quadrature beam: GPU and CPU positions differ by {gap:.2e} m (bound {:.0e} m)",
+        1e-4 * length
+    );
+    assert_similar_solves(cpu_solve, gpu_solve);
+}
+
+/// Both solves converged in a similar number of CG iterations: the device's preconditioner (its
+/// stiffness diagonal) is the CPU's.
+fn assert_similar_solves(cpu: SolveStats, gpu: SolveStats) {
+    assert!(gpu.converged, "{gpu:?}");
+    let ratio = gpu.iterations as f64 / cpu.iterations as f64;
+    assert!(
+        (0.7..=1.5).contains(&ratio),
+        "CG iterations {} (GPU) vs {} (CPU)",
+        gpu.iterations,
+        cpu.iterations
+    );
+}
+
+#[test]
+fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_clamped_by_fixed_phyxels() {
+    // The explicit-vs-implicit lesson's cantilever with background quadrature: its particles inside
+    // the wall are held fixed.
+    let beam = Beam {
+        length: 0.5,
+        thickness: 0.1,
+        across: 3,
+        material: jelly(),
+        integration: phyxel::lessons::integrating_solid::Integration::Quadrature,
+    };
+    let sim = beam.simulation(0.0);
+    assert!(sim.body.quadrature().is_some() && sim.fixed.iter().any(|&f| f));
+    let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200);
+    let sag = cpu
+        .body
+        .displacement
+        .iter()
+        .map(|u| -u.y)
+        .fold(0.0, f64::max);
+    eprintln!(
+        "quadrature beam clamped by fixed phyxels, 200 implicit steps of 1/60 s: GPU vs CPU \
+         {gap:.2e} m; tip sag {sag:.2e} m; CG {cpu_solve:?} vs {gpu_solve:?}"
+    );
+    assert!(sag > 1e-3, "the beam sags {sag} m");
+    assert!(
+        gap <= 1e-4 * 0.5,
+        "clamped quadrature beam: GPU and CPU positions differ by {gap:.2e} m (bound 5e-5 m)"
+    );
+    assert_similar_solves(cpu_solve, gpu_solve);
+}
+
+#[test]
+fn a_quadrature_larger_than_one_storage_binding_is_refused_with_the_size_it_needs() {
+    let mut gpu = gpu();
+    let cube = quadrature_cube();
+    let largest = phyxel_gpu::quadrature_binding_bytes(cube.body.quadrature().unwrap());
+    assert!(largest > phyxel_gpu::largest_binding_bytes(cube.body.len(), true));
+    gpu.limits.max_storage_buffer_binding_size = largest;
+    assert!(GpuSolver::new(&gpu, &cube).is_ok());
+    gpu.limits.max_storage_buffer_binding_size = largest - 1;
+    let refused = GpuSolver::new(&gpu, &cube).err().unwrap().to_string();
+    let size = format!("{:.1} KiB", largest as f64 / 1024.0);
+    assert!(
+        refused.contains(&format!("need a {size} buffer"))
+            && refused.contains("max_storage_buffer_binding_size"),
+        "{refused}"
     );
 }
 

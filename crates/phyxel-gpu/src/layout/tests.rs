@@ -10,6 +10,10 @@ fn layouts_match_the_wgsl_structs() {
     // MlsFrame: mat3x3<f32> (48) then vec4<f32> (16).
     assert_eq!(size_of::<MlsFrame>(), 64);
     assert_eq!(size_of::<ImplicitFrame>(), 144);
+    // The quadrature's: a vec3<f32> and a u32 share 16 bytes.
+    assert_eq!(size_of::<IntegrationPoint>(), 16);
+    assert_eq!(size_of::<ShapeEdge>(), 16);
+    assert_eq!(size_of::<PointFrame>(), 96);
     let inverse = DMat3::from_cols_array(&[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
     let frame = MlsFrame::new(inverse, DVec3::new(0.5, 1.5, 2.5), 0.25);
     assert_eq!(frame.reference, [0.5, 1.5, 2.5, 0.25]);
@@ -46,6 +50,9 @@ fn shared() -> Vec<(&'static str, Vec<Field>, usize)> {
         of::<EdgeWindow>(),
         of::<Count>(),
         of::<ImplicitFrame>(),
+        of::<IntegrationPoint>(),
+        of::<ShapeEdge>(),
+        of::<PointFrame>(),
         of::<InstanceSettings>(),
         of::<SurfaceSettings>(),
     ]

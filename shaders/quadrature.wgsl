@@ -1,0 +1,166 @@
+// The background quadrature (crates/phyxel/src/meshless/quadrature/; Brunet et al. 2019, seed 003
+// §3.3–3.4) in the corotated implicit step: the particles carry the degrees of freedom, the elastic
+// energy is integrated at the Gauss points I of a background grid, each with volume v_I, Lamé's λ_I, μ_I,
+// F_p,I⁻¹ and its MLS shape-function gradients ∇φ_i(x_I) (built on the CPU, uploaded once:
+// crates/phyxel-gpu/src/quadrature.rs). In the step's order (implicit.wgsl's header), these replace the
+// nodal model's corotated.wgsl passes and gather_forces:
+//
+// * `point_stress` — `Quadrature::rotations` and `Quadrature::point_stress` (quadrature/elasticity.rs)
+//   at every point: F_I = I + Σ_i u_i ∇φ_i(x_I)ᵀ, F_e,I = F_I F_p,I⁻¹, R_I = polar(F_e,I) (seed 003
+//   §3.4), and `corotated_stress`'s force matrix M_I = −v_I R_I σ_I F_p,I⁻ᵀ (seed 003 eqs. 9–12);
+// * `gather` — `Quadrature::gather`: f_i = Σ_I M_I ∇φ_i(x_I) over the points whose row holds particle i
+//   (its reverse list; seed 003 eq. 12). One invocation per particle writes its own force: no atomics,
+//   no write conflicts;
+// * `stiffness_product` / `cg_stiffness_product` — the per-point half of `Quadrature::stiffness_product`
+//   (seed 003 eq. 14 without assembling K): δF_e,I = Σ_i q_i ∇φ_iᵀ F_p,I⁻¹ and
+//   `corotated_force_differential`'s δM_I = −v_I R_I C(sym(R_Iᵀ δF_e,I)) F_p,I⁻ᵀ at the rotations
+//   `point_stress` froze; `gather` / `cg_gather` then give K q. The cg_ variants take CG's next direction
+//   q = S (z + β p) (`product_input`) and do nothing once CG has finished; conjugate_gradient.wgsl's
+//   `cg_gathered_product` reads the gathered K S p;
+// * `stiffness_diagonal` — `Quadrature::stiffness_diagonal`: K_ii = Σ_I `corotated_diagonal_block`
+//   (c = F_p,I⁻ᵀ ∇φ_i(x_I)), then the block-Jacobi preconditioner block (`preconditioner_block`).
+//
+// A held surface (`HeldSurface`: the penalty energy α/2 Σ_s A_s |ũ(x_s)|², seed 003 eq. 5's ũ = 0 on
+// Γ_D imposed weakly) rides along as points after the integration points (`held` = 1), their volume
+// α A_s, their rows' edges holding (φ_i(x_s), 0, 0) in place of ∇φ_i: the same sum Σ_i u_i ∇φ_iᵀ then
+// has ũ(x_s) = Σ_i φ_i u_i (seed 003 eq. 6) as its first column, the force matrix −α A_s [ũ(x_s) 0 0]
+// gathers to f_i = −α A_s φ_i(x_s) ũ(x_s) (`HeldSurface::add_forces`, linear: the stiffness product is
+// the same), and the diagonal share is −α A_s φ_i² I (`HeldSurface::add_diagonal`).
+//
+// Prepended: common.wgsl (`outer`), symmetric_eigen.wgsl, polar.wgsl, elasticity.wgsl (shared with the
+// nodal corotated.wgsl, as the CPU shares meshless/elasticity.rs), implicit_work.wgsl.
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
+// Point I's row: point_edge[point_start[I]..point_start[I + 1]], each ∇φ_i(x_I) with its particle i.
+@group(0) @binding(2) var<storage, read> point_start: array<u32>;
+@group(0) @binding(3) var<storage, read> point_edge: array<ShapeEdge>;
+@group(0) @binding(4) var<storage, read> point: array<IntegrationPoint>;
+@group(0) @binding(5) var<storage, read> phyxel: array<Phyxel>;
+@group(0) @binding(6) var<storage, read_write> point_frame: array<PointFrame>;
+// M_I per point (`point_stress`), or δM_I (`stiffness_product`).
+@group(0) @binding(7) var<storage, read_write> point_force: array<mat3x3<f32>>;
+@group(0) @binding(8) var<storage, read> work: array<vec4<f32>>;
+// Particle i's reverse list: particle_edge[particle_start[i]..particle_start[i + 1]], each ∇φ_i(x_I)
+// with its point I, in the order of the rows' edges (the CPU's `edges_into`).
+@group(0) @binding(9) var<storage, read> particle_start: array<u32>;
+@group(0) @binding(10) var<storage, read> particle_edge: array<ShapeEdge>;
+@group(0) @binding(11) var<storage, read_write> forces: array<vec4<f32>>;
+@group(0) @binding(12) var<storage, read> contact: array<vec4<f32>>;
+@group(0) @binding(13) var<storage, read_write> frames: array<Frame>;
+
+// What a point's row sums: the displacements u, K's input Q, or CG's direction S (z + β p).
+const DISPLACEMENT: u32 = 0u;
+const PRODUCT_INPUT: u32 = 1u;
+const CG_DIRECTION: u32 = 2u;
+
+fn nodal_value(i: u32, input: u32) -> vec3<f32> {
+    if (input == DISPLACEMENT) {
+        return displacement[i].xyz;
+    }
+    return product_input(i, input == CG_DIRECTION);
+}
+
+// Σ_i q_i ∇φ_i(x_I)ᵀ over point I's row (`Quadrature::deformation_gradient` without the I; at a held
+// surface point its first column is q̃(x_s)).
+fn row_sum(i_point: u32, input: u32) -> mat3x3<f32> {
+    var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var e = point_start[i_point]; e < point_start[i_point + 1u]; e++) {
+        let edge = point_edge[e];
+        sum += outer(nodal_value(edge.index, input), edge.gradient);
+    }
+    return sum;
+}
+
+fn is_held(i_point: u32) -> bool {
+    return point[i_point].held == 1u;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn point_stress(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    if (k >= params.points) {
+        return;
+    }
+    let sum = row_sum(k, DISPLACEMENT);
+    let p = point[k];
+    if (is_held(k)) {
+        point_force[k] = -p.volume * sum;
+        return;
+    }
+    let plastic_inverse = point_frame[k].plastic_inverse;
+    let elastic = (IDENTITY + sum) * plastic_inverse;
+    let rotation = polar_rotation(elastic);
+    point_frame[k].rotation = rotation;
+    point_force[k] = corotated_stress(elastic, rotation, plastic_inverse, p.volume, p.lambda, p.mu);
+}
+
+fn point_force_differential(k: u32, input: u32) {
+    let sum = row_sum(k, input);
+    let p = point[k];
+    if (is_held(k)) {
+        point_force[k] = -p.volume * sum;
+        return;
+    }
+    let plastic_inverse = point_frame[k].plastic_inverse;
+    point_force[k] = corotated_force_differential(sum * plastic_inverse, point_frame[k].rotation,
+        plastic_inverse, p.volume, p.lambda, p.mu);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn stiffness_product(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < params.points) {
+        point_force_differential(id.x, PRODUCT_INPUT);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_stiffness_product(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < params.points && cg_running()) {
+        point_force_differential(id.x, CG_DIRECTION);
+    }
+}
+
+// f_i = Σ_I M_I ∇φ_i(x_I) over particle i's reverse list.
+fn gathered(i: u32) -> vec3<f32> {
+    var force = vec3<f32>(0.0);
+    for (var r = particle_start[i]; r < particle_start[i + 1u]; r++) {
+        let edge = particle_edge[r];
+        force += point_force[edge.index] * edge.gradient;
+    }
+    return force;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn gather(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < params.phyxels) {
+        forces[id.x] = vec4<f32>(gathered(id.x), 0.0);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_gather(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < params.phyxels && cg_running()) {
+        forces[id.x] = vec4<f32>(gathered(id.x), 0.0);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.phyxels) {
+        return;
+    }
+    var block = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    for (var r = particle_start[i]; r < particle_start[i + 1u]; r++) {
+        let edge = particle_edge[r];
+        let p = point[edge.index];
+        if (p.held == 1u) {
+            block -= p.volume * dot(edge.gradient, edge.gradient) * IDENTITY;
+        } else {
+            let c = transpose(point_frame[edge.index].plastic_inverse) * edge.gradient;
+            block += corotated_diagonal_block(c, point_frame[edge.index].rotation, p.volume, p.lambda, p.mu);
+        }
+    }
+    frames[i].precondition = preconditioner_block(i, block);
+}
