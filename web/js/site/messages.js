@@ -20,9 +20,14 @@ const VERSION = 1;
 const EVENTS = ['readouts', 'state', 'notice'];
 const READOUT_INTERVAL_MS = 250;
 const MAX_STEPS = 1000;
+/** The longest text a `set` may carry (an expression is far shorter; see js/lessons/scattered.js). */
+const MAX_VALUE_LENGTH = 10_000;
 
-/** Each action: its fields ({ name: required? }) and whether it needs a simulation (not a figure). */
-const ACTIONS = {
+/**
+ * Each action: its fields (name → required?) and whether it needs a simulation (not a figure). Maps,
+ * so that an action or field is found only if it is one of these (`action: 'constructor'` is not).
+ */
+const ACTIONS = new Map(Object.entries({
   describe: { fields: {} },
   get: { fields: { parameter: false } },
   set: { fields: { parameter: true, value: true } },
@@ -33,7 +38,8 @@ const ACTIONS = {
   readouts: { fields: {} },
   subscribe: { fields: { events: true } },
   unsubscribe: { fields: { events: false } },
-};
+}).map(([name, spec]) => [name, { ...spec, fields: new Map(Object.entries(spec.fields)) }]));
+const ENVELOPE = new Set(['phyxel', 'action', 'id']);
 
 /** A refused request: its message is the reply's `error`. */
 class RequestError extends Error {}
@@ -44,32 +50,47 @@ export function validateRequest(data, page) {
     throw new RequestError('A message must be an object { phyxel: 1, action: … }.');
   }
   if (data.phyxel !== VERSION) throw new RequestError(`A message needs phyxel: ${VERSION} (the API version).`);
-  const spec = ACTIONS[data.action];
-  if (!spec) throw new RequestError(`Unknown action ${JSON.stringify(data.action)}: use one of ${Object.keys(ACTIONS).join(', ')}.`);
+  const spec = typeof data.action === 'string' ? ACTIONS.get(data.action) : undefined;
+  if (!spec) throw new RequestError(`Unknown action ${describeValue(data.action)}: use one of ${[...ACTIONS.keys()].join(', ')}.`);
+  const has = (field) => Object.hasOwn(data, field);
   for (const key of Object.keys(data)) {
-    if (!['phyxel', 'action', 'id'].includes(key) && !(key in spec.fields)) {
-      throw new RequestError(`Unknown field “${key}” for ${data.action}.`);
+    if (!ENVELOPE.has(key) && !spec.fields.has(key)) {
+      throw new RequestError(`Unknown field “${key.slice(0, 100)}” for ${data.action}.`);
     }
   }
-  for (const [field, required] of Object.entries(spec.fields)) {
-    if (required && !(field in data)) throw new RequestError(`${data.action} needs the field “${field}”.`);
+  for (const [field, required] of spec.fields) {
+    if (required && !has(field)) throw new RequestError(`${data.action} needs the field “${field}”.`);
   }
   if (spec.simulation && !page.simulation) throw new RequestError(`This demo is an interactive figure: it has no ${data.action}.`);
-  if ('parameter' in data && !page.controls.registry.get(data.parameter)) {
-    throw new RequestError(`Unknown parameter ${JSON.stringify(data.parameter)}: this demo's are ${page.controls.registry.names().join(', ')}.`);
+  if (has('parameter') && (typeof data.parameter !== 'string' || !page.controls.registry.get(data.parameter))) {
+    throw new RequestError(`Unknown parameter ${describeValue(data.parameter)}: this demo's are ${page.controls.registry.names().join(', ')}.`);
   }
-  if ('value' in data && !['string', 'number', 'boolean'].includes(typeof data.value)) {
+  if (has('value') && !['string', 'number', 'boolean'].includes(typeof data.value)) {
     throw new RequestError('value must be a string, number or boolean.');
   }
-  if ('steps' in data && !(Number.isInteger(data.steps) && data.steps >= 1 && data.steps <= MAX_STEPS)) {
+  if (has('value') && typeof data.value === 'string' && data.value.length > MAX_VALUE_LENGTH) {
+    throw new RequestError(`value is ${data.value.length} characters long: at most ${MAX_VALUE_LENGTH} are accepted.`);
+  }
+  if (has('steps') && !(Number.isInteger(data.steps) && data.steps >= 1 && data.steps <= MAX_STEPS)) {
     throw new RequestError(`steps must be a whole number from 1 to ${MAX_STEPS}.`);
   }
-  if ('events' in data) {
+  if (has('events')) {
     if (!Array.isArray(data.events) || data.events.some((e) => !EVENTS.includes(e))) {
       throw new RequestError(`events must be a list of ${EVENTS.join(', ')}.`);
     }
   }
   return data;
+}
+
+/** A value as a reply may quote it: JSON, at most 100 characters. */
+function describeValue(value) {
+  let text;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
 /** A readout's number ("1.234 s" → 1.234; "—" → null). */
@@ -102,7 +123,7 @@ function describe(page) {
     kind: page.simulation ? 'simulation' : 'figure',
     parameters,
     readouts: Object.keys(page.readoutTexts()),
-    actions: Object.keys(ACTIONS),
+    actions: [...ACTIONS.keys()],
     events: EVENTS,
   };
 }
