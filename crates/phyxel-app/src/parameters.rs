@@ -148,7 +148,10 @@ mod tests {
         for p in PARAMETERS.iter().filter(|p| p.integer) {
             assert!(p.check(p.default).is_ok(), "{}", p.name);
             let error = p.check(p.default + 0.5).unwrap_err();
-            assert!(error.to_string().contains("must be a whole number"), "{error}");
+            assert!(
+                error.to_string().contains("must be a whole number"),
+                "{error}"
+            );
         }
         assert!(RESOLUTION.check(10.5).is_err());
     }
