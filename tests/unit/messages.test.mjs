@@ -1,11 +1,12 @@
 // The message API's request check (web/js/site/messages.js validateRequest), without a browser: every
 // malformed request is refused with a message naming what is wrong, and actions, fields and
 // parameters are found by own name only (`action: 'constructor'` is an unknown action, not a
-// TypeError). Run: cd tests && node --test unit/
+// TypeError). A flood of `step` requests runs one at a time, at most 8 wait, and a pause cancels
+// the waiting ones. Run: cd tests && node --test unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ParameterRegistry } from '../../web/js/site/controls.js';
-import { validateRequest } from '../../web/js/site/messages.js';
+import { stepQueue, validateRequest } from '../../web/js/site/messages.js';
 
 function fakePage({ simulation = true } = {}) {
   const registry = new ParameterRegistry();
@@ -69,4 +70,56 @@ test('malformed requests are refused with the reason', () => {
   refused({ phyxel: 1, action: 'subscribe', events: 'readouts' }, /events must be a list of readouts, state, notice/);
   refused({ phyxel: 1, action: 'subscribe', events: ['constructor'] }, /events must be a list/);
   refused({ phyxel: 1, action: 'play' }, /interactive figure: it has no play/, fakePage({ simulation: false }));
+});
+
+/** A simulation whose steps take 5 ms each request, counting how many run at once. */
+function steppingPage() {
+  const page = {
+    time: 0, running: true, inFlight: 0, mostInFlight: 0, requests: 0,
+    idle: async () => {},
+    setRunning(running) { page.running = running; },
+    state: () => ({ running: page.running, time: page.time }),
+    async step(n) {
+      page.requests += 1;
+      page.inFlight += 1;
+      page.mostInFlight = Math.max(page.mostInFlight, page.inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      page.time += n;
+      page.inFlight -= 1;
+      return true;
+    },
+  };
+  return page;
+}
+
+test('a flood of 1000 step requests: one runs at a time, 8 wait, the rest are refused at once', async () => {
+  const page = steppingPage();
+  const queue = stepQueue(page);
+  const outcomes = await Promise.allSettled(Array.from({ length: 1000 }, () => queue.step(10)));
+  const done = outcomes.filter((o) => o.status === 'fulfilled');
+  const refused = outcomes.filter((o) => o.status === 'rejected');
+  assert.equal(done.length, 8);
+  assert.equal(refused.length, 992);
+  for (const o of refused) assert.equal(o.reason.message, '8 step requests are already waiting: wait for their replies before sending more.');
+  assert.equal(page.mostInFlight, 1, 'never two steps at once');
+  assert.deepEqual(done.map((o) => o.value.time), [10, 20, 30, 40, 50, 60, 70, 80], 'in order, each answered with its own state');
+  assert.equal(page.running, false);
+  // Once the replies are in, steps are taken again.
+  assert.equal((await queue.step(1)).time, 81);
+});
+
+test('pause cancels the steps still waiting; the one running finishes', async () => {
+  const page = steppingPage();
+  const queue = stepQueue(page);
+  const waiting = Array.from({ length: 5 }, () => queue.step(1));
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  queue.cancel();
+  const outcomes = await Promise.allSettled(waiting);
+  assert.equal(outcomes[0].status, 'fulfilled', 'the first had started');
+  for (const o of outcomes.slice(1)) {
+    assert.equal(o.status, 'rejected');
+    assert.equal(o.reason.message, 'This step was cancelled: a pause, play or restart came after it.');
+  }
+  assert.equal(page.requests, 1);
+  assert.equal(page.time, 1);
 });

@@ -9,7 +9,8 @@
 //   get        (parameter?)    one parameter's value, or all of them
 //   set        (parameter, value)  validated like typed input; refused values answer an error
 //   play, pause, restart       (simulations)
-//   step       (steps? 1…1000) pause and advance that many steps
+//   step       (steps? 1…1000) pause and advance that many steps (one request at a time; at most 8
+//              wait, more are refused; pause, play and restart cancel the waiting ones)
 //   readouts                   every readout: { texts: {id: text}, values: {id: number} }
 //   subscribe  (events)        any of 'readouts' (4 per second while they change), 'state', 'notice'
 //   unsubscribe (events?)
@@ -20,6 +21,8 @@ const VERSION = 1;
 const EVENTS = ['readouts', 'state', 'notice'];
 const READOUT_INTERVAL_MS = 250;
 const MAX_STEPS = 1000;
+/** `step` requests that may wait (one runs at a time); more are refused until replies come back. */
+const MAX_PENDING_STEPS = 8;
 /** The longest text a `set` may carry (an expression is far shorter; see js/lessons/scattered.js). */
 const MAX_VALUE_LENGTH = 10_000;
 
@@ -138,6 +141,43 @@ async function stepOnce(page, n) {
   return page.state();
 }
 
+/**
+ * `step` requests one at a time: each waits for the one before it; at most MAX_PENDING_STEPS may wait
+ * (more are refused at once), and `pause`, `play` and `restart` cancel those not yet started, so a
+ * flood of steps cannot queue unbounded work or keep a pause waiting for all of it.
+ */
+export function stepQueue(page) {
+  let tail = Promise.resolve();
+  let pending = 0;
+  let generation = 0;
+  return {
+    cancel() {
+      generation += 1;
+    },
+    async step(n) {
+      if (pending >= MAX_PENDING_STEPS) {
+        throw new RequestError(`${MAX_PENDING_STEPS} step requests are already waiting: wait for their replies before sending more.`);
+      }
+      pending += 1;
+      const mine = generation;
+      const before = tail;
+      let done;
+      tail = new Promise((resolve) => {
+        done = resolve;
+      });
+      try {
+        await before;
+        if (mine !== generation) throw new RequestError('This step was cancelled: a pause, play or restart came after it.');
+        page.setRunning(false);
+        return await stepOnce(page, n);
+      } finally {
+        pending -= 1;
+        done();
+      }
+    },
+  };
+}
+
 /** `set`, answered once a solver in a lesson worker has taken the value (or refused it). */
 async function setParameter(page, parameter, value) {
   const control = page.controls.registry.get(parameter);
@@ -151,7 +191,7 @@ async function setParameter(page, parameter, value) {
 }
 
 /** Carry out a valid request; returns its result (or a promise of it) or throws RequestError. */
-function perform(page, request, subscription) {
+function perform(page, request, subscription, steps) {
   const registry = page.controls.registry;
   switch (request.action) {
     case 'describe':
@@ -163,21 +203,23 @@ function perform(page, request, subscription) {
       return setParameter(page, request.parameter, value);
     }
     case 'play':
+      steps.cancel();
       page.setRunning(true);
       return page.state();
     case 'pause':
+      steps.cancel();
       page.setRunning(false);
       // A frame already on its way to a lesson worker lands before the answer.
       return page.idle().then(() => page.state());
     case 'restart':
+      steps.cancel();
       // A solver in a lesson worker restarts by promise: answer once it has.
       return Promise.resolve(page.restart()).then((ok) => {
         if (ok === false) throw new RequestError(`The restart failed: ${page.lastFailure}`);
         return page.state();
       });
     case 'step':
-      page.setRunning(false);
-      return stepOnce(page, request.steps ?? 1);
+      return steps.step(request.steps ?? 1);
     case 'readouts':
       return readouts(page);
     case 'subscribe':
@@ -194,6 +236,7 @@ function perform(page, request, subscription) {
 /** Listen for requests; send `ready` to the embedding page and events to subscribers. */
 export function startMessageApi(page) {
   const allowed = allowedOrigins();
+  const steps = stepQueue(page);
   const warned = new Set();
   /** Subscribers: the window that asked → { origin, events }. */
   const subscriptions = new Map();
@@ -216,7 +259,7 @@ export function startMessageApi(page) {
     if (!subscription) subscription = { origin: event.origin, events: new Set() };
     try {
       const request = validateRequest(data, page);
-      const result = await perform(page, request, subscription);
+      const result = await perform(page, request, subscription, steps);
       if (subscription.events.size) subscriptions.set(event.source, subscription);
       else subscriptions.delete(event.source);
       send(event.source, event.origin, { id, ok: true, result });
