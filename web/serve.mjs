@@ -13,7 +13,8 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 
 /**
  * The site's Content-Security-Policy (docs/hosting.md): scripts, styles, workers, frames, fonts and
- * fetches from the site itself only; WebAssembly may be compiled ('wasm-unsafe-eval', not 'unsafe-eval':
+ * fetches from the site itself only (workers also from blob: URLs, which the threaded solver's pool,
+ * wasm-bindgen-rayon, makes from its own module); WebAssembly may be compiled ('wasm-unsafe-eval', not 'unsafe-eval':
  * no eval or new Function); no inline script or style (styles set from script through CSSOM are
  * allowed; style attributes in markup are not); no plugins; no <base>. Framing is not restricted: any
  * course page may embed a demo. web/_headers sends the same (a unit test compares them).
@@ -22,7 +23,7 @@ export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
-  "worker-src 'self'",
+  "worker-src 'self' blob:",
   "connect-src 'self'",
   "img-src 'self'",
   "font-src 'self'",

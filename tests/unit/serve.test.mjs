@@ -63,6 +63,7 @@ test('every answer carries the CSP and nosniff; files are served with their type
 
 test('the policy is strict: no unsafe-inline or unsafe-eval, WebAssembly allowed, no plugins or <base>', () => {
   assert.doesNotMatch(CONTENT_SECURITY_POLICY, /unsafe-inline|'unsafe-eval'|\*|data:|https?:/);
+  assert.deepEqual(CONTENT_SECURITY_POLICY.split('; ').filter((d) => d.includes('blob:')), ["worker-src 'self' blob:"], 'blob: for workers only');
   for (const directive of ["default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "style-src 'self'", "object-src 'none'", "base-uri 'none'"]) {
     assert.ok(CONTENT_SECURITY_POLICY.split('; ').includes(directive), directive);
   }

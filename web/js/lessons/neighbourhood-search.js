@@ -19,17 +19,26 @@ let query = 0;
 let time = 0;
 
 const c = page.controls;
+/** Count and radius changes, one after another: each meets the lesson the one before left. */
+let changes = Promise.resolve();
+const serial = (work) => {
+  const next = changes.then(work);
+  changes = next.catch(() => {});
+  return next;
+};
+
 c.number({
   ...fromTable(table, 'count'), label: 'Particles',
   // A count the solver refuses (its range, or the work budget with this radius) rejects, and the
   // control keeps the last one.
-  onChange: (value) => page.track(rebuild(value)),
+  onChange: (value) => page.track(serial(() => rebuild(value))),
 });
 c.number({
   ...fromTable(table, 'radius'), label: 'Search radius h', unit: 'm',
   // The solver checks the work budget (pairs from count and radius) first: a refusal rejects, and the
   // control keeps the last radius.
-  onChange: (value) => page.track(lesson.set_radius(value).then(() => {
+  onChange: (value) => page.track(serial(async () => {
+    await lesson.set_radius(value);
     params.radius = value;
     return page.run(search);
   })),

@@ -15,7 +15,7 @@
 //   subscribe  (events)        any of 'readouts' (4 per second while they change), 'state', 'notice'
 //   unsubscribe (events?)
 // With `origin=` in the demo's URL, messages from other origins are ignored (not answered).
-import { allowedOrigins, demoId } from './share.js';
+import { allowedOrigins, clip, demoId } from './share.js';
 
 const VERSION = 1;
 const EVENTS = ['readouts', 'state', 'notice'];
@@ -182,11 +182,11 @@ export function stepQueue(page) {
 async function setParameter(page, parameter, value) {
   const control = page.controls.registry.get(parameter);
   const refused = control.set(value);
-  if (refused) throw new RequestError(`${parameter}=${value} was refused: ${refused}`);
+  if (refused) throw new RequestError(`${parameter}=${clip(value)} was refused: ${refused}`);
   const taken = control.get();
   await page.idle();
   // A value the solver refused later has been put back by its control.
-  if (control.get() !== taken) throw new RequestError(`${parameter}=${value} was refused by the solver: still ${control.get()}.`);
+  if (control.get() !== taken) throw new RequestError(`${parameter}=${clip(value)} was refused by the solver: still ${clip(control.get())}.`);
   return { [parameter]: control.get() };
 }
 

@@ -37,7 +37,7 @@ export const PAGE_PARAMETERS = new Map([
  */
 export function parseOrigin(entry) {
   const text = String(entry).trim();
-  const refuse = (why) => ({ ok: false, message: `“${text}” is not an origin (${why}).` });
+  const refuse = (why) => ({ ok: false, message: `“${clip(text)}” is not an origin (${why}).` });
   if (!/^https?:\/\//i.test(text)) return refuse('it must start with https:// or http://');
   let url;
   try {
@@ -49,7 +49,7 @@ export function parseOrigin(entry) {
   if (url.search || url.hash || text.includes('?') || text.includes('#')) return refuse('no query or fragment');
   // `new URL` turns an empty path into '/': only that, or one written trailing slash, is allowed.
   const rest = text.replace(/^https?:\/\/[^/]*/i, '');
-  if (rest !== '' && rest !== '/') return refuse(`no path: “${rest}”`);
+  if (rest !== '' && rest !== '/') return refuse(`no path: “${clip(rest)}”`);
   return { ok: true, origin: url.origin };
 }
 
@@ -95,6 +95,12 @@ export function allowedOrigins(search = location.search) {
   return parseOrigins(texts.join(',')).origins;
 }
 
+/** `text` as a notice quotes it: at most 80 characters. */
+export function clip(text) {
+  const value = String(text);
+  return value.length > 80 ? `${value.slice(0, 80)}… (${value.length} characters)` : value;
+}
+
 /**
  * What the URL's parameters ask, checked but not applied: a list of { name, text, entry } for the
  * controls to set, in the URL's order, and { key, text } notices for names that are neither a control
@@ -112,11 +118,11 @@ export function readUrlState(registry, search = location.search) {
         if (refused.length) {
           notices.push({
             key: `url-${name}`,
-            text: `URL parameter origin=${text}: ${refused.join(' ')} Messages are accepted only from ${origins.length ? origins.join(', ') : 'no page'}.`,
+            text: `URL parameter origin=${clip(text)}: ${refused.join(' ')} Messages are accepted only from ${origins.length ? origins.join(', ') : 'no page'}.`,
           });
         }
       } else if (own.parse(text) === null) {
-        notices.push({ key: `url-${name}`, text: `URL parameter ${name}=${text} was ignored (${name}: ${own.describe}).` });
+        notices.push({ key: `url-${name}`, text: `URL parameter ${name}=${clip(text)} was ignored (${name}: ${own.describe}).` });
       }
       continue;
     }
@@ -124,7 +130,7 @@ export function readUrlState(registry, search = location.search) {
     if (!entry) {
       notices.push({
         key: `url-${name}`,
-        text: `Unknown URL parameter “${name}” was ignored. This demo's parameters are: ${registry.names().join(', ')}.`,
+        text: `Unknown URL parameter “${clip(name)}” was ignored. This demo's parameters are: ${registry.names().join(', ')}.`,
       });
       continue;
     }
@@ -145,7 +151,7 @@ export function applyUrlState(page) {
     if (refused) {
       page.notice(
         `url-${name}`,
-        `URL parameter ${name}=${text} was refused: ${refused.replace(/\.?$/, '.')} Using ${entry.get()}.`,
+        `URL parameter ${name}=${clip(text)} was refused: ${refused.replace(/\.?$/, '.')} Using ${clip(entry.get())}.`,
         'warning',
       );
     }
