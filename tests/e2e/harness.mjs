@@ -1,5 +1,6 @@
 // Shared set-up for the browser end-to-end tests: serve dist/ on a free loopback port, launch Debian's
-// Chromium through playwright-core, and record every console error, page error and off-site request.
+// Chromium through playwright-core, and record every console error, page error, Content-Security-Policy
+// violation and off-site request.
 //
 // PHYXEL_WEBGPU=1 launches Chromium with --enable-unsafe-webgpu (WebGPU through SwiftShader),
 // PHYXEL_WEBGPU=0 without it (no WebGPU). ./dev test runs every file with WebGPU, and again without it
@@ -56,6 +57,15 @@ export function useBrowser({ isolation = true, browserPerTest = false } = {}) {
   return env;
 }
 
+/** Run in every frame before its own scripts: each `securitypolicyviolation` becomes a console error. */
+export const RECORD_CSP_VIOLATIONS = `
+  window.__cspViolations = [];
+  window.addEventListener('securitypolicyviolation', (event) => {
+    const what = event.violatedDirective + ' blocked ' + (event.blockedURI || 'inline') + ' at ' + event.sourceFile + ':' + event.lineNumber + (event.sample ? ' (' + event.sample + ')' : '');
+    window.__cspViolations.push(what);
+    console.error('CSP violation: ' + what);
+  }, true);`;
+
 /**
  * Open `path` (relative to the site, or an absolute URL) in a fresh context. Returns
  * { page, problems, context }: `problems` collects console errors, uncaught page errors, failed
@@ -63,6 +73,9 @@ export function useBrowser({ isolation = true, browserPerTest = false } = {}) {
  */
 export async function openPage(env, path, contextOptions = {}, { alsoAllowed = [], initScript = null } = {}) {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, ...contextOptions });
+  // Every Content-Security-Policy violation in any frame is a problem (web/serve.mjs serves the site's
+  // policy): reported as a console error, and counted in window.__cspViolations.
+  await context.addInitScript(RECORD_CSP_VIOLATIONS);
   // A script run in every frame before the page's own (e.g. to stand in for a slow machine).
   if (initScript) await context.addInitScript(initScript);
   const page = await context.newPage();

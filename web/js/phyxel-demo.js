@@ -8,12 +8,29 @@
 // promises: `await el.set('iterations', 4)`, `play()`, `pause()`, `step(n)`, `restart()`,
 // `readouts()`, `get(name?)`, `describe()`, `subscribe([...])`; events arrive as DOM events
 // `phyxel-ready`, `phyxel-readouts`, `phyxel-state`, `phyxel-notice` (detail: the data), and a refused
-// attribute as `phyxel-error` (detail: { parameter, error }).
+// attribute as `phyxel-error` (detail: { parameter, error }). The demo takes messages from the page
+// that holds the element only (its `origin=` is this page's origin unless an `origin` attribute says
+// otherwise).
 
 const SITE = new URL('..', import.meta.url);
 /** Attributes that belong to the element, not to the demo. */
 const OWN_ATTRIBUTES = new Set(['demo', 'id', 'class', 'style', 'title', 'hidden', 'lang', 'dir', 'tabindex', 'slot', 'part']);
 const REPLY_TIMEOUT_MS = 15_000;
+
+const STYLES = `
+  :host { display: block; position: relative; width: 100%; aspect-ratio: 16 / 9; min-height: 16rem;
+          border: 1px solid #d8dde3; border-radius: 8px; overflow: hidden; background: #fff; }
+  :host([hidden]) { display: none; }
+  iframe { position: absolute; inset: 0; width: 100%; height: 100%; border: 0; }`;
+let sheet = null;
+/** The element's style sheet, made once and shared by every <phyxel-demo> of the page. */
+function elementStyles() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(STYLES);
+  }
+  return sheet;
+}
 
 const isParameter = (name) => !OWN_ATTRIBUTES.has(name) && !name.startsWith('data-') && !name.startsWith('aria-');
 
@@ -29,15 +46,14 @@ export class PhyxelDemoElement extends HTMLElement {
   constructor() {
     super();
     const shadow = this.attachShadow({ mode: 'open' });
-    shadow.innerHTML = `
-      <style>
-        :host { display: block; position: relative; width: 100%; aspect-ratio: 16 / 9; min-height: 16rem;
-                border: 1px solid #d8dde3; border-radius: 8px; overflow: hidden; background: #fff; }
-        :host([hidden]) { display: none; }
-        iframe { position: absolute; inset: 0; width: 100%; height: 100%; border: 0; }
-      </style>
-      <iframe allow="fullscreen" loading="lazy"></iframe>`;
-    this.#frame = shadow.querySelector('iframe');
+    // A constructed style sheet, not a <style> element: a course page with a strict
+    // Content-Security-Policy (style-src without 'unsafe-inline') still lays the element out.
+    shadow.adoptedStyleSheets = [elementStyles()];
+    const frame = document.createElement('iframe');
+    frame.allow = 'fullscreen';
+    frame.loading = 'lazy';
+    shadow.append(frame);
+    this.#frame = frame;
     this.#resetReady();
   }
 
@@ -65,10 +81,15 @@ export class PhyxelDemoElement extends HTMLElement {
     return this.#readyPromise;
   }
 
-  /** The iframe's address: embed.html with `demo` and every parameter attribute. */
+  /**
+   * The iframe's address: embed.html with `demo` and every parameter attribute. Without an `origin`
+   * attribute the demo obeys messages from this page's origin only (a page with an opaque origin,
+   * `null`, cannot be named: its demo accepts any page's messages, as an iframe without origin= does).
+   */
   get src() {
     const params = new URLSearchParams({ demo: this.getAttribute('demo') ?? '' });
     for (const { name, value } of this.attributes) if (isParameter(name)) params.append(name, value);
+    if (!this.hasAttribute('origin') && window.location.origin !== 'null') params.append('origin', window.location.origin);
     return new URL(`embed.html?${params}`, SITE).href;
   }
 
@@ -143,7 +164,7 @@ export class PhyxelDemoElement extends HTMLElement {
   }
 
   #attributeChanged(name) {
-    if (name === 'demo' || (!this.#isReady && isParameter(name))) {
+    if (name === 'demo' || name === 'origin' || (!this.#isReady && isParameter(name))) {
       this.#load();
     } else if (isParameter(name) && this.hasAttribute(name)) {
       this.set(name, this.getAttribute(name)).catch((error) => {

@@ -25,9 +25,17 @@ pub struct Parameter {
 }
 
 impl Parameter {
-    /// `value` if it is finite and within [min, max]; else the error naming the parameter.
+    /// `value` if it is finite, within [min, max] and whole where it must be; else the error naming
+    /// the parameter.
     pub fn check(&self, value: f64) -> Result<f64, ParamError> {
-        check_range(self.name, value, self.min, self.max)
+        check_range(self.name, value, self.min, self.max)?;
+        if self.integer && value.fract() != 0.0 {
+            return Err(ParamError {
+                param: self.name,
+                message: "must be a whole number".into(),
+            });
+        }
+        Ok(value)
     }
 }
 
@@ -134,6 +142,19 @@ mod tests {
     use phyxel::meshless::melting::{Melting, DIFFUSIVITY};
     use phyxel::meshless::scene::SceneDescription;
     use phyxel::meshless::simulation::Environment;
+
+    #[test]
+    fn whole_numbers_refuse_fractions() {
+        for p in PARAMETERS.iter().filter(|p| p.integer) {
+            assert!(p.check(p.default).is_ok(), "{}", p.name);
+            let error = p.check(p.default + 0.5).unwrap_err();
+            assert!(
+                error.to_string().contains("must be a whole number"),
+                "{error}"
+            );
+        }
+        assert!(RESOLUTION.check(10.5).is_err());
+    }
 
     #[test]
     fn every_default_is_accepted_and_the_table_names_each_parameter_once() {

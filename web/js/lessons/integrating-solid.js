@@ -9,6 +9,7 @@ import { LessonPage, keepFitted } from '../site/page.js';
 import { LessonWorker } from '../workers/remote-lesson.js';
 import { defaults, fromTable } from '../site/controls.js';
 import { LivePlot } from '../site/plot.js';
+import { paint } from '../site/painted.js';
 
 const CLASS = 'IntegratingSolidLesson';
 /** The most phyxels (beam and wall) one beam may have here: more would take minutes in a browser. */
@@ -210,14 +211,15 @@ function draw() {
 const legend = document.getElementById('legend');
 const stops = legendStops.map(({ colour }, k) => `${colour} ${(100 * k) / (legendStops.length - 1)}%`).join(', ');
 legend.innerHTML = `<span>Volume share V<sub>i</sub> / cell</span>
-  <span class="legend-bar"><span>½</span><span class="legend-gradient" style="background: linear-gradient(to right, ${stops})"></span><span>2</span></span>
-  <span><span class="swatch" style="background: ${legendStops[0].colour}"></span>&lt; 1 under-counted</span>
-  <span><span class="swatch" style="background: ${legendStops[5].colour}; outline: 1px solid #64748b"></span>1 exact</span>
-  <span><span class="swatch" style="background: ${legendStops[10].colour}"></span>&gt; 1 over-counted</span>
+  <span class="legend-bar"><span>½</span><span class="legend-gradient" data-background="linear-gradient(to right, ${stops})"></span><span>2</span></span>
+  <span><span class="swatch" data-background="${legendStops[0].colour}"></span>&lt; 1 under-counted</span>
+  <span><span class="swatch exact-swatch" data-background="${legendStops[5].colour}"></span>1 exact</span>
+  <span><span class="swatch" data-background="${legendStops[10].colour}"></span>&gt; 1 over-counted</span>
   <span><span class="swatch held-swatch"></span>held by the wall</span>
   <span>× integration point</span>
-  <span><span class="arrow-key" style="background: #16a34a"></span>Timoshenko's tip</span>
+  <span><span class="arrow-key" data-background="#16a34a"></span>Timoshenko's tip</span>
   <span>dotted: the beam undeformed</span>`;
+paint(legend);
 
 // ---- The convergence sweep ----------------------------------------------------------------------
 

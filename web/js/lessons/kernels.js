@@ -57,7 +57,7 @@ kernels.forEach((kernel, i) => {
 });
 
 const integralRows = kernels.map((kernel, i) => {
-  const set = page.readout(`integral-${kernel.id}`, `<span class="swatch" style="background:${COLORS[i]}"></span>∫W dV, ${kernel.name}`);
+  const set = page.readout(`integral-${kernel.id}`, `<span class="swatch" data-background="${COLORS[i]}"></span>∫W dV, ${kernel.name}`);
   const row = document.getElementById(`readout-integral-${kernel.id}`).parentElement;
   row.set = set;
   return row;

@@ -94,10 +94,10 @@ colourLegend(document.getElementById('legend'), {
   scale: (t) => condition_colour(10 ** t),
   low: '1',
   high: '≥ 10',
-  extras: `<span><span class="swatch" style="background:${condition_colour(Infinity)}"></span>rank-deficient: safe inverse</span>
-    <span><span class="arrow-key" style="background:#111"></span>∇f exact</span>
-    <span><span class="arrow-key" style="background:#ea580c"></span>SPH</span>
-    <span><span class="arrow-key" style="background:#2563eb"></span>MLS</span>`,
+  extras: `<span><span class="swatch" data-background="${condition_colour(Infinity)}"></span>rank-deficient: safe inverse</span>
+    <span><span class="arrow-key" data-background="#111"></span>∇f exact</span>
+    <span><span class="arrow-key" data-background="#ea580c"></span>SPH</span>
+    <span><span class="arrow-key" data-background="#2563eb"></span>MLS</span>`,
 });
 
 const exp = (x) => x.toExponential(2);

@@ -19,21 +19,29 @@ let query = 0;
 let time = 0;
 
 const c = page.controls;
+/** Count and radius changes, one after another: each meets the lesson the one before left. */
+let changes = Promise.resolve();
+const serial = (work) => {
+  const next = changes.then(work);
+  changes = next.catch(() => {});
+  return next;
+};
+
 c.number({
   ...fromTable(table, 'count'), label: 'Particles',
-  // A count the solver refuses rejects, and the control keeps the last one.
-  onChange: (value) => {
-    params.count = Math.round(value);
-    return page.track(rebuild());
-  },
+  // A count the solver refuses (its range, or the work budget with this radius) rejects, and the
+  // control keeps the last one.
+  onChange: (value) => page.track(serial(() => rebuild(value))),
 });
 c.number({
   ...fromTable(table, 'radius'), label: 'Search radius h', unit: 'm',
-  onChange: (value) => {
+  // The solver checks the work budget (pairs from count and radius) first: a refusal rejects, and the
+  // control keeps the last radius.
+  onChange: (value) => page.track(serial(async () => {
+    await lesson.set_radius(value);
     params.radius = value;
-    lesson.set_radius(value);
     return page.run(search);
-  },
+  })),
 });
 
 const queryReadout = page.readout('query-neighbours', 'Neighbours of the red particle');
@@ -42,13 +50,22 @@ const hashReadout = page.readout('hash-time', 'Hash grid: build + all queries');
 const bruteReadout = page.readout('brute-time', 'Brute force: all pairs');
 const agreeReadout = page.readout('agree', 'Same neighbour sets');
 
-/** A fresh set of particles, swapped in once the worker has made it and searched it. */
-async function rebuild() {
-  const fresh = await solvers.create('NeighbourhoodLesson', params.count, params.radius);
+/**
+ * A fresh set of `count` particles, swapped in once the worker has made it and searched it; a count
+ * the solver refuses rejects and the old set stays.
+ */
+async function rebuild(count = params.count) {
+  const fresh = await solvers.create('NeighbourhoodLesson', count, params.radius);
   // The radius may have changed while the worker made it (a shared link sets count, then radius).
-  await fresh.set_radius(params.radius);
+  try {
+    await fresh.set_radius(params.radius);
+  } catch (error) {
+    fresh.free();
+    throw error;
+  }
   lesson.free();
   lesson = fresh;
+  params.count = count;
   query = 0;
   await search();
 }

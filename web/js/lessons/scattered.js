@@ -4,7 +4,12 @@
 // Expressions are parsed and evaluated by math.js (shipped in vendor/mathjs, loaded by the page as a
 // classic script that defines `math`), never by eval or new Function. Only numbers, x, y, the
 // constants below, arithmetic and the whitelisted functions are accepted; the exact gradient comes
-// from math.js's symbolic derivative (central differences where it has none).
+// from math.js's symbolic derivative, not simplified (central differences where it has none).
+// Every expression is held to a budget before any work (EXPRESSION_BUDGET: length, nesting depth,
+// nodes, and the derivative's nodes), so no input — typed, from the URL or a `set` message — can
+// freeze the page or overflow the parser's stack.
+import { paint } from '../site/painted.js';
+
 const math = globalThis.math;
 
 export const PRESETS = [
@@ -20,6 +25,44 @@ const FUNCTIONS = new Set([
   'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log10',
   'log2', 'sqrt', 'cbrt', 'abs', 'sign', 'min', 'max', 'pow', 'hypot', 'floor', 'ceil', 'round', 'mod',
 ]);
+
+/**
+ * The most an expression may be: characters, nesting (brackets and signs in a row), nodes, and nodes of each
+ * derivative (beyond it the gradient is by central differences). Sampling costs ~0.1 µs per node and
+ * point on the page thread, and a figure samples ~2000 points: this keeps any input well under 1 s.
+ */
+export const EXPRESSION_BUDGET = { length: 300, depth: 30, nodes: 200, derivativeNodes: 1000 };
+
+/**
+ * Why `text` is too deeply nested to parse, or null: the depth of brackets plus the signs and `!`
+ * in a row before an operand, counted on the text (math.js's parser recurses once per level).
+ */
+function nestingProblem(text) {
+  let depth = 0;
+  let deepest = 0;
+  let prefix = 0;
+  for (const ch of text) {
+    if (ch === '(' || ch === '[') depth += 1;
+    else if (ch === ')' || ch === ']') depth -= 1;
+    if (ch === '-' || ch === '+' || ch === '!') prefix += 1;
+    else if (ch !== ' ') prefix = 0;
+    deepest = Math.max(deepest, depth + prefix);
+  }
+  return deepest > EXPRESSION_BUDGET.depth
+    ? `The expression is nested ${deepest} levels deep: at most ${EXPRESSION_BUDGET.depth} are allowed.`
+    : null;
+}
+
+/** The number of nodes of a math.js tree, counted without recursion. */
+function treeSize(root) {
+  let nodes = 0;
+  const stack = [root];
+  while (stack.length) {
+    nodes += 1;
+    stack.pop().forEach((child) => stack.push(child));
+  }
+  return { nodes };
+}
 
 /** Why `node` (a math.js expression tree) is not a plain function of x and y, or null. */
 function refuse(node) {
@@ -53,21 +96,34 @@ function compiled(node) {
 export function parseFunction(text) {
   const trimmed = String(text).trim();
   if (trimmed === '') return { ok: false, message: 'Enter an expression in x and y.' };
+  const budget = EXPRESSION_BUDGET;
+  if (trimmed.length > budget.length) {
+    return { ok: false, message: `The expression is ${trimmed.length} characters long: at most ${budget.length} are allowed.` };
+  }
+  const nested = nestingProblem(trimmed);
+  if (nested) return { ok: false, message: nested };
   let node;
   try {
     node = math.parse(trimmed);
   } catch (error) {
+    if (error instanceof RangeError) return { ok: false, message: 'The expression is nested too deeply to read.' };
     return { ok: false, message: `Syntax error: ${error.message}.` };
   }
+  // The tree's depth is at most its node count: a long sum is deep but cheap, so only nodes count here.
+  const size = treeSize(node);
+  if (size.nodes > budget.nodes) return { ok: false, message: `The expression has ${size.nodes} terms and operations: at most ${budget.nodes} are allowed.` };
   const problem = refuse(node);
   if (problem) return { ok: false, message: problem };
   const f = compiled(node);
   let gradient;
   try {
-    const [dx, dy] = ['x', 'y'].map((v) => compiled(math.derivative(node, v)));
+    // Not simplified: math.js's default simplification takes seconds on a sum of products.
+    const derivatives = ['x', 'y'].map((v) => math.derivative(node, v, { simplify: false }));
+    if (derivatives.some((d) => treeSize(d).nodes > budget.derivativeNodes)) throw new RangeError('derivative too large');
+    const [dx, dy] = derivatives.map(compiled);
     gradient = (x, y) => [dx(x, y), dy(x, y)];
   } catch {
-    // Central differences where math.js has no symbolic derivative.
+    // Central differences where math.js has no symbolic derivative (or it is too large).
     gradient = (x, y) => {
       const e = 1e-6;
       return [(f(x + e, y) - f(x - e, y)) / (2 * e), (f(x, y + e) - f(x, y - e)) / (2 * e)];
@@ -160,7 +216,8 @@ export function colourLegend(element, { title, scale, low, high, extras = '' }) 
   const stops = Array.from({ length: 11 }, (_, k) => `${scale(k / 10)} ${k * 10}%`).join(', ');
   element.innerHTML = `<span>${title}</span>
     <span class="legend-bar"><span class="legend-low"></span><span class="legend-gradient"
-      style="background: linear-gradient(to right, ${stops})"></span><span class="legend-high"></span></span>${extras}`;
+      data-background="linear-gradient(to right, ${stops})"></span><span class="legend-high"></span></span>${extras}`;
+  paint(element);
   element.querySelector('.legend-low').textContent = low;
   element.querySelector('.legend-high').textContent = high;
 }

@@ -113,7 +113,7 @@ methods.forEach((method, i) => {
 
 // Readouts: one error row per method.
 const errorRows = methods.map((method, i) => {
-  const set = page.readout(`error-${method.id}`, `<span class="swatch" style="background:${COLORS[i]}"></span>${method.name} error`);
+  const set = page.readout(`error-${method.id}`, `<span class="swatch" data-background="${COLORS[i]}"></span>${method.name} error`);
   const row = document.getElementById(`readout-error-${method.id}`).parentElement;
   row.set = set;
   return row;

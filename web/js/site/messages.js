@@ -9,20 +9,28 @@
 //   get        (parameter?)    one parameter's value, or all of them
 //   set        (parameter, value)  validated like typed input; refused values answer an error
 //   play, pause, restart       (simulations)
-//   step       (steps? 1…1000) pause and advance that many steps
+//   step       (steps? 1…1000) pause and advance that many steps (one request at a time; at most 8
+//              wait, more are refused; pause, play and restart cancel the waiting ones)
 //   readouts                   every readout: { texts: {id: text}, values: {id: number} }
 //   subscribe  (events)        any of 'readouts' (4 per second while they change), 'state', 'notice'
 //   unsubscribe (events?)
 // With `origin=` in the demo's URL, messages from other origins are ignored (not answered).
-import { allowedOrigins, demoId } from './share.js';
+import { allowedOrigins, clip, demoId } from './share.js';
 
 const VERSION = 1;
 const EVENTS = ['readouts', 'state', 'notice'];
 const READOUT_INTERVAL_MS = 250;
 const MAX_STEPS = 1000;
+/** `step` requests that may wait (one runs at a time); more are refused until replies come back. */
+const MAX_PENDING_STEPS = 8;
+/** The longest text a `set` may carry (an expression is far shorter; see js/lessons/scattered.js). */
+const MAX_VALUE_LENGTH = 10_000;
 
-/** Each action: its fields ({ name: required? }) and whether it needs a simulation (not a figure). */
-const ACTIONS = {
+/**
+ * Each action: its fields (name → required?) and whether it needs a simulation (not a figure). Maps,
+ * so that an action or field is found only if it is one of these (`action: 'constructor'` is not).
+ */
+const ACTIONS = new Map(Object.entries({
   describe: { fields: {} },
   get: { fields: { parameter: false } },
   set: { fields: { parameter: true, value: true } },
@@ -33,7 +41,8 @@ const ACTIONS = {
   readouts: { fields: {} },
   subscribe: { fields: { events: true } },
   unsubscribe: { fields: { events: false } },
-};
+}).map(([name, spec]) => [name, { ...spec, fields: new Map(Object.entries(spec.fields)) }]));
+const ENVELOPE = new Set(['phyxel', 'action', 'id']);
 
 /** A refused request: its message is the reply's `error`. */
 class RequestError extends Error {}
@@ -44,32 +53,47 @@ export function validateRequest(data, page) {
     throw new RequestError('A message must be an object { phyxel: 1, action: … }.');
   }
   if (data.phyxel !== VERSION) throw new RequestError(`A message needs phyxel: ${VERSION} (the API version).`);
-  const spec = ACTIONS[data.action];
-  if (!spec) throw new RequestError(`Unknown action ${JSON.stringify(data.action)}: use one of ${Object.keys(ACTIONS).join(', ')}.`);
+  const spec = typeof data.action === 'string' ? ACTIONS.get(data.action) : undefined;
+  if (!spec) throw new RequestError(`Unknown action ${describeValue(data.action)}: use one of ${[...ACTIONS.keys()].join(', ')}.`);
+  const has = (field) => Object.hasOwn(data, field);
   for (const key of Object.keys(data)) {
-    if (!['phyxel', 'action', 'id'].includes(key) && !(key in spec.fields)) {
-      throw new RequestError(`Unknown field “${key}” for ${data.action}.`);
+    if (!ENVELOPE.has(key) && !spec.fields.has(key)) {
+      throw new RequestError(`Unknown field “${key.slice(0, 100)}” for ${data.action}.`);
     }
   }
-  for (const [field, required] of Object.entries(spec.fields)) {
-    if (required && !(field in data)) throw new RequestError(`${data.action} needs the field “${field}”.`);
+  for (const [field, required] of spec.fields) {
+    if (required && !has(field)) throw new RequestError(`${data.action} needs the field “${field}”.`);
   }
   if (spec.simulation && !page.simulation) throw new RequestError(`This demo is an interactive figure: it has no ${data.action}.`);
-  if ('parameter' in data && !page.controls.registry.get(data.parameter)) {
-    throw new RequestError(`Unknown parameter ${JSON.stringify(data.parameter)}: this demo's are ${page.controls.registry.names().join(', ')}.`);
+  if (has('parameter') && (typeof data.parameter !== 'string' || !page.controls.registry.get(data.parameter))) {
+    throw new RequestError(`Unknown parameter ${describeValue(data.parameter)}: this demo's are ${page.controls.registry.names().join(', ')}.`);
   }
-  if ('value' in data && !['string', 'number', 'boolean'].includes(typeof data.value)) {
+  if (has('value') && !['string', 'number', 'boolean'].includes(typeof data.value)) {
     throw new RequestError('value must be a string, number or boolean.');
   }
-  if ('steps' in data && !(Number.isInteger(data.steps) && data.steps >= 1 && data.steps <= MAX_STEPS)) {
+  if (has('value') && typeof data.value === 'string' && data.value.length > MAX_VALUE_LENGTH) {
+    throw new RequestError(`value is ${data.value.length} characters long: at most ${MAX_VALUE_LENGTH} are accepted.`);
+  }
+  if (has('steps') && !(Number.isInteger(data.steps) && data.steps >= 1 && data.steps <= MAX_STEPS)) {
     throw new RequestError(`steps must be a whole number from 1 to ${MAX_STEPS}.`);
   }
-  if ('events' in data) {
+  if (has('events')) {
     if (!Array.isArray(data.events) || data.events.some((e) => !EVENTS.includes(e))) {
       throw new RequestError(`events must be a list of ${EVENTS.join(', ')}.`);
     }
   }
   return data;
+}
+
+/** A value as a reply may quote it: JSON, at most 100 characters. */
+function describeValue(value) {
+  let text;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
 /** A readout's number ("1.234 s" → 1.234; "—" → null). */
@@ -102,7 +126,7 @@ function describe(page) {
     kind: page.simulation ? 'simulation' : 'figure',
     parameters,
     readouts: Object.keys(page.readoutTexts()),
-    actions: Object.keys(ACTIONS),
+    actions: [...ACTIONS.keys()],
     events: EVENTS,
   };
 }
@@ -117,20 +141,57 @@ async function stepOnce(page, n) {
   return page.state();
 }
 
+/**
+ * `step` requests one at a time: each waits for the one before it; at most MAX_PENDING_STEPS may wait
+ * (more are refused at once), and `pause`, `play` and `restart` cancel those not yet started, so a
+ * flood of steps cannot queue unbounded work or keep a pause waiting for all of it.
+ */
+export function stepQueue(page) {
+  let tail = Promise.resolve();
+  let pending = 0;
+  let generation = 0;
+  return {
+    cancel() {
+      generation += 1;
+    },
+    async step(n) {
+      if (pending >= MAX_PENDING_STEPS) {
+        throw new RequestError(`${MAX_PENDING_STEPS} step requests are already waiting: wait for their replies before sending more.`);
+      }
+      pending += 1;
+      const mine = generation;
+      const before = tail;
+      let done;
+      tail = new Promise((resolve) => {
+        done = resolve;
+      });
+      try {
+        await before;
+        if (mine !== generation) throw new RequestError('This step was cancelled: a pause, play or restart came after it.');
+        page.setRunning(false);
+        return await stepOnce(page, n);
+      } finally {
+        pending -= 1;
+        done();
+      }
+    },
+  };
+}
+
 /** `set`, answered once a solver in a lesson worker has taken the value (or refused it). */
 async function setParameter(page, parameter, value) {
   const control = page.controls.registry.get(parameter);
   const refused = control.set(value);
-  if (refused) throw new RequestError(`${parameter}=${value} was refused: ${refused}`);
+  if (refused) throw new RequestError(`${parameter}=${clip(value)} was refused: ${refused}`);
   const taken = control.get();
   await page.idle();
   // A value the solver refused later has been put back by its control.
-  if (control.get() !== taken) throw new RequestError(`${parameter}=${value} was refused by the solver: still ${control.get()}.`);
+  if (control.get() !== taken) throw new RequestError(`${parameter}=${clip(value)} was refused by the solver: still ${clip(control.get())}.`);
   return { [parameter]: control.get() };
 }
 
 /** Carry out a valid request; returns its result (or a promise of it) or throws RequestError. */
-function perform(page, request, subscription) {
+function perform(page, request, subscription, steps) {
   const registry = page.controls.registry;
   switch (request.action) {
     case 'describe':
@@ -142,21 +203,23 @@ function perform(page, request, subscription) {
       return setParameter(page, request.parameter, value);
     }
     case 'play':
+      steps.cancel();
       page.setRunning(true);
       return page.state();
     case 'pause':
+      steps.cancel();
       page.setRunning(false);
       // A frame already on its way to a lesson worker lands before the answer.
       return page.idle().then(() => page.state());
     case 'restart':
+      steps.cancel();
       // A solver in a lesson worker restarts by promise: answer once it has.
       return Promise.resolve(page.restart()).then((ok) => {
         if (ok === false) throw new RequestError(`The restart failed: ${page.lastFailure}`);
         return page.state();
       });
     case 'step':
-      page.setRunning(false);
-      return stepOnce(page, request.steps ?? 1);
+      return steps.step(request.steps ?? 1);
     case 'readouts':
       return readouts(page);
     case 'subscribe':
@@ -173,6 +236,7 @@ function perform(page, request, subscription) {
 /** Listen for requests; send `ready` to the embedding page and events to subscribers. */
 export function startMessageApi(page) {
   const allowed = allowedOrigins();
+  const steps = stepQueue(page);
   const warned = new Set();
   /** Subscribers: the window that asked → { origin, events }. */
   const subscriptions = new Map();
@@ -195,7 +259,7 @@ export function startMessageApi(page) {
     if (!subscription) subscription = { origin: event.origin, events: new Set() };
     try {
       const request = validateRequest(data, page);
-      const result = await perform(page, request, subscription);
+      const result = await perform(page, request, subscription, steps);
       if (subscription.events.size) subscriptions.set(event.source, subscription);
       else subscriptions.delete(event.source);
       send(event.source, event.origin, { id, ok: true, result });

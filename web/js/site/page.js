@@ -5,6 +5,7 @@ import { typesetMath } from './typeset.js';
 import { showBackendBadge } from '../workers/backend.js';
 import { applyUrlState, addShareButtons, addEmbedChrome, demoId, embedOptions } from './share.js';
 import { startMessageApi } from './messages.js';
+import { paint } from './painted.js';
 
 /** Longest wall-clock interval one frame may simulate (a background tab must not trigger a burst). */
 const MAX_FRAME_SECONDS = 1 / 20;
@@ -150,6 +151,7 @@ export class LessonPage {
     const row = document.createElement('tr');
     row.innerHTML = `<th scope="row"></th><td id="readout-${id}"></td>`;
     row.firstElementChild.innerHTML = label;
+    paint(row);
     this.readoutBody.append(row);
     const cell = row.lastElementChild;
     return (text) => {

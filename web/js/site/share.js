@@ -8,7 +8,8 @@
 //   controls=0     hide the controls (embedded: the panel; readouts stay unless readouts=0)
 //   readouts=0     hide the readouts
 //   paused=1       open paused (a simulation)
-//   origin=…       comma-separated origins allowed to drive the demo by postMessage (default: any)
+//   origin=…       comma-separated origins allowed to drive the demo by postMessage (default: any;
+//                  entries that are not origins are refused and left out, so the list fails closed)
 import { parseSwitch } from './controls.js';
 
 /** The demo's id: the lesson page's file name without `.html` (`pbd.html` → `pbd`). */
@@ -16,39 +17,65 @@ export function demoId() {
   return location.pathname.split('/').pop().replace(/\.html$/, '') || 'index';
 }
 
-/** The page's own URL parameters (not controls), with how each is checked. */
-export const PAGE_PARAMETERS = {
-  embed: { describe: '1 for the chrome-less view (what embed.html opens)', parse: parseSwitch },
-  controls: { describe: '0 hides the controls', parse: parseSwitch },
-  readouts: { describe: '0 hides the readouts', parse: parseSwitch },
-  paused: { describe: '1 opens the simulation paused', parse: parseSwitch },
-  origin: { describe: 'comma-separated origins allowed to send messages', parse: parseOrigins },
-};
+/**
+ * The page's own URL parameters (not controls), with how each is checked. A Map: a name is looked up
+ * among these five only, never among an object's inherited properties (`?constructor=1`).
+ */
+export const PAGE_PARAMETERS = new Map([
+  ['embed', { describe: '1 for the chrome-less view (what embed.html opens)', parse: parseSwitch }],
+  ['controls', { describe: '0 hides the controls', parse: parseSwitch }],
+  ['readouts', { describe: '0 hides the readouts', parse: parseSwitch }],
+  ['paused', { describe: '1 opens the simulation paused', parse: parseSwitch }],
+  ['origin', { describe: 'comma-separated origins (scheme://host[:port]) allowed to send messages', parse: (text) => parseOrigins(text).origins }],
+]);
 
 /**
- * `https://a.example,http://localhost:8000` → ['https://a.example', 'http://localhost:8000'];
- * null when any entry is not an origin (scheme://host[:port], nothing after it).
+ * One origin as the browser writes `MessageEvent.origin`: `https://School.example:443/` →
+ * `https://school.example` (scheme and host in lower case, the scheme's default port dropped, one
+ * trailing slash allowed). Returns {ok: true, origin} or {ok: false, message}: anything with a path,
+ * query, fragment, user name, or another scheme than http(s) is not an origin.
  */
-export function parseOrigins(text) {
-  const origins = String(text).split(',').map((s) => s.trim()).filter(Boolean);
-  if (origins.length === 0) return null;
-  for (const origin of origins) {
-    let url;
-    try {
-      url = new URL(origin);
-    } catch {
-      return null;
-    }
-    if (url.origin === 'null' || url.origin !== origin.replace(/\/$/, '')) return null;
+export function parseOrigin(entry) {
+  const text = String(entry).trim();
+  const refuse = (why) => ({ ok: false, message: `“${clip(text)}” is not an origin (${why}).` });
+  if (!/^https?:\/\//i.test(text)) return refuse('it must start with https:// or http://');
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    return refuse('it does not parse as scheme://host[:port]');
   }
-  return origins.map((origin) => origin.replace(/\/$/, ''));
+  if (url.username || url.password) return refuse('no user name or password');
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) return refuse('no query or fragment');
+  // `new URL` turns an empty path into '/': only that, or one written trailing slash, is allowed.
+  const rest = text.replace(/^https?:\/\/[^/]*/i, '');
+  if (rest !== '' && rest !== '/') return refuse(`no path: “${clip(rest)}”`);
+  return { ok: true, origin: url.origin };
 }
 
-/** Read one of the page's own parameters from the URL: its parsed value, or `fallback`. */
-function pageParameter(name, fallback) {
-  const text = new URLSearchParams(location.search).get(name);
+/**
+ * `https://a.example, http://localhost:8000` → { origins: ['https://a.example',
+ * 'http://localhost:8000'], refused: [] }. Entries that are not origins are refused, with the reason,
+ * and left out: the list never grows because of them, and an empty list allows no page (it fails
+ * closed; no entry can turn it off).
+ */
+export function parseOrigins(text) {
+  const origins = [];
+  const refused = [];
+  for (const entry of String(text).split(',').map((s) => s.trim()).filter(Boolean)) {
+    const parsed = parseOrigin(entry);
+    if (!parsed.ok) refused.push(parsed.message);
+    else if (!origins.includes(parsed.origin)) origins.push(parsed.origin);
+  }
+  if (origins.length === 0 && refused.length === 0) refused.push('the list is empty.');
+  return { origins, refused };
+}
+
+/** Read one of the page's own parameters from `search`: its parsed value, or `fallback`. */
+function pageParameter(name, fallback, search = location.search) {
+  const text = new URLSearchParams(search).get(name);
   if (text === null) return fallback;
-  const value = PAGE_PARAMETERS[name].parse(text);
+  const value = PAGE_PARAMETERS.get(name).parse(text);
   return value === null ? fallback : value;
 }
 
@@ -58,9 +85,58 @@ export function embedOptions() {
   return { controls: pageParameter('controls', true), readouts: pageParameter('readouts', true) };
 }
 
-/** Origins allowed to send messages (null: any), from `origin=`. */
-export function allowedOrigins() {
-  return pageParameter('origin', null);
+/**
+ * Origins allowed to send messages, from every `origin=` in `search` (null: no `origin=`, any page
+ * may). Entries that are not origins are left out, so a list of only bad entries allows none.
+ */
+export function allowedOrigins(search = location.search) {
+  const texts = new URLSearchParams(search).getAll('origin');
+  if (texts.length === 0) return null;
+  return parseOrigins(texts.join(',')).origins;
+}
+
+/** `text` as a notice quotes it: at most 80 characters. */
+export function clip(text) {
+  const value = String(text);
+  return value.length > 80 ? `${value.slice(0, 80)}… (${value.length} characters)` : value;
+}
+
+/**
+ * What the URL's parameters ask, checked but not applied: a list of { name, text, entry } for the
+ * controls to set, in the URL's order, and { key, text } notices for names that are neither a control
+ * nor one of the page's own, and for the page's own whose values are refused. `registry` is the
+ * ParameterRegistry (its names are a Map's keys).
+ */
+export function readUrlState(registry, search = location.search) {
+  const settings = [];
+  const notices = [];
+  for (const [name, text] of new URLSearchParams(search)) {
+    const own = PAGE_PARAMETERS.get(name);
+    if (own) {
+      if (name === 'origin') {
+        const { origins, refused } = parseOrigins(text);
+        if (refused.length) {
+          notices.push({
+            key: `url-${name}`,
+            text: `URL parameter origin=${clip(text)}: ${refused.join(' ')} Messages are accepted only from ${origins.length ? origins.join(', ') : 'no page'}.`,
+          });
+        }
+      } else if (own.parse(text) === null) {
+        notices.push({ key: `url-${name}`, text: `URL parameter ${name}=${clip(text)} was ignored (${name}: ${own.describe}).` });
+      }
+      continue;
+    }
+    const entry = registry.get(name);
+    if (!entry) {
+      notices.push({
+        key: `url-${name}`,
+        text: `Unknown URL parameter “${clip(name)}” was ignored. This demo's parameters are: ${registry.names().join(', ')}.`,
+      });
+      continue;
+    }
+    settings.push({ name, text, entry });
+  }
+  return { settings, notices };
 }
 
 /**
@@ -68,29 +144,14 @@ export function allowedOrigins() {
  * refused value is explained in a notice (the control keeps its default); the demo runs regardless.
  */
 export function applyUrlState(page) {
-  const registry = page.controls.registry;
-  for (const [name, text] of new URLSearchParams(location.search)) {
-    const own = PAGE_PARAMETERS[name];
-    if (own) {
-      if (own.parse(text) === null) {
-        page.notice(`url-${name}`, `URL parameter ${name}=${text} was ignored (${name}: ${own.describe}).`, 'warning');
-      }
-      continue;
-    }
-    const entry = registry.get(name);
-    if (!entry) {
-      page.notice(
-        `url-${name}`,
-        `Unknown URL parameter “${name}” was ignored. This demo's parameters are: ${registry.names().join(', ')}.`,
-        'warning',
-      );
-      continue;
-    }
+  const { settings, notices } = readUrlState(page.controls.registry);
+  for (const { key, text } of notices) page.notice(key, text, 'warning');
+  for (const { name, text, entry } of settings) {
     const refused = entry.set(text);
     if (refused) {
       page.notice(
         `url-${name}`,
-        `URL parameter ${name}=${text} was refused: ${refused.replace(/\.?$/, '.')} Using ${entry.get()}.`,
+        `URL parameter ${name}=${clip(text)} was refused: ${refused.replace(/\.?$/, '.')} Using ${clip(entry.get())}.`,
         'warning',
       );
     }

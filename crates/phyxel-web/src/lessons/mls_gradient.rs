@@ -104,7 +104,7 @@ impl MlsGradientLesson {
         let lesson = MlsGradient::jittered(
             check(param::SPACING, spacing)?,
             check(param::JITTER, jitter)?,
-            check(param::SEED, seed)?.round() as u64,
+            check(param::SEED, seed)? as u64,
             check(param::SUPPORT_RATIO, support_ratio)?,
         );
         let spacing = lesson.sph.volume.sqrt();

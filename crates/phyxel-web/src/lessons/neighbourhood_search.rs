@@ -3,7 +3,7 @@
 use crate::check;
 use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
-use phyxel::lessons::neighbourhood_search::{neighbours_of, param, Swarm, PARAMETERS};
+use phyxel::lessons::neighbourhood_search::{check_work, neighbours_of, param, Swarm, PARAMETERS};
 use phyxel::meshless::neighbours::Neighbourhoods;
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
@@ -28,6 +28,7 @@ impl NeighbourhoodLesson {
     pub fn new(count: u32, radius: f64) -> Result<NeighbourhoodLesson, JsError> {
         let count = check(param::COUNT, count as f64)? as usize;
         let radius = check(param::RADIUS, radius)?;
+        check_work(count, radius).map_err(|e| JsError::new(&e))?;
         let swarm = Swarm::new(count, 42);
         let hashed = swarm.hashed(radius);
         Ok(NeighbourhoodLesson {
@@ -38,8 +39,11 @@ impl NeighbourhoodLesson {
         })
     }
 
+    /// The search radius from the next search on; refused (the old one kept) beyond the work budget.
     pub fn set_radius(&mut self, radius: f64) -> Result<(), JsError> {
-        self.radius = check(param::RADIUS, radius)?;
+        let radius = check(param::RADIUS, radius)?;
+        check_work(self.swarm.positions.len(), radius).map_err(|e| JsError::new(&e))?;
+        self.radius = radius;
         Ok(())
     }
 

@@ -142,7 +142,7 @@ impl SphApproximationLesson {
         let particles = Particles::jittered(
             check(param::SPACING, spacing)?,
             check(param::JITTER, jitter)?,
-            check(param::SEED, seed)?.round() as u64,
+            check(param::SEED, seed)? as u64,
             check(param::SUPPORT_RATIO, support_ratio)?,
             kernel,
         );

@@ -17,6 +17,31 @@ pub mod param {
 /// Every parameter of the lesson, by its public name.
 pub const PARAMETERS: &[crate::params::Param] = &[param::COUNT, param::RADIUS];
 
+/// The most (ordered) neighbour pairs one search may be expected to find: each range alone is fine,
+/// but 20 000 particles with h = 0.5 would make ~8·10⁷ pairs (over 1 GB of lists, rebuilt every
+/// frame). 4·10⁶ allows every count up to the largest at the default radius.
+pub const MAX_PAIRS: f64 = 4.0e6;
+
+/// The expected number of ordered neighbour pairs of `count` particles spread evenly over the
+/// 2 × 2 box searched with radius `radius`: n(n − 1)·πh²/4 (fewer near the walls).
+pub fn expected_pairs(count: usize, radius: f64) -> f64 {
+    let n = count as f64;
+    n * (n - 1.0) * std::f64::consts::PI * radius * radius / 4.0
+}
+
+/// The work budget, checked before a swarm is made or its radius changed: Ok, or why not, with
+/// the limit.
+pub fn check_work(count: usize, radius: f64) -> Result<(), String> {
+    let pairs = expected_pairs(count, radius);
+    if pairs > MAX_PAIRS {
+        return Err(format!(
+            "{count} particles with radius {radius} would make about {pairs:.1e} neighbour pairs per \
+             search (n(n−1)πh²/4): at most {MAX_PAIRS:.0e} are allowed; lower the count or the radius"
+        ));
+    }
+    Ok(())
+}
+
 /// Particles bouncing in the box [−1, 1]².
 #[derive(Clone, Debug)]
 pub struct Swarm {
@@ -94,6 +119,24 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn the_work_budget_refuses_the_combination_and_names_the_limit() {
+        // Every count at the default radius, and every radius at the default count, is within it.
+        assert!(check_work(20_000, param::RADIUS.default).is_ok());
+        assert!(check_work(param::COUNT.default as usize, param::RADIUS.max).is_ok());
+        let error = check_work(20_000, 0.5).unwrap_err();
+        assert!(error.contains("20000 particles with radius 0.5"), "{error}");
+        assert!(error.contains("at most 4e6"), "{error}");
+        // The estimate is an upper bound of what a search finds (walls only lower it), and close.
+        let swarm = Swarm::new(2000, 7);
+        let found = swarm.hashed(0.1).neighbour.len() as f64;
+        let expected = expected_pairs(2000, 0.1);
+        assert!(
+            found < expected && found > 0.85 * expected,
+            "{found} vs {expected}"
+        );
+    }
 
     #[test]
     fn the_hash_grid_returns_exactly_the_brute_force_sets() {

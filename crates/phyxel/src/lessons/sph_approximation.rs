@@ -28,7 +28,7 @@ pub mod param {
     pub const SPACING: Param = Param::real("spacing", 0.02, 0.25, 0.05);
     pub const SUPPORT_RATIO: Param = Param::real("ratio", 1.0, 6.0, 3.0);
     pub const JITTER: Param = Param::real("jitter", 0.0, 1.0, 0.5);
-    pub const SEED: Param = Param::real("seed", 0.0, 1_000_000.0, 1.0);
+    pub const SEED: Param = Param::integer("seed", 0.0, 1_000_000.0, 1.0);
     pub const OFFSET: Param = Param::real("offset", -super::HALF_WIDTH, super::HALF_WIDTH, 0.3);
     pub const ANGLE: Param = Param::real("angle", -90.0, 90.0, 0.0);
 }
