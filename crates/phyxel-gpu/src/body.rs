@@ -31,6 +31,11 @@ pub fn largest_binding_bytes(phyxels: usize, implicit: bool) -> u64 {
     largest as u64
 }
 
+/// Why a plastic body with background quadrature stays on the CPU (at upload, and when plasticity is
+/// switched on later: [`crate::GpuSolver::set_plasticity`]).
+pub(crate) const NO_PLASTIC_FLOW_AT_POINTS: &str = "the GPU backend carries no plastic flow at \
+    integration points: a plastic body with background quadrature runs on the CPU";
+
 /// Refuse what the GPU backend does not mirror.
 fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
     let implicit = sim.corotated_implicit().is_some();
@@ -43,11 +48,7 @@ fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
             ));
         }
         if sim.plasticity.is_some() {
-            return Err(GpuError(
-                "the GPU backend carries no plastic flow at integration points: a plastic body \
-                 with background quadrature runs on the CPU"
-                    .into(),
-            ));
+            return Err(GpuError(NO_PLASTIC_FLOW_AT_POINTS.into()));
         }
     }
     if !implicit && sim.integrator() != Method::SymplecticEuler {

@@ -318,7 +318,8 @@ mod tests {
     use phyxel::meshless::quadrature::QuadratureSettings;
     use phyxel::meshless::sampling::{sample, Lattice, Shape};
 
-    /// A 4 × 4 × 4 block of particles with its quadrature and a held face at x = 0.
+    /// A 5 × 5 × 5 block of particles (spacing 0.25 over [0, 1]³) with its quadrature and a held
+    /// face at x = 0.
     fn held_block() -> Quadrature {
         let a = 0.25;
         let shape = Shape::Box {

@@ -5,7 +5,7 @@
 //! submission per call, without waiting for the device; it times each pass of an explicit step
 //! ([`GpuSolver::profile_step`]) and reads the state back ([`crate::state`]).
 
-use crate::body::BodyBuffers;
+use crate::body::{BodyBuffers, NO_PLASTIC_FLOW_AT_POINTS};
 use crate::context::{GpuContext, GpuError};
 use crate::edge_windows::EdgeWindowPlan;
 use crate::explicit::ExplicitStep;
@@ -50,6 +50,8 @@ pub struct GpuSolver {
     rest_shape_followers: Vec<Pass>,
     /// Submissions of steps the device has not finished yet.
     in_flight: Arc<AtomicUsize>,
+    /// Whether the body is integrated by background quadrature (no plastic flow on the device then).
+    quadrature: bool,
 }
 
 /// [`GpuSolver::step`] queues nothing while this many submissions are unfinished: a page that asks for
@@ -116,10 +118,11 @@ impl GpuSolver {
             reference_update_strain: sim.reference_update_strain,
             rest_shape_followers: Vec::new(),
             in_flight: Arc::new(AtomicUsize::new(0)),
+            quadrature: sim.body.quadrature().is_some(),
         };
         solver.set_drag(sim.drag);
         solver.set_melting(sim.melting);
-        solver.set_plasticity(sim.plasticity);
+        solver.set_plasticity(sim.plasticity)?;
         Ok(solver)
     }
 
@@ -193,8 +196,12 @@ impl GpuSolver {
         }
     }
 
-    /// Plastic flow with these parameters, or (None) a purely elastic material.
-    pub fn set_plasticity(&mut self, plasticity: Option<Plasticity>) {
+    /// Plastic flow with these parameters, or (None) a purely elastic material. Refused for a body
+    /// integrated by background quadrature (the device carries no plastic state at its points).
+    pub fn set_plasticity(&mut self, plasticity: Option<Plasticity>) -> Result<(), GpuError> {
+        if self.quadrature && plasticity.is_some() {
+            return Err(GpuError(NO_PLASTIC_FLOW_AT_POINTS.into()));
+        }
         let p = plasticity.unwrap_or(Plasticity {
             yield_strain: 0.0,
             creep: 0.0,
@@ -204,6 +211,7 @@ impl GpuSolver {
         self.params.creep = p.creep as f32;
         self.params.max_strain = p.max_strain as f32;
         self.params.plastic = u32::from(plasticity.is_some());
+        Ok(())
     }
 
     /// Heat and soften (`Melting`), or (None) keep temperatures and stiffness as they are.

@@ -402,6 +402,16 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
             .contains("no plastic flow at integration points"),
         "{refused}"
     );
+    // ... nor when plasticity is switched on after the upload.
+    let mut elastic = GpuSolver::new(&gpu, &quadrature_cube()).unwrap();
+    let refused = elastic.set_plasticity(plastic.plasticity).err().unwrap();
+    assert!(
+        refused
+            .to_string()
+            .contains("no plastic flow at integration points"),
+        "{refused}"
+    );
+    elastic.set_plasticity(None).unwrap();
 }
 
 #[test]
@@ -501,7 +511,8 @@ fn implicit_steps(
 
 #[test]
 fn gpu_and_cpu_implicit_steps_agree_on_a_clamped_beam() {
-    // The lesson's cantilever at 1 MPa: 0.5 m long, 0.1 m thick, 3 phyxels across, clamped at x < 0.
+    // The lesson's cantilever at 1 MPa: 0.5 m long, 0.1 m thick, 3 phyxels across, nodal (its face
+    // and one layer inside the wall fixed).
     let beam = Beam {
         length: 0.5,
         thickness: 0.1,
@@ -692,16 +703,27 @@ fn assert_similar_solves(cpu: SolveStats, gpu: SolveStats) {
 
 #[test]
 fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_clamped_by_fixed_phyxels() {
-    // The explicit-vs-implicit lesson's cantilever with background quadrature: its particles inside
-    // the wall are held fixed.
-    let beam = Beam {
-        length: 0.5,
-        thickness: 0.1,
-        across: 3,
-        material: jelly(),
-        integration: phyxel::lessons::integrating_solid::Integration::Quadrature,
+    // A cantilever 0.5 m long, 0.1 m thick, 3 particles across (a = 0.05 m), one lattice layer of it
+    // inside the wall (the integration region too) and the particles at x ≤ 0 held fixed: the device
+    // keeps fixed rows out of CG as the CPU does.
+    let (length, height) = (0.5, 0.1);
+    let a = height / 2.0;
+    let embedded = Shape::Box {
+        min: DVec3::new(-a, 0.0, 0.0),
+        max: DVec3::new(length, height, height),
     };
-    let sim = beam.simulation(0.0);
+    let body = quadrature_body(&embedded, &embedded, a);
+    let fixed = body.reference.iter().map(|x| x.x < 1e-9 * a).collect();
+    let mut sim = Simulation::new(
+        body,
+        Environment {
+            colliders: vec![],
+            damping: 0.0,
+            ..Environment::default()
+        },
+    );
+    sim.fixed = fixed;
+    sim.elasticity = Elasticity::CorotatedLinear;
     assert!(sim.body.quadrature().is_some() && sim.fixed.iter().any(|&f| f));
     let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200);
     let sag = cpu

@@ -135,11 +135,12 @@ where
     }
 }
 
-/// Rounds without work (each a steal attempt and a short back-off, a microsecond or so in the browser) after which a
-/// helper of [`in_pool`] stops spinning and leaves the thread to rayon's own sleep: a few milliseconds,
-/// far longer than the gap between two passes of a step.
+/// Rounds without work (each a steal attempt and a back-off of 512 spins) after which a helper of
+/// [`in_pool`] stops spinning and leaves the thread to rayon's own sleep: a few milliseconds in the
+/// browser, where a spin is no instruction, a fraction of a second natively (a PAUSE each) — either
+/// way far longer than the gap between two passes of a step.
 #[cfg(feature = "parallel")]
-pub const IDLE_ROUNDS: u32 = 1 << 13;
+pub(crate) const IDLE_ROUNDS: u32 = 1 << 13;
 
 /// A helper of [`in_pool`]: take the passes' work as it is split while `busy`, and give up after
 /// [`IDLE_ROUNDS`] rounds in a row that found none.
@@ -149,9 +150,10 @@ pub const IDLE_ROUNDS: u32 = 1 << 13;
 /// inside the piece (rayon runs queued jobs while a thread waits on a join): the helper then spins on
 /// top of work the batch needs, and an unbounded spin would wait for ever for a batch that waits for
 /// it (seen as a browser bench hanging with one worker at full load, about once in fifty runs under CPU
-/// contention). Out of work for a few milliseconds, the helper returns and the piece below it finishes.
+/// contention). Out of work for [`IDLE_ROUNDS`] rounds, the helper returns and the piece below it
+/// finishes.
 #[cfg(feature = "parallel")]
-pub fn help_while(busy: &std::sync::atomic::AtomicBool) {
+pub(crate) fn help_while(busy: &std::sync::atomic::AtomicBool) {
     let mut idle = 0;
     while busy.load(Ordering::Acquire) && idle < IDLE_ROUNDS {
         if rayon::yield_now() == Some(rayon::Yield::Executed) {

@@ -10,7 +10,8 @@
 //   set        (parameter, value)  validated like typed input; refused values answer an error
 //   play, pause, restart       (simulations)
 //   step       (steps? 1…1000) pause and advance that many steps (one request at a time; at most 8
-//              wait, more are refused; pause, play and restart cancel the waiting ones)
+//              unanswered, the running one included, more are refused; pause, play and restart cancel
+//              the waiting ones)
 //   readouts                   every readout: { texts: {id: text}, values: {id: number} }
 //   subscribe  (events)        any of 'readouts' (4 per second while they change), 'state', 'notice'
 //   unsubscribe (events?)
@@ -21,7 +22,8 @@ const VERSION = 1;
 const EVENTS = ['readouts', 'state', 'notice'];
 const READOUT_INTERVAL_MS = 250;
 const MAX_STEPS = 1000;
-/** `step` requests that may wait (one runs at a time); more are refused until replies come back. */
+/** `step` requests that may be unanswered at once (one runs, the rest wait); more are refused until
+ * replies come back. */
 const MAX_PENDING_STEPS = 8;
 /** The longest text a `set` may carry (an expression is far shorter; see js/lessons/scattered.js). */
 const MAX_VALUE_LENGTH = 10_000;
@@ -142,8 +144,8 @@ async function stepOnce(page, n) {
 }
 
 /**
- * `step` requests one at a time: each waits for the one before it; at most MAX_PENDING_STEPS may wait
- * (more are refused at once), and `pause`, `play` and `restart` cancel those not yet started, so a
+ * `step` requests one at a time: each waits for the one before it; at most MAX_PENDING_STEPS may be
+ * unanswered, the running one included (more are refused at once), and `pause`, `play` and `restart` cancel those not yet started, so a
  * flood of steps cannot queue unbounded work or keep a pause waiting for all of it.
  */
 export function stepQueue(page) {

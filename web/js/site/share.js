@@ -114,11 +114,13 @@ export function readUrlState(registry, search = location.search) {
     const own = PAGE_PARAMETERS.get(name);
     if (own) {
       if (name === 'origin') {
-        const { origins, refused } = parseOrigins(text);
+        const { refused } = parseOrigins(text);
+        // Every origin= of the URL together (what the page accepts), not this one's alone.
+        const allowed = allowedOrigins(search);
         if (refused.length) {
           notices.push({
             key: `url-${name}`,
-            text: `URL parameter origin=${clip(text)}: ${refused.join(' ')} Messages are accepted only from ${origins.length ? origins.join(', ') : 'no page'}.`,
+            text: `URL parameter origin=${clip(text)}: ${refused.join(' ')} Messages are accepted only from ${allowed.length ? allowed.join(', ') : 'no page'}.`,
           });
         }
       } else if (own.parse(text) === null) {

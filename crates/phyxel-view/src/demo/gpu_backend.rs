@@ -65,7 +65,9 @@ impl Accelerator for GpuBackend {
         }
         self.solver.set_drag(sim.drag);
         self.solver.set_melting(sim.melting);
-        self.solver.set_plasticity(sim.plasticity);
+        self.solver
+            .set_plasticity(sim.plasticity)
+            .map_err(|refusal| format!("{refusal}; continuing on the CPU"))?;
         // False while the device is still busy with earlier steps: simulated time waits for it.
         Ok(self.solver.step(&self.context, dt, steps))
     }
@@ -177,7 +179,7 @@ pub fn apply_state(demo: &mut GpuDemo, state: Result<GpuState, GpuError>) -> Res
         let bound = demo.sim.cfl_time_step();
         demo.stop_accelerator(format!(
             "the simulation became unstable on the GPU and was stopped at its last state read back \
-             (the bound's estimate h·√(ρ/E) = {bound:.2e} s; the discretization's own bound lies below it); lower Δt, use more substeps, or soften \
+             (the stability bound's estimate h·√(ρ/E) = {bound:.2e} s; the discretization's own bound lies below it); lower Δt, use more substeps, or soften \
              the material — continuing on the CPU"
         ));
         return Ok(());

@@ -166,7 +166,8 @@ impl ExplicitImplicitLesson {
     }
 
     /// Both beams side by side: the wall, Timoshenko's static curve (dashed), the phyxels seen
-    /// from the side (clamped ones grey), and a stopped beam's reason in red.
+    /// from the side (any fixed ones grey; the quadrature beams are held by their end face, against
+    /// the wall), and a stopped beam's reason in red.
     pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64) {
         ctx.set_fill_style_str("#fff");
         ctx.fill_rect(0.0, 0.0, width, height);
@@ -231,7 +232,7 @@ impl ExplicitImplicitLesson {
         }
         ctx.stroke();
         let _ = ctx.set_line_dash(&js_sys_dash(0.0));
-        // The phyxels, clamped ones grey.
+        // The phyxels, fixed ones (the nodal models' clamp) grey.
         let radius = (0.35 * beam.spacing() * self.scale(width, height)).max(1.5 * dpr);
         for (i, p) in sim.body.positions().iter().enumerate() {
             let fixed = sim.fixed.get(i).copied().unwrap_or(false);

@@ -173,7 +173,7 @@ impl ExplicitVsImplicit {
         }
     }
 
-    /// The thesis' estimate h·√(ρ/E) of the explicit step bound (its eq. 3.58) for the beam's
+    /// The thesis' estimate h·√(ρ/E) of the explicit step bound (its eq. 3.59) for the beam's
     /// material; the discretization's own bound is [`ExplicitVsImplicit::explicit_bound`].
     pub fn cfl_time_step(&self) -> f64 {
         self.explicit.cfl_time_step()

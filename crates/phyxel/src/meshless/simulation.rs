@@ -253,7 +253,7 @@ impl fmt::Display for BlowUp {
         write!(
             f,
             "the simulation became unstable at t = {:.3} s and was stopped before any value overflowed: \
-             Δt = {:.2e} s exceeds what explicit integration can resolve (the bound's estimate h·√(ρ/E) = {:.2e} s; the discretization's own bound lies below it); \
+             Δt = {:.2e} s exceeds what explicit integration can resolve (the stability bound's estimate h·√(ρ/E) = {:.2e} s; the discretization's own bound lies below it); \
              lower Δt, use more substeps, or soften the material",
             self.time, self.dt, self.cfl_time_step
         )
@@ -670,7 +670,10 @@ impl Simulation {
             .map(|(v, a)| *v + dt * *a)
             .collect();
         if let Some(held) = body.quadrature().and_then(|q| q.held.as_ref()) {
-            held.implicit_velocities(&body.mass, dt, u, &mut velocity);
+            let solve = held.implicit_velocities(&body.mass, &self.fixed, dt, u, &mut velocity);
+            // M plus a small positive semidefinite term: CG does not fail on it (and a step it did
+            // not finish would still be caught by the blow-up checks that follow).
+            debug_assert!(solve.converged, "{} iterations", solve.iterations);
         }
         let body = &mut self.body;
         for (u, v) in body.displacement.iter_mut().zip(&velocity) {

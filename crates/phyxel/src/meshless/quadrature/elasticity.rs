@@ -45,11 +45,29 @@ impl Quadrature {
     /// The corotated state of integration point I ([`corotated_stress`] with v_I): its force matrix
     /// is M_I = −v_I P_I.
     fn point_stress(&self, point: usize, displacement: &[DVec3], rotation: DMat3) -> PhyxelStress {
+        self.point_stress_with(point, displacement, |_| rotation)
+    }
+
+    /// [`Quadrature::point_stress`] with the rotation taken from the elastic deformation gradient
+    /// F_I F_p,I⁻¹ by `rotation_of`.
+    fn point_stress_with(
+        &self,
+        point: usize,
+        displacement: &[DVec3],
+        rotation_of: impl Fn(DMat3) -> DMat3,
+    ) -> PhyxelStress {
         let plastic_inverse = self.plastic_inverse(point);
         let elastic = self.deformation_gradient(point, displacement) * plastic_inverse;
         let Lame { lambda, mu } = self.lame[point];
         let volume = self.points.volume[point];
-        corotated_stress(elastic, rotation, plastic_inverse, volume, lambda, mu)
+        corotated_stress(
+            elastic,
+            rotation_of(elastic),
+            plastic_inverse,
+            volume,
+            lambda,
+            mu,
+        )
     }
 
     /// f_i = −Σ_I v_I P_I ∇φ_i(x_I) at `displacement` with the rotations `rotations`, and the held
@@ -75,12 +93,8 @@ impl Quadrature {
     /// same pass (F_I computed once per point): what an explicit step needs.
     pub fn material_forces_at(&self, displacement: &[DVec3]) -> Vec<DVec3> {
         let force_matrices = map_indices(self.len(), |k| {
-            let plastic_inverse = self.plastic_inverse(k);
-            let elastic = self.deformation_gradient(k, displacement) * plastic_inverse;
-            let Lame { lambda, mu } = self.lame[k];
-            let volume = self.points.volume[k];
-            let rotation = polar_rotation(elastic);
-            corotated_stress(elastic, rotation, plastic_inverse, volume, lambda, mu).force_matrix
+            self.point_stress_with(k, displacement, polar_rotation)
+                .force_matrix
         });
         self.gather(&force_matrices)
     }

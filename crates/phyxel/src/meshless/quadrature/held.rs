@@ -10,7 +10,7 @@
 //! the explicit forces alone — unconditionally stable for the hold, so the material's stiffness sets
 //! the step bound again.
 
-use crate::conjugate_gradient::{solve, Tolerance};
+use crate::conjugate_gradient::{solve, Solution, Tolerance};
 use glam::{DMat3, DVec3};
 
 /// A part of the surface held at its rest position by a penalty (the essential boundary condition
@@ -75,36 +75,57 @@ impl HeldSurface {
 
     /// The velocities after an explicit step whose hold is taken implicitly: `velocity` holds v*
     /// (the step's velocity from every other force) and becomes v⁺ with
-    /// (M + Δt² P) v⁺ = M v* − Δt P u (module docs), solved by conjugate gradients with the diagonal
-    /// of M + Δt² P as preconditioner. Returns CG's iterations.
+    /// (M + Δt² P) v⁺ = M v* − Δt P u (module docs) on the free particles, v⁺ = 0 on the `fixed` ones
+    /// (their rows and columns left out, as in `implicit::velocity_change`), solved by conjugate
+    /// gradients with the diagonal of M + Δt² P as preconditioner. The matrix is M plus a
+    /// positive semidefinite term, so CG converges in a few dozen iterations; returns what it did.
     pub fn implicit_velocities(
         &self,
         mass: &[f64],
+        fixed: &[bool],
         dt: f64,
         displacement: &[DVec3],
         velocity: &mut Vec<DVec3>,
-    ) -> usize {
+    ) -> Solution<Vec<DVec3>> {
         let dt2 = dt * dt;
+        let free = |i: usize| !fixed.get(i).copied().unwrap_or(false);
+        let masked = |w: &[DVec3]| -> Vec<DVec3> {
+            (0..w.len())
+                .map(|i| if free(i) { w[i] } else { DVec3::ZERO })
+                .collect()
+        };
         let pu = self.stiffness_times(displacement);
-        let rhs: Vec<DVec3> = velocity
-            .iter()
-            .zip(&pu)
-            .zip(mass)
-            .map(|((v, p), m)| *m * *v - dt * *p)
+        let rhs: Vec<DVec3> = (0..mass.len())
+            .map(|i| {
+                if free(i) {
+                    mass[i] * velocity[i] - dt * pu[i]
+                } else {
+                    DVec3::ZERO
+                }
+            })
             .collect();
         let mut diagonal = vec![DMat3::ZERO; mass.len()];
         self.add_diagonal(&mut diagonal);
-        let inverse: Vec<f64> = mass
-            .iter()
-            .zip(&diagonal)
-            .map(|(m, d)| 1.0 / (m - dt2 * d.x_axis.x))
+        let inverse: Vec<f64> = (0..mass.len())
+            .map(|i| {
+                if free(i) {
+                    1.0 / (mass[i] - dt2 * diagonal[i].x_axis.x)
+                } else {
+                    1.0
+                }
+            })
             .collect();
         let apply = |w: &Vec<DVec3>| -> Vec<DVec3> {
-            let pw = self.stiffness_times(w);
-            w.iter()
-                .zip(&pw)
-                .zip(mass)
-                .map(|((w, p), m)| *m * *w + dt2 * *p)
+            let w = masked(w);
+            let pw = self.stiffness_times(&w);
+            (0..w.len())
+                .map(|i| {
+                    if free(i) {
+                        mass[i] * w[i] + dt2 * pw[i]
+                    } else {
+                        DVec3::ZERO
+                    }
+                })
                 .collect()
         };
         let precondition = |r: &Vec<DVec3>| -> Vec<DVec3> {
@@ -114,8 +135,8 @@ impl HeldSurface {
             relative_residual: 1e-12,
             max_iterations: 500,
         };
-        let solution = solve(apply, &rhs, velocity.clone(), precondition, tolerance);
-        *velocity = solution.x;
-        solution.iterations
+        let solution = solve(apply, &rhs, masked(velocity), precondition, tolerance);
+        *velocity = solution.x.clone();
+        solution
     }
 }
