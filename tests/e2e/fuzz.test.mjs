@@ -21,6 +21,13 @@ const source = (id, query = '') => `${id}.html?embed=1${BASE[id] ? `&${BASE[id]}
 /** A task on the page's thread longer than this fails the case that caused it. */
 const LONG_TASK_MS = 1000;
 /**
+ * The 3D demo's own frames already make page-thread tasks of 0.5–0.6 s on an idle 2-core machine
+ * (software rendering, measured 2026-11-24), 1.1–1.7 s when the machine is busy: its limit is set
+ * above that, so that what fails is an input's cost, not the machine's load.
+ */
+const LONG_TASK_LIMIT_MS = { phyxels: 3000 };
+const longTaskLimit = (id) => LONG_TASK_LIMIT_MS[id] ?? LONG_TASK_MS;
+/**
  * Growth of the JS heap, after a collection, over a demo's cases (bytes): the cases leave nothing
  * behind — each notice and control error replaces the last — so what grows is caches warming up.
  */
@@ -158,7 +165,7 @@ for (const { id } of DEMOS) {
       assert.deepEqual(after, [], 'the simulation runs after the floods');
     }
     const health = await frameHealth(page, cdp, 'demo');
-    assert.ok(health.longTasks.every((ms) => ms < LONG_TASK_MS), `long tasks: ${health.longTasks.join(', ')} ms`);
+    assert.ok(health.longTasks.every((ms) => ms < longTaskLimit(id)), `long tasks: ${health.longTasks.join(', ')} ms`);
     assert.ok(health.heap - before.heap < HEAP_GROWTH, `the JS heap grew from ${before.heap} to ${health.heap} bytes`);
     t.diagnostic(`${cases.length} message cases, ${picked.length} flooded; heap ${before.heap} → ${health.heap} B; longest task ${Math.max(0, ...health.longTasks)} ms; ${Date.now() - started} ms`);
 
@@ -188,7 +195,7 @@ for (const { id } of DEMOS) {
         assert.deepEqual(running.flatMap((r) => r.stalls), [], 'the simulations run');
       }
       const longTasks = await page.evaluate((ids) => ids.flatMap((f) => document.getElementById(f).contentWindow.__longTasks), ids);
-      assert.ok(longTasks.every((ms) => ms < LONG_TASK_MS), `long tasks while the URL frames loaded: ${longTasks.join(', ')} ms`);
+      assert.ok(longTasks.every((ms) => ms < longTaskLimit(id)), `long tasks while the URL frames loaded: ${longTasks.join(', ')} ms`);
       // Removed once settled: a lesson worker still loading would see its requests cut off.
       await page.evaluate((ids) => new Promise((resolve, reject) => {
         const seen = new Set();
