@@ -305,3 +305,22 @@ test('a flood of 1000 step messages: one at a time, the excess refused, a pause 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('explicit vs implicit: a step request is bounded by its explicit substeps, checked before any work, the limit named', async () => {
+  const { page, context, problems } = await openPage(env, 'index.html');
+  const ask = await frameDriver(page, 'beams', 'explicit-implicit.html?embed=1&paused=1&explicitDt=1e-5');
+  await waitFor(() => page.evaluate(() => window.ready.has('beams')), Boolean, 'ready');
+  const paused = await ask({ phyxel: 1, action: 'pause' }, 60_000);
+  assert.equal(paused?.ok, true, JSON.stringify(paused));
+  const refused = await ask({ phyxel: 1, action: 'step', steps: 1000 }, 60_000);
+  assert.equal(refused?.ok, false, JSON.stringify(refused));
+  assert.equal(refused.error, 'The step failed: 1000 frames of 1/60 s at explicit Δt = 0.00001 s would be 1.7e+6 explicit substeps: at most 1e+5 are allowed in one request; ask for fewer steps or a larger explicit Δt');
+  const after = (await ask({ phyxel: 1, action: 'readouts' })).result.values['sim-time'];
+  assert.equal(after, paused.result.time, 'no frame was simulated');
+  // Within the budget: one frame at 10 µs (1667 substeps) is taken.
+  const taken = await ask({ phyxel: 1, action: 'step', steps: 1 }, 60_000);
+  assert.equal(taken?.ok, true, JSON.stringify(taken));
+  assert.ok(Math.abs(taken.result.time - (paused.result.time + 1 / 60)) < 1e-6, `${paused.result.time} → ${taken.result.time}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -16,8 +16,11 @@ import { serve } from '../../web/serve.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WEBGPU = process.env.PHYXEL_WEBGPU !== '0';
 
-/** Launch Debian's Chromium headless, with WebGPU (SwiftShader) when PHYXEL_WEBGPU is not 0. */
-function launchChromium() {
+/**
+ * Launch Debian's Chromium headless, with WebGPU (SwiftShader) when PHYXEL_WEBGPU is not 0, and any
+ * `extraArgs` (e.g. --enable-precise-memory-info for the fuzz layer's heap readings).
+ */
+function launchChromium(extraArgs = []) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     args: [
@@ -28,6 +31,7 @@ function launchChromium() {
       '--disable-component-update',
       '--no-first-run',
       ...(WEBGPU ? ['--enable-unsafe-webgpu'] : []),
+      ...extraArgs,
     ],
   });
 }
@@ -35,19 +39,19 @@ function launchChromium() {
 /**
  * Start the server and the browser for one test file; returns an object filled in `before`.
  * `browserPerTest`: a fresh browser for every test (the WebGPU tests: a GPU process that lost its
- * device in one test must not decide what the next one is granted).
+ * device in one test must not decide what the next one is granted). `extraArgs`: more Chromium flags.
  */
-export function useBrowser({ isolation = true, browserPerTest = false } = {}) {
+export function useBrowser({ isolation = true, browserPerTest = false, extraArgs = [] } = {}) {
   const env = { baseUrl: '', browser: null, server: null };
   before(async () => {
     env.server = await serve({ dir: join(ROOT, 'dist'), port: 0, isolation });
     env.baseUrl = `http://127.0.0.1:${env.server.address().port}/`;
-    env.browser = await launchChromium();
+    env.browser = await launchChromium(extraArgs);
   });
   if (browserPerTest) {
     beforeEach(async () => {
       await env.browser?.close();
-      env.browser = await launchChromium();
+      env.browser = await launchChromium(extraArgs);
     });
   }
   after(async () => {

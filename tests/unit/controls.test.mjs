@@ -4,7 +4,7 @@
 // Run: cd tests && node --test unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ParameterRegistry, parseNumber, parseSwitch } from '../../web/js/site/controls.js';
+import { ParameterRegistry, clip, parseNumber, parseSwitch } from '../../web/js/site/controls.js';
 
 test('numbers in range are accepted, as numbers', () => {
   assert.deepEqual(parseNumber('0.5', 0, 1), { ok: true, value: 0.5 });
@@ -30,7 +30,14 @@ test('hostile numbers are refused with the reason', () => {
     ['2', 'Must be between 3 and 60.'],
   ];
   for (const [text, message] of cases) assert.deepEqual(parseNumber(text, 3, 60, true), { ok: false, message }, text);
-  assert.equal(parseNumber('x'.repeat(100_000), 0, 1).ok, false);
+  // An over-long text is quoted at most 80 characters long (found by the fuzz layer: it was repeated whole).
+  assert.deepEqual(parseNumber('x'.repeat(100_000), 0, 1), { ok: false, message: `“${'x'.repeat(80)}… (100000 characters)” is not a number.` });
+});
+
+test('refusals quote at most 80 characters of the input', () => {
+  assert.equal(clip('short'), 'short');
+  assert.equal(clip('y'.repeat(81)), `${'y'.repeat(80)}… (81 characters)`);
+  assert.equal(clip('y'.repeat(80)), 'y'.repeat(80));
 });
 
 test('switches take on/off words only', () => {

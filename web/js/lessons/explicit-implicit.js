@@ -11,6 +11,12 @@ const solvers = await LessonWorker.start();
 const canvas = document.getElementById('scene');
 /** Each frame simulates 1/60 s on both sides (the implicit side's default step). */
 const FRAME_TIME = 1 / 60;
+/**
+ * The most explicit substeps one Step or `step` request may ask of the worker (a few seconds of its
+ * work): checked before any work, since n frames are n × FRAME_TIME / Δt substeps (1000 frames at
+ * Δt = 1 µs would be 1.7·10⁷). A real-time frame (n ≤ 3) stays well within it at the smallest Δt.
+ */
+const MAX_SUBSTEPS_PER_REQUEST = 1e5;
 /** The solver's parameter table (crates/phyxel/src/lessons/explicit_implicit.rs): ranges and defaults. */
 const table = await solvers.static('ExplicitImplicitLesson', 'parameters');
 const params = defaults(table);
@@ -107,6 +113,10 @@ page.start({
   speed: () => 1,
   time: () => simulatedTime,
   step: async (n) => {
+    const substeps = Math.ceil((n * FRAME_TIME) / params.explicitDt);
+    if (substeps > MAX_SUBSTEPS_PER_REQUEST) {
+      throw new Error(`${n} frames of 1/60 s at explicit Δt = ${params.explicitDt} s would be ${substeps.toExponential(1)} explicit substeps: at most ${MAX_SUBSTEPS_PER_REQUEST.toExponential(0)} are allowed in one request; ask for fewer steps or a larger explicit Δt`);
+    }
     const frames = [];
     for (let k = 0; k < n; k++) frames.push(lesson.timed('advance_explicit', FRAME_TIME), lesson.timed('advance_implicit', FRAME_TIME));
     const [timings, failure, implicitFailure, time] = await Promise.all([

@@ -11,7 +11,7 @@
 //
 //   const solver = new PhyxelSolver({ page, scene, settings, timing, view, onChange, onSteps });
 //   solver.demo                  the page's copy (a PhyxelDemo): drawing, picking, readouts
-//   solver.step(dt, n)           n steps now: true, false after a blow-up, or 'queued' (the worker's)
+//   solver.step(dt, n)           n steps now: true, false after a blow-up, or (the worker's) a promise of 'queued'
 //   solver.call(method, ...args) a setter: checked on the page's copy (throws if refused), mirrored
 //   solver.build() / replace(fresh)   a new scene (build throws, keeping the old one, if refused)
 //   solver.switchTo('gpu' | 'cpu')    the state carries over; a refusal says why and stays on the CPU
@@ -106,13 +106,14 @@ export class PhyxelSolver {
   }
 
   /**
-   * `n` steps of `dt`: by the worker ('queued': its state arrives later, through onSteps), else on the
-   * page or the GPU (false: a blow-up, the last good state kept; demo.error() says why).
+   * `n` steps of `dt`: by the worker (a promise of 'queued', settled once the worker has taken them
+   * and its state has arrived through onSteps — so that a Step or a `step` message is work in flight
+   * that the page waits for, never a request piled up in the worker), else on the page or the GPU
+   * (false: a blow-up, the last good state kept; demo.error() says why).
    */
   step(dt, n) {
     if (this.workerSteps) {
-      this.cpu.step(dt, n).then(this.takeWorkerState, this.workerFailed);
-      return 'queued';
+      return this.cpu.step(dt, n).then(this.takeWorkerState, this.workerFailed).then(() => 'queued');
     }
     return this.demo.step(dt, n);
   }

@@ -552,7 +552,7 @@ page.start({
   step: (n) => {
     // The worker's (the Step button or the message API) are queued behind its current work.
     const stepped = solver.step(currentDt(), n);
-    if (stepped === 'queued') return stepped;
+    if (stepped?.then) return stepped;
     if (!stepped) {
       // A blow-up: the solver kept the last good state. Pause there and explain.
       page.setRunning(false);

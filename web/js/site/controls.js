@@ -5,6 +5,12 @@
 // (`param`): teachers' links use it, so it never follows the markup. The element's id is the page's own
 // business (styles, tests) and may change freely; the name is written on it as `data-param`.
 
+/** `text` as a refusal quotes it: at most 80 characters (an over-long input is not repeated back). */
+export function clip(text) {
+  const value = String(text);
+  return value.length > 80 ? `${value.slice(0, 80)}… (${value.length} characters)` : value;
+}
+
 /**
  * Parse `text` as a number in [min, max] (a whole number when `integer`).
  * @returns {{ok: true, value: number} | {ok: false, message: string}}
@@ -13,7 +19,7 @@ export function parseNumber(text, min, max, integer = false) {
   const trimmed = String(text).trim();
   if (trimmed === '') return { ok: false, message: 'Enter a number.' };
   const value = Number(trimmed);
-  if (!Number.isFinite(value)) return { ok: false, message: `“${trimmed}” is not a number.` };
+  if (!Number.isFinite(value)) return { ok: false, message: `“${clip(trimmed)}” is not a number.` };
   if (value < min || value > max) return { ok: false, message: `Must be between ${min} and ${max}.` };
   if (integer && !Number.isInteger(value)) return { ok: false, message: 'Must be a whole number.' };
   return { ok: true, value };
@@ -264,7 +270,7 @@ export class ControlPanel {
       get: () => select.value,
       set: (text) => {
         const value = String(text);
-        if (!values.includes(value)) return `“${value}” is not one of ${values.join(', ')}.`;
+        if (!values.includes(value)) return `“${clip(value)}” is not one of ${values.join(', ')}.`;
         if (select.value !== value) {
           select.value = value;
           select.dispatchEvent(new Event('change'));
@@ -301,7 +307,7 @@ export class ControlPanel {
       get: () => (box.checked ? '1' : '0'),
       set: (text) => {
         const checked = parseSwitch(text);
-        if (checked === null) return `“${text}” is not on or off: use 1 or 0.`;
+        if (checked === null) return `“${clip(text)}” is not on or off: use 1 or 0.`;
         if (box.checked !== checked) {
           box.checked = checked;
           box.dispatchEvent(new Event('change'));

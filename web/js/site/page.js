@@ -260,7 +260,8 @@ export class LessonPage {
 
   /**
    * Take `n` steps of the simulation, timing them — unless the simulation steps elsewhere (a worker):
-   * its step(n) then returns 'queued' and it reports the steps itself through recordSteps. A step(n)
+   * its step(n) then returns 'queued' (or a promise of it, settled when they are taken) and it
+   * reports the steps itself through recordSteps. A step(n)
    * that returns a promise is timed by the number it resolves to (ms, the worker's own clock), or by
    * the wall clock until it resolves.
    */
@@ -273,7 +274,8 @@ export class LessonPage {
       this.recordSteps(n, ms ?? performance.now() - start);
       return this.sim.afterStep?.();
     };
-    return stepped?.then ? stepped.then((ms) => record(typeof ms === 'number' ? ms : undefined)) : record();
+    // A promise of 'queued': taken elsewhere, and reported there (the 3D demo's worker).
+    return stepped?.then ? stepped.then((ms) => (ms === 'queued' ? undefined : record(typeof ms === 'number' ? ms : undefined))) : record();
   }
 
   /** `n` steps were taken in `elapsed` ms: the time-per-step readout averages the last second. */

@@ -10,7 +10,7 @@
 //   paused=1       open paused (a simulation)
 //   origin=…       comma-separated origins allowed to drive the demo by postMessage (default: any;
 //                  entries that are not origins are refused and left out, so the list fails closed)
-import { parseSwitch } from './controls.js';
+import { clip, parseSwitch } from './controls.js';
 
 /** The demo's id: the lesson page's file name without `.html` (`pbd.html` → `pbd`). */
 export function demoId() {
@@ -95,11 +95,8 @@ export function allowedOrigins(search = location.search) {
   return parseOrigins(texts.join(',')).origins;
 }
 
-/** `text` as a notice quotes it: at most 80 characters. */
-export function clip(text) {
-  const value = String(text);
-  return value.length > 80 ? `${value.slice(0, 80)}… (${value.length} characters)` : value;
-}
+/** `text` as a notice quotes it: at most 80 characters (controls.js's rule, shared). */
+export { clip };
 
 /**
  * What the URL's parameters ask, checked but not applied: a list of { name, text, entry } for the
