@@ -73,3 +73,15 @@ fn bad_parameters_are_refused_with_their_names() {
     assert_eq!(e.param, "young");
     assert!(Cantilever::default().with_across(2).is_err());
 }
+
+#[test]
+#[ignore]
+fn explore_two_materials() {
+    use two_materials::TwoMaterialCylinder;
+    for (across, ratio, sl) in [(5, 1.0, 10.0), (5, 100.0, 10.0), (4, 10.0, 4.0), (4, 10.0, 16.0), (7,10.0,16.0)] {
+        let c = TwoMaterialCylinder::new(0.1, sl, across, 1e8, 0.45, 1000.0, ratio).unwrap();
+        let t = std::time::Instant::now();
+        let s = c.solve().unwrap();
+        println!("{across} {ratio} {sl}: n={} ratio {:.3} theory {:.3} soft/T {:.3} {:?}", s.body.len(), s.ratio(), c.theory_ratio(), s.soft_end / c.timoshenko_end(&c.soft), t.elapsed());
+    }
+}
