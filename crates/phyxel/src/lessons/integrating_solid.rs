@@ -65,7 +65,7 @@ pub mod param {
     pub const POISSON: Param = Param::real("poisson", 0.0, 0.45, 0.45);
     pub const DENSITY: Param = Param::real("density", 10.0, 20_000.0, 1000.0);
     /// The two-material cylinder ([`super::two_materials`]): phyxels across its diameter.
-    pub const CYLINDER_ACROSS: Param = Param::integer("cylinderAcross", 4.0, 9.0, 5.0);
+    pub const CYLINDER_ACROSS: Param = Param::integer("cylinderAcross", 4.0, 6.0, 5.0);
     /// E_stiff / E_soft of the two-material cylinder.
     pub const RATIO: Param = Param::real("ratio", 1.0, 100.0, 10.0);
 }
