@@ -75,7 +75,8 @@ fn bad_parameters_are_refused_with_their_names() {
 }
 
 #[test]
-fn the_two_material_cylinders_ends_deflect_in_beam_theorys_ratio_at_the_defaults_and_two_resolutions() {
+fn the_two_material_cylinders_ends_deflect_in_beam_theorys_ratio_at_the_defaults_and_two_resolutions(
+) {
     // Seed 003 §4.2: each half a cantilever of length L/2 clamped at the centre, δ ∝ 1/E at one ν, so
     // δ_soft/δ_stiff = E_stiff/E_soft = 10 at the defaults. Measured: 9.24 at 4, 9.52 at 5 (the
     // page's default), 9.60 at 6 across; within ±10 % and closer with every refinement.

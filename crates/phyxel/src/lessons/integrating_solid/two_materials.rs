@@ -254,6 +254,27 @@ impl TwoMaterialCylinder {
         })
     }
 
+    /// Each phyxel's Young's modulus as its integration points see it: the share-weighted mean
+    /// E_i = Σ_I v_I φ_i(x_I) E_I / Σ_I v_I φ_i(x_I) (what the page colours the phyxels by: E or r·E
+    /// away from the centre, between them in the layers whose shape functions reach both halves).
+    pub fn phyxel_young(body: &Body) -> Vec<f64> {
+        let Some(q) = body.quadrature() else {
+            return Vec::new();
+        };
+        let young = Self::point_young(body);
+        (0..q.particle_count())
+            .map(|i| {
+                let (weighted, total) =
+                    q.shape.edges_into(i).iter().fold((0.0, 0.0), |(w, t), &e| {
+                        let point = q.shape.owner[e as usize] as usize;
+                        let share = q.points.volume[point] * q.shape.value[e as usize];
+                        (w + share * young[point], t + share)
+                    });
+                weighted / total
+            })
+            .collect()
+    }
+
     /// The static deflection under the cylinder's own weight (−y).
     pub fn solve(&self) -> Result<TwoMaterialSolution, String> {
         let mut body = self.body()?;
@@ -273,8 +294,13 @@ impl TwoMaterialCylinder {
                 report.relative_residual, report.newton_iterations
             ));
         }
-        let q = body.quadrature().expect("the cylinder is integrated by quadrature");
-        let end = |x: f64| -q.displacement_at(DVec3::new(x, 0.0, 0.0), &body.displacement).y;
+        let q = body
+            .quadrature()
+            .expect("the cylinder is integrated by quadrature");
+        let end = |x: f64| {
+            -q.displacement_at(DVec3::new(x, 0.0, 0.0), &body.displacement)
+                .y
+        };
         let (soft_end, stiff_end) = (end(0.0), end(self.length));
         Ok(TwoMaterialSolution {
             soft_end,
