@@ -2,7 +2,8 @@
 // m/ρ volumes add up to well over L·H² and the beam is far too stiff, while the background quadrature's
 // Σv_I is L·H² and its tip is near Timoshenko's; the convergence plot fills for all three integrations,
 // point by point in a worker, and the quadrature's error falls from 3 to 6 across; bad input is refused
-// at its control (and from the URL) while the beam shown stays.
+// at its control (and from the URL) while the beam shown stays; the two-material cylinder (seed 003
+// §4.2) sinks at its ends in beam theory's ratio within 10 % at the defaults, a bad ratio is refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, readNumber, waitForText, settled, canvasStats, expectBackendBadge } from './harness.mjs';
@@ -134,6 +135,46 @@ test('a bad value in the URL is named at its control, and the defaults are solve
   await waitForText(page, '#readout-status', /^solved \(Background quadrature/, 120_000);
   // 4 × 4 × 31 phyxels; the quadrature holds the wall face itself, so no phyxel sits in the wall.
   assert.match(await page.locator('#readout-phyxels').textContent(), /^496 \(0 held\)/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('two materials: the cylinder’s ends sink in beam theory’s ratio within 10 % at the defaults, and a bad ratio is refused', async (t) => {
+  const { page, context, problems } = await openPage(env, 'integrating-solid.html');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await waitForText(page, '#readout-cylinder-status', /^solved$/, 120_000);
+  await settled(page, 120_000);
+  const shown = await readouts(page);
+  t.diagnostic(`cylinder: ${JSON.stringify(Object.fromEntries(Object.entries(shown).filter(([id]) => /cylinder|end|ratio|timoshenko/.test(id))))}`);
+  assert.equal(await page.locator('#param-ratio').inputValue(), '10');
+  assert.equal(await page.locator('#param-cylinderAcross').inputValue(), '5');
+  // 5 across D = H = 0.1 m, L = 1 m: 41 layers of 9 lattice phyxels and a ring of 13 (the native tests' 902).
+  assert.match(shown['cylinder-phyxels'], /^902 \(\d+\)$/);
+  assert.equal(shown['theory-ratio'], '10.000');
+  const ratio = Number(shown['end-ratio']);
+  assert.ok(Math.abs(ratio / 10 - 1) < 0.1, `δ_soft/δ_stiff = ${ratio}, beam theory 10`);
+  assert.ok(Math.abs(ratio / 10 - 1 - parseFloat(shown['ratio-error']) / 100) < 1e-4, `${ratio} vs ${shown['ratio-error']}`);
+  // The readouts' ratio is the ends' own.
+  const ends = parseFloat(shown['soft-end']) / parseFloat(shown['stiff-end']);
+  assert.ok(Math.abs(ends / ratio - 1) < 2e-3, `${shown['soft-end']} / ${shown['stiff-end']} vs ${ratio}`);
+  const drawn = await canvasStats(page, '#cylinder');
+  assert.ok(drawn.ink > 0.01 * drawn.pixels, 'the cylinder is drawn');
+
+  // Bad input: refused at the control with the reason, the cylinder shown stays.
+  for (const bad of ['0', '-3']) {
+    await page.fill('#param-ratio', bad);
+    assert.match(await page.locator('#param-ratio-error').textContent(), /Must be between 1 and 100\. Still using 10\./);
+  }
+  // Finer than the work budget: refused with the count, before any solve.
+  await page.fill('#param-ratio', '10');
+  await page.fill('#param-slenderness', '16');
+  await settled(page, 120_000);
+  await waitForText(page, '#readout-cylinder-status', /^solved$/, 120_000);
+  await page.fill('#param-cylinderAcross', '6');
+  await waitForText(page, '#param-cylinderAcross-error', /2592 phyxels; this page solves at most 2000.*Still using 5\./, 60_000);
+  await settled(page, 120_000);
+  // Still 5 across at L/D = 16: 65 layers of 22.
+  assert.match(await page.locator('#readout-cylinder-phyxels').textContent(), /^1430 \(/);
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -4,7 +4,9 @@
 // points are solved one by one. Solver: crates/phyxel/src/lessons/integrating_solid.rs and
 // crates/phyxel/src/meshless/{quadrature,implicit}.rs; glue: crates/phyxel-web/src/lessons/integrating_solid.rs.
 // Both run in lesson workers (js/workers/remote-lesson.js): the beam in one, the convergence sweep in a
-// second, which is stopped and started afresh when the parameters it depends on change.
+// second, which is stopped and started afresh when the parameters it depends on change; the two-material
+// cylinder (seed 003 §4.2: crates/phyxel/src/lessons/integrating_solid/two_materials.rs, glue
+// crates/phyxel-web/src/lessons/integrating_solid_cylinder.rs) in a third.
 import { LessonPage, keepFitted } from '../site/page.js';
 import { LessonWorker } from '../workers/remote-lesson.js';
 import { defaults, fromTable } from '../site/controls.js';
@@ -21,18 +23,26 @@ const MAX_SWEEP_PHYXELS = 2000;
 const SWEEP_DELAY_MS = 300;
 /** The parameters the convergence sweep depends on (not the resolution, not the integration). */
 const SWEEP_KEYS = ['height', 'slenderness', 'young', 'poisson', 'density'];
+/** The parameters the beam depends on, and those the two-material cylinder depends on. */
+const BEAM_KEYS = ['across', 'height', 'slenderness', 'young', 'poisson', 'density'];
+const CYLINDER_KEYS = ['cylinderAcross', 'height', 'slenderness', 'young', 'poisson', 'density', 'ratio'];
+const CYLINDER_CLASS = 'TwoMaterialCylinderLesson';
+/** The most phyxels the cylinder may have: its solve takes seconds in a browser at about 2000. */
+const MAX_CYLINDER_PHYXELS = 2000;
 const SERIES_COLOURS = { nodal: '#dc2626', cell: '#d97706', quadrature: '#2563eb' };
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)', simulation: false });
-const solvers = await LessonWorker.start();
+const [solvers, cylinderSolvers] = await Promise.all([LessonWorker.start(), LessonWorker.start()]);
 const canvas = document.getElementById('scene');
+const cylinderCanvas = document.getElementById('cylinder');
 /** The solver's parameter table (crates/phyxel/src/lessons/integrating_solid.rs): ranges and defaults. */
-const [table, integrations, legendStops] = await Promise.all([
+const [table, integrations, legendStops, materialColours] = await Promise.all([
   solvers.static(CLASS, 'parameters'),
   solvers.static(CLASS, 'integrations'),
   solvers.static(CLASS, 'share_legend'),
+  solvers.static(CYLINDER_CLASS, 'colours'),
 ]);
-const params = { ...defaults(table), integration: 'nodal', magnification: 10, points: false };
+const params = { ...defaults(table), integration: 'nodal', magnification: 10, points: false, cylinderMagnification: 100 };
 const names = Object.fromEntries(integrations.map(({ id, name }) => [id, name]));
 
 // ---- The beam -------------------------------------------------------------------------------------
@@ -76,8 +86,57 @@ function rebuild() {
   return work;
 }
 
+// ---- The two-material cylinder -------------------------------------------------------------------
+
+/** The solved cylinder shown (null until the first solve), and the worker's time for its solve (ms). */
+let cylinder = null;
+let cylinderMs = NaN;
+let cylinderChain = Promise.resolve();
+
+/** Refuse parameters `p` that give the cylinder more phyxels than the page solves. */
+async function checkCylinder(p) {
+  const count = await cylinderSolvers.static(CYLINDER_CLASS, 'phyxel_count', p.height, p.slenderness, p.cylinderAcross);
+  if (count > MAX_CYLINDER_PHYXELS) {
+    throw new Error(`${p.cylinderAcross} across the cylinder at L/D = ${p.slenderness} make ${count} phyxels; this page solves at most ${MAX_CYLINDER_PHYXELS} for it (fewer across, or a shorter cylinder)`);
+  }
+}
+
+/** Solve the cylinder with the parameters in force, after any solve of it already asked for. */
+function rebuildCylinder() {
+  const work = cylinderChain.then(async () => {
+    const p = { ...params };
+    await checkCylinder(p);
+    const fresh = await cylinderSolvers.create(CYLINDER_CLASS, p.height, p.slenderness, p.cylinderAcross, p.young, p.poisson, p.density, p.ratio);
+    readout.cylinderStatus('solving…');
+    let solved;
+    try {
+      solved = await fresh.timed('solve');
+    } catch (error) {
+      fresh.free();
+      throw error;
+    }
+    cylinder?.free();
+    cylinder = fresh;
+    cylinderMs = solved.ms;
+    const failure = solved.result;
+    page.notice('cylinder', failure ? `The cylinder's static solve failed: ${failure}.` : null, 'error');
+    await showCylinder();
+  });
+  cylinderChain = work.catch(() => {});
+  return work;
+}
+
+/** Solve the cylinder again after a change the controls accepted; a failure is a notice. */
+function followCylinder() {
+  page.track(rebuildCylinder()).catch((error) => page.notice('cylinder', `The cylinder was not solved: ${error.message}`, 'error'));
+}
+
 const c = page.controls;
-/** A number of the solver's table; a value it refuses is refused at the control, the beam shown stays. */
+/**
+ * A number of the solver's table; a value it refuses is refused at the control, the beam and the
+ * cylinder shown stay. A change of the beam or the material solves the beam (the control waits for it)
+ * and then the cylinder; the cylinder's own numbers solve only the cylinder.
+ */
 const number = (panel, key, label, unit, help) =>
   panel.number({
     ...fromTable(table, key), label, unit, help,
@@ -85,7 +144,14 @@ const number = (panel, key, label, unit, help) =>
       const previous = params[key];
       params[key] = value;
       if (SWEEP_KEYS.includes(key)) requestSweep();
-      return page.track(rebuild().catch((error) => {
+      const work = BEAM_KEYS.includes(key)
+        ? (async () => {
+          if (CYLINDER_KEYS.includes(key)) await checkCylinder({ ...params });
+          await rebuild();
+          if (CYLINDER_KEYS.includes(key)) followCylinder();
+        })()
+        : rebuildCylinder();
+      return page.track(work.catch((error) => {
         // Unless a later value has taken its place meanwhile.
         if (params[key] === value) {
           params[key] = previous;
@@ -141,6 +207,21 @@ view.checkbox({
   },
 });
 
+const twoMaterials = c.group('Two materials (cylinder)');
+number(twoMaterials, 'ratio', 'E<sub>stiff</sub> / E<sub>soft</sub>', '', 'The right half’s Young’s modulus over the left half’s (the material above)');
+number(twoMaterials, 'cylinderAcross', 'Phyxels across D', '', 'Resolution of the cylinder: phyxels over its diameter D = H');
+twoMaterials.select({
+  param: 'cylinderMagnification',
+  id: 'cylinder-magnification-select',
+  label: 'Cylinder displacements drawn',
+  value: String(params.cylinderMagnification),
+  options: [10, 100, 1000].map((m) => ({ value: String(m), label: `×${m}` })),
+  onChange: (value) => {
+    params.cylinderMagnification = Number(value);
+    drawCylinder();
+  },
+});
+
 const readout = {
   status: page.readout('status', 'Beam'),
   phyxels: page.readout('phyxels', 'Phyxels (held by the wall)'),
@@ -161,6 +242,16 @@ const readout = {
   residual: page.readout('residual', 'Residual ‖f‖/‖f<sub>ext</sub>‖'),
   solveTime: page.readout('solve-time', 'Solve time (in the worker)'),
   convergence: page.readout('convergence', 'Convergence plot'),
+  cylinderStatus: page.readout('cylinder-status', 'Two materials: cylinder'),
+  cylinderPhyxels: page.readout('cylinder-phyxels', 'Phyxels (integration points)'),
+  softEnd: page.readout('soft-end', 'Soft end x = 0 sinks (solver)'),
+  softTimoshenko: page.readout('soft-timoshenko', 'Soft end, Timoshenko'),
+  stiffEnd: page.readout('stiff-end', 'Stiff end x = L sinks (solver)'),
+  stiffTimoshenko: page.readout('stiff-timoshenko', 'Stiff end, Timoshenko'),
+  endRatio: page.readout('end-ratio', 'δ<sub>soft</sub> / δ<sub>stiff</sub> (solver)'),
+  theoryRatio: page.readout('theory-ratio', 'Beam theory: E<sub>stiff</sub> / E<sub>soft</sub>'),
+  ratioError: page.readout('ratio-error', 'Error of the ratio'),
+  cylinderSolve: page.readout('cylinder-solve', 'Cylinder solve (Newton, CG, time)'),
 };
 
 const mm = (metres) => (Number.isFinite(metres) ? `${(1000 * metres).toPrecision(4)} mm` : '—');
@@ -202,6 +293,34 @@ async function show() {
   readout.solveTime(!Number.isFinite(solveMs) ? '—' : solveMs < 1000 ? `${solveMs.toPrecision(3)} ms` : `${(solveMs / 1000).toPrecision(3)} s`);
 }
 
+/** Readouts and picture of the cylinder shown. */
+async function showCylinder() {
+  const [failure, counts, ends, report] = await Promise.all([
+    cylinder.failure(),
+    cylinder.counts(),
+    cylinder.ends(),
+    cylinder.report(),
+    drawCylinder(),
+  ]);
+  const [soft, stiff, softTheory, stiffTheory, ratio, theory] = ends;
+  readout.cylinderStatus(failure ? 'not solved' : 'solved');
+  readout.cylinderPhyxels(counts[0] ? `${counts[0]} (${counts[1]})` : '—');
+  readout.softEnd(mm(soft));
+  readout.softTimoshenko(`${mm(softTheory)} (solver ${percent(soft / softTheory - 1)})`);
+  readout.stiffEnd(mm(stiff));
+  readout.stiffTimoshenko(`${mm(stiffTheory)} (solver ${percent(stiff / stiffTheory - 1)})`);
+  readout.endRatio(Number.isFinite(ratio) ? ratio.toFixed(3) : '—');
+  readout.theoryRatio(theory.toFixed(3));
+  readout.ratioError(percent(ratio / theory - 1));
+  const time = !Number.isFinite(cylinderMs) ? '—' : cylinderMs < 1000 ? `${cylinderMs.toPrecision(3)} ms` : `${(cylinderMs / 1000).toPrecision(3)} s`;
+  readout.cylinderSolve(report.length ? `${report[0]}, ${report[1]}, ${time}` : '—');
+}
+
+/** Draw the cylinder shown (in its worker). */
+function drawCylinder() {
+  return cylinder ? page.track(cylinder.draw(cylinderCanvas, params.cylinderMagnification)) : Promise.resolve();
+}
+
 /** Draw the beam shown (in the worker) with the view's settings. */
 function draw() {
   return lesson ? page.track(lesson.draw(canvas, params.magnification, params.points)) : Promise.resolve();
@@ -220,6 +339,15 @@ legend.innerHTML = `<span>Volume share V<sub>i</sub> / cell</span>
   <span><span class="arrow-key" data-background="#16a34a"></span>Timoshenko's tip</span>
   <span>dotted: the beam undeformed</span>`;
 paint(legend);
+
+const cylinderLegend = document.getElementById('cylinder-legend');
+cylinderLegend.innerHTML = `<span><span class="swatch" data-background="${materialColours[0]}"></span>soft, E</span>
+  <span><span class="swatch" data-background="${materialColours[1]}"></span>stiff, r·E</span>
+  <span>between: phyxels whose integration points are of both</span>
+  <span><span class="swatch held-swatch"></span>held centre section</span>
+  <span><span class="arrow-key" data-background="#16a34a"></span>Timoshenko's end deflections</span>
+  <span>dotted: the cylinder undeformed</span>`;
+paint(cylinderLegend);
 
 // ---- The convergence sweep ----------------------------------------------------------------------
 
@@ -347,6 +475,8 @@ async function runSweep(generation, p) {
 }
 
 keepFitted(canvas, () => draw());
+keepFitted(cylinderCanvas, () => drawCylinder());
 page.track(rebuild()).catch((error) => page.notice('solve', `The beam was not solved: ${error.message}`, 'error'));
+followCylinder();
 page.ready();
 requestSweep();

@@ -3,6 +3,7 @@
 pub mod deformation;
 pub mod explicit_implicit;
 pub mod integrating_solid;
+pub mod integrating_solid_cylinder;
 pub mod kernels;
 pub mod mls_gradient;
 pub mod neighbourhood_search;

@@ -64,6 +64,10 @@ pub mod param {
     pub const YOUNG: Param = Param::real("young", 1e5, 1e12, 1e8);
     pub const POISSON: Param = Param::real("poisson", 0.0, 0.45, 0.45);
     pub const DENSITY: Param = Param::real("density", 10.0, 20_000.0, 1000.0);
+    /// The two-material cylinder ([`super::two_materials`]): phyxels across its diameter.
+    pub const CYLINDER_ACROSS: Param = Param::integer("cylinderAcross", 4.0, 6.0, 5.0);
+    /// E_stiff / E_soft of the two-material cylinder.
+    pub const RATIO: Param = Param::real("ratio", 1.0, 100.0, 10.0);
 }
 
 /// Every parameter of the lesson, by its public name.
@@ -74,6 +78,8 @@ pub const PARAMETERS: &[crate::params::Param] = &[
     param::YOUNG,
     param::POISSON,
     param::DENSITY,
+    param::CYLINDER_ACROSS,
+    param::RATIO,
 ];
 
 /// How the beam's elastic energy is integrated.
@@ -408,6 +414,8 @@ impl Cantilever {
         Ok(Self { across, ..*self })
     }
 }
+
+pub mod two_materials;
 
 #[cfg(test)]
 mod tests;

@@ -1,4 +1,4 @@
-//! Surface meshes of the sampling shapes (box, sphere, torus), for drawing them deformed by the phyxels'
+//! Surface meshes of the sampling shapes (box, sphere, torus, cylinder), for drawing them deformed by the phyxels'
 //! displacement field ([`super::surface`]).
 
 use super::mesh::TriangleMesh;
@@ -36,6 +36,26 @@ impl Shape {
                         r * around_axis.sin(),
                     )
             }),
+            // One profile revolved about the x axis: the left cap (radius 0 → r), the side, the
+            // right cap (r → 0), a quarter, a half and a quarter of the rows; the caps' centres welded.
+            Shape::Cylinder {
+                center,
+                radius,
+                length,
+            } => {
+                let rows = 4 * n.div_ceil(2);
+                weld(grid_mesh(rows, 2 * n, false, true, |s, t| {
+                    let (x, r) = if s <= 0.25 {
+                        (-0.5 * length, 4.0 * s * radius)
+                    } else if s <= 0.75 {
+                        ((2.0 * s - 1.0) * length, radius)
+                    } else {
+                        (0.5 * length, 4.0 * (1.0 - s) * radius)
+                    };
+                    let phi = TAU * t;
+                    center + DVec3::new(x, r * phi.cos(), r * phi.sin())
+                }))
+            }
         };
         if mesh.volume() < 0.0 {
             for t in &mut mesh.triangles {
@@ -174,6 +194,11 @@ mod tests {
                 ring: 0.6,
                 tube: 0.25,
             },
+            Shape::Cylinder {
+                center: DVec3::new(0.2, -0.1, 0.3),
+                radius: 0.3,
+                length: 1.2,
+            },
         ];
         for shape in shapes {
             let mesh = shape.surface_mesh(32);
@@ -213,6 +238,13 @@ mod tests {
             center: DVec3::ZERO,
             ring: 1.0,
             tube: 0.3
+        }
+        .surface_mesh(8)
+        .is_closed());
+        assert!(Shape::Cylinder {
+            center: DVec3::ZERO,
+            radius: 0.3,
+            length: 1.0
         }
         .surface_mesh(8)
         .is_closed());

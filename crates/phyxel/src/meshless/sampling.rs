@@ -42,6 +42,13 @@ pub enum Shape {
         ring: f64,
         tube: f64,
     },
+    /// Circular cylinder with its axis along x through `center`: radius `radius`, length `length`
+    /// (from x = center.x − length/2 to center.x + length/2). Seed 003 §4.2's two-material scene.
+    Cylinder {
+        center: DVec3,
+        radius: f64,
+        length: f64,
+    },
 }
 
 impl Shape {
@@ -56,6 +63,14 @@ impl Shape {
                 let radial = (q.x * q.x + q.z * q.z).sqrt() - ring;
                 (radial * radial + q.y * q.y).sqrt() <= tube + EPS
             }
+            Shape::Cylinder {
+                center,
+                radius,
+                length,
+            } => {
+                let q = p - center;
+                q.x.abs() <= 0.5 * length + EPS && (q.y * q.y + q.z * q.z).sqrt() <= radius + EPS
+            }
         }
     }
 
@@ -68,6 +83,14 @@ impl Shape {
                 let r = DVec3::new(ring + tube, tube, ring + tube);
                 (center - r, center + r)
             }
+            Shape::Cylinder {
+                center,
+                radius,
+                length,
+            } => {
+                let r = DVec3::new(0.5 * length, radius, radius);
+                (center - r, center + r)
+            }
         }
     }
 
@@ -78,6 +101,8 @@ impl Shape {
             Shape::Box { min, max } => (max - min).element_product(),
             Shape::Sphere { radius, .. } => 4.0 / 3.0 * PI * radius.powi(3),
             Shape::Torus { ring, tube, .. } => 2.0 * PI * PI * ring * tube * tube,
+            // π r² L.
+            Shape::Cylinder { radius, length, .. } => PI * radius * radius * length,
         }
     }
 }
@@ -139,6 +164,11 @@ mod tests {
                 center: DVec3::ZERO,
                 ring: 0.6,
                 tube: 0.25,
+            },
+            Shape::Cylinder {
+                center: DVec3::new(0.1, -0.2, 0.0),
+                radius: 0.3,
+                length: 1.1,
             },
         ];
         for shape in shapes {
