@@ -115,6 +115,16 @@ impl Integration {
     }
 }
 
+/// The page's material (E, ν, ρ), each checked against [`PARAMETERS`].
+pub fn checked_material(young: f64, poisson: f64, density: f64) -> Result<Material, ParamError> {
+    Ok(Material {
+        young: param::YOUNG.check(young)?,
+        poisson: param::POISSON.check(poisson)?,
+        density: param::DENSITY.check(density)?,
+        volume_stiffness: 0.0,
+    })
+}
+
 /// A square cantilever [0, L] × [0, H] × [0, H], clamped at x = 0, loaded by its own weight (−y).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cantilever {
@@ -183,12 +193,7 @@ impl Cantilever {
             height,
             length: slenderness * height,
             across,
-            material: Material {
-                young: param::YOUNG.check(young)?,
-                poisson: param::POISSON.check(poisson)?,
-                density: param::DENSITY.check(density)?,
-                volume_stiffness: 0.0,
-            },
+            material: checked_material(young, poisson, density)?,
         })
     }
 

@@ -17,7 +17,7 @@
 //! three-dimensional stress field near the section, where the material jumps, is not beam theory's;
 //! the tests measure how far the ratio lands from r.)
 
-use super::{param, GRAVITY, HOLD_PENALTY};
+use super::{checked_material, param, GRAVITY, HOLD_PENALTY};
 use crate::meshless::body::{Body, Integration, SupportRadius};
 use crate::meshless::implicit::{solve_static, Loads, StaticReport, StaticSolve};
 use crate::meshless::material::Material;
@@ -111,12 +111,7 @@ impl TwoMaterialCylinder {
             diameter,
             length: slenderness * diameter,
             across,
-            soft: Material {
-                young: param::YOUNG.check(young)?,
-                poisson: param::POISSON.check(poisson)?,
-                density: param::DENSITY.check(density)?,
-                volume_stiffness: 0.0,
-            },
+            soft: checked_material(young, poisson, density)?,
             ratio: param::RATIO.check(ratio)?,
         })
     }
