@@ -114,7 +114,8 @@ struct BodyDynamics<'a> {
     gravity: DVec3,
     damping: f64,
     drag: Option<Drag>,
-    /// Leave out a held surface's penalty (the step takes it implicitly: [`super::quadrature::HeldSurface`]).
+    /// Leave out a held surface's penalty (the step takes it implicitly:
+    /// [`super::quadrature::HeldSurface`]).
     hold_apart: bool,
 }
 
@@ -649,9 +650,9 @@ impl Simulation {
         body.velocity = state.v;
     }
 
-    /// Symplectic Euler on a body whose held surface is taken implicitly ([`super::quadrature::HeldSurface`]):
-    /// v* = v + Δt·a(u, v) from every force but the hold's, then (M + Δt² P) v⁺ = M v* − Δt P u,
-    /// u ← u + Δt·v⁺.
+    /// Symplectic Euler on a body whose held surface is taken implicitly
+    /// ([`super::quadrature::HeldSurface`]): v* = v + Δt·a(u, v) from every force but the hold's,
+    /// then (M + Δt² P) v⁺ = M v* − Δt P u, u ← u + Δt·v⁺.
     fn advance_symplectic_holding(&mut self, dt: f64) {
         let body = &self.body;
         let dynamics = BodyDynamics {
