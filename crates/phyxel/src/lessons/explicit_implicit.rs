@@ -226,9 +226,17 @@ impl ExplicitVsImplicit {
         solves
     }
 
-    /// Mean downward displacement of the phyxels on the free end face x = L (m).
+    /// Mean downward displacement of the phyxels on the free end face x = L (m)
+    /// ([`Beam::tip_deflection`]).
     pub fn tip_deflection(&self, sim: &Simulation) -> f64 {
-        let tip_x = self.beam.length - 1e-9 * self.beam.spacing();
+        self.beam.tip_deflection(sim)
+    }
+}
+
+impl Beam {
+    /// Mean downward displacement of the phyxels of `sim` (this beam) on the free end face x = L (m).
+    pub fn tip_deflection(&self, sim: &Simulation) -> f64 {
+        let tip_x = self.length - 1e-9 * self.spacing();
         let (sum, count) = sim
             .body
             .reference
@@ -338,9 +346,7 @@ mod tests {
         let mut settings = StaticSolve::default();
         settings.linear.max_iterations = 20_000;
         assert!(sim.solve_static(settings).converged);
-        let lesson =
-            ExplicitVsImplicit::new(b, 1e-4, 1.0 / 60.0, 0.0, CorotatedImplicit::default());
-        lesson.tip_deflection(&sim) / b.fem_tip().unwrap() - 1.0
+        b.tip_deflection(&sim) / b.fem_tip().unwrap() - 1.0
     }
 
     #[test]
@@ -357,16 +363,18 @@ mod tests {
             linear.windows(2).all(|w| w[1].abs() < w[0].abs()),
             "{linear:?}"
         );
-        assert!(
-            linear[1].abs() < 0.02 && linear[2].abs() < 0.01,
-            "{linear:?}"
-        );
+        // The page quotes −3.0 %, −1.4 %, −0.5 %.
+        for (error, quoted) in linear.iter().zip([-0.030, -0.014, -0.005]) {
+            assert!((error - quoted).abs() < 0.0015, "{linear:?}");
+        }
         // At the default E = 1 MPa the tip sags a fifth of the length: the corotated beam stiffens
-        // with the rotation (linear theory does not), so it hangs a few per cent above the linear
-        // reference — and that much more than in the linear range.
+        // with the rotation (linear theory does not), so its tip deflects a few per cent less than
+        // the linear reference — and that much less than in the linear range.
         let default = static_error(4, param::YOUNG.default);
         println!("default E: static tip vs 3-D linear FEM {default}");
-        assert!(default < linear[1] - 0.01 && default > -0.06, "{default}");
+        assert!(default < linear[1] - 0.01, "{default}");
+        // The page quotes −3.7 %.
+        assert!((default + 0.037).abs() < 0.0015, "{default}");
     }
 
     #[test]
