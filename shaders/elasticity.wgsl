@@ -28,9 +28,10 @@ fn corotated_force_differential(elastic_differential: mat3x3<f32>, rotation: mat
     return -volume * (rotation * dstress * transpose(plastic_inverse));
 }
 
-// `corotated_diagonal_block`: the point's share −V R (μ|c|² I + (λ + μ) c cᵀ) Rᵀ of the diagonal block
-// of a particle whose displacement enters F_e as δF_e = δu cᵀ.
+// `corotated_diagonal_block`: the point's share −V R (μ|c|² I + (λ + μ) c cᵀ) Rᵀ
+// = −V (μ|c|² I + (λ + μ) (Rc)(Rc)ᵀ) of the diagonal block of a particle whose displacement enters F_e
+// as δF_e = δu cᵀ (R is a rotation).
 fn corotated_diagonal_block(c: vec3<f32>, rotation: mat3x3<f32>, volume: f32, lambda: f32, mu: f32) -> mat3x3<f32> {
-    let local = mu * dot(c, c) * IDENTITY + (lambda + mu) * outer(c, c);
-    return -volume * (rotation * local * transpose(rotation));
+    let rc = rotation * c;
+    return -volume * (mu * dot(c, c) * IDENTITY + (lambda + mu) * outer(rc, rc));
 }

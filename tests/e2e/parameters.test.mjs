@@ -25,7 +25,7 @@ const NAMES = {
   'integrating-solid': ['integration', 'across', 'height', 'slenderness', 'young', 'poisson', 'density', 'magnification', 'points', 'ratio', 'cylinderAcross', 'cylinderMagnification'],
   phyxels: [
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
-    'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'cgTolerance',
+    'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'implicitModel', 'cgTolerance',
     'cgIterations', 'timeStep', 'cflFraction', 'dt', 'substeps', 'substepCount', 'damping', 'friction', 'colourBy',
     'showPhyxels', 'showSurface',
   ],

@@ -3,7 +3,7 @@
 // PHYXEL_WEBGPU: both — the 3D demo steps on WebGPU compute with the flag, on the CPU without.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, readNumber, screenshotPixels, WEBGPU } from './harness.mjs';
+import { useBrowser, openPage, readNumber, screenshotPixels, waitForText, WEBGPU } from './harness.mjs';
 
 const env = useBrowser({ browserPerTest: true });
 
@@ -185,8 +185,12 @@ test('implicit Euler lands a 1 GPa cube at 1/60 s, where the explicit step is st
   await page.selectOption('#param-backend', 'cpu');
   await page.waitForSelector('body[data-solver="cpu"]', { timeout: 10_000 });
   assert.equal(await page.locator('#param-cgTolerance').isVisible(), false, 'CG settings only for implicit Euler');
+  assert.equal(await page.locator('#param-implicitModel').isVisible(), false);
   await page.selectOption('#param-integrator', 'implicit-euler');
   assert.equal(await page.locator('#param-cgTolerance').isVisible(), true);
+  // The implicit integrator sums the elastic energy over background Gauss points by default.
+  assert.equal(await page.locator('#param-implicitModel').inputValue(), 'quadrature');
+  await waitForText(page, '#readout-integration', /^at Gauss points/);
   assert.equal(await page.locator('#param-cflFraction').isVisible(), false, 'no bound to take a fraction of');
   await page.fill('#param-young', '1e9');
   // h√(ρ/E) = 88 µs, 190 times shorter than the implicit step (the readouts refresh 4 times a second).

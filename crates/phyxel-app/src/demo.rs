@@ -8,10 +8,12 @@ use crate::parameters::{
 };
 use glam::DVec3;
 use phyxel::integrators::Method;
+use phyxel::meshless::body::{Integration, NodalVolume};
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::melting::{HeatSource, Melting};
 use phyxel::meshless::plasticity::Plasticity;
+use phyxel::meshless::quadrature::Quadrature;
 use phyxel::meshless::sampling::Lattice;
 use phyxel::meshless::scene::{Objects, SceneDescription};
 use phyxel::meshless::simulation::snapshot::Snapshot;
@@ -91,6 +93,39 @@ pub struct Demo<A = CpuOnly> {
     notice: Option<String>,
     /// CG settings of the implicit integration (kept while an explicit method is chosen).
     implicit_settings: CorotatedImplicit,
+    /// Phyxels `object_start[k]..object_start[k + 1]` make object k.
+    object_start: Vec<usize>,
+    /// How the implicit integrator integrates the elastic energy.
+    implicit_model: ImplicitModel,
+    /// The background quadrature while an explicit method integrates (its points keep their
+    /// plastic state), with the reference updates it was built after.
+    parked_quadrature: Option<(Box<Quadrature>, usize)>,
+}
+
+/// How the corotated implicit Euler integrates the elastic energy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImplicitModel {
+    /// Gauss points of a background grid over each object (Brunet et al. 2019 §3.3: the body's
+    /// stiffness converges to the continuum's under refinement) — the default.
+    Quadrature,
+    /// At the phyxels, with MKN04's volumes m_i/ρ_i (too stiff near the surface).
+    Nodal,
+}
+
+impl ImplicitModel {
+    pub const ALL: [ImplicitModel; 2] = [ImplicitModel::Quadrature, ImplicitModel::Nodal];
+
+    /// The name used in URLs and messages.
+    pub fn id(self) -> &'static str {
+        match self {
+            ImplicitModel::Quadrature => "quadrature",
+            ImplicitModel::Nodal => "nodal",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.id() == id)
+    }
 }
 
 impl<A: Accelerator> Demo<A> {
@@ -130,6 +165,7 @@ impl<A: Accelerator> Demo<A> {
         };
         let scene = description.build(MAX_CPU_PHYXELS)?;
         let object_of = scene.object_of_phyxels();
+        let object_start = scene.object_start.clone();
         let mut triangles = Vec::new();
         let mut offset = 0;
         for surface in &scene.simulation.surfaces {
@@ -146,6 +182,9 @@ impl<A: Accelerator> Demo<A> {
             accelerator: None,
             notice: None,
             implicit_settings: CorotatedImplicit::default(),
+            object_start,
+            implicit_model: ImplicitModel::Quadrature,
+            parked_quadrature: None,
         })
     }
 
@@ -179,7 +218,10 @@ impl<A: Accelerator> Demo<A> {
 
     /// Choose the time integrator by id (see the time-integration lesson). "implicit-euler" is the
     /// corotated implicit Euler with CG (its elastic model is the corotated one, its plasticity
-    /// multiplicative); the explicit methods use MKN04's model. Each model keeps its own plastic state.
+    /// multiplicative), integrated as [`Demo::set_implicit_model`] says — by background quadrature
+    /// unless chosen otherwise; the explicit methods use MKN04's nodal model. Each model keeps its
+    /// own plastic state. If the quadrature cannot be built, the implicit integrator takes the nodal
+    /// model and [`Demo::take_notice`] says why.
     pub fn set_integrator(&mut self, id: &str) -> Result<(), DemoError> {
         let method =
             Method::from_id(id).ok_or_else(|| DemoError(format!("unknown integrator “{id}”")))?;
@@ -187,11 +229,87 @@ impl<A: Accelerator> Demo<A> {
         if method == Method::ImplicitEuler {
             self.sim
                 .set_corotated_implicit(Some(self.implicit_settings));
+            if self.implicit_model == ImplicitModel::Quadrature {
+                if let Err(refusal) = self.integrate_by_quadrature() {
+                    self.notice = Some(format!(
+                        "{refusal}; the implicit integrator uses the nodal model instead"
+                    ));
+                }
+            }
             return Ok(());
         }
+        self.integrate_at_phyxels();
         self.sim.set_corotated_implicit(None);
         self.sim.elasticity = Elasticity::Mkn04;
         Ok(self.sim.set_integrator(method)?)
+    }
+
+    /// How the implicit integrator integrates: "quadrature" (background Gauss points, seed 003 §3.3;
+    /// the default) or "nodal" (at the phyxels, MKN04's volumes). Takes effect at once while it
+    /// integrates; an explicit method always integrates at the phyxels.
+    pub fn set_implicit_model(&mut self, id: &str) -> Result<(), DemoError> {
+        let model = ImplicitModel::from_id(id).ok_or_else(|| {
+            DemoError(format!(
+                "unknown implicit model “{id}” (known: quadrature, nodal)"
+            ))
+        })?;
+        self.implicit_model = model;
+        if self.is_implicit() {
+            self.mark_stale();
+            match model {
+                ImplicitModel::Quadrature => self.integrate_by_quadrature()?,
+                ImplicitModel::Nodal => self.integrate_at_phyxels(),
+            }
+        }
+        Ok(())
+    }
+
+    /// The model the implicit integrator uses now: "quadrature" or "nodal" (an explicit method
+    /// integrates at the phyxels: "nodal").
+    pub fn integration(&self) -> &'static str {
+        if self.sim.body.quadrature().is_some() {
+            ImplicitModel::Quadrature.id()
+        } else {
+            ImplicitModel::Nodal.id()
+        }
+    }
+
+    /// Integrate by background quadrature: the one parked when an explicit method took over, if the
+    /// rest shape has not moved since, else a new one over each object
+    /// ([`SceneDescription::set_quadrature`]).
+    fn integrate_by_quadrature(&mut self) -> Result<(), DemoError> {
+        if self.sim.body.quadrature().is_some() {
+            return Ok(());
+        }
+        match self.parked_quadrature.take() {
+            Some((mut quadrature, updates)) if updates == self.sim.reference_updates => {
+                let (lambda, mu) = self.sim.body.material.lame();
+                quadrature.set_uniform_material(lambda, mu);
+                self.sim.body.adopt_quadrature(quadrature);
+                Ok(())
+            }
+            _ => {
+                let objects: Vec<_> = self.object_start.windows(2).map(|w| w[0]..w[1]).collect();
+                Ok(self.description.set_quadrature(&mut self.sim, &objects)?)
+            }
+        }
+    }
+
+    /// Integrate at the phyxels with MKN04's volumes and the sampling's masses ρ₀ × cell volume,
+    /// parking the quadrature (if any) with its plastic state.
+    fn integrate_at_phyxels(&mut self) {
+        let body = &mut self.sim.body;
+        let Integration::Quadrature(quadrature) = std::mem::take(&mut body.integration) else {
+            return;
+        };
+        self.parked_quadrature = Some((quadrature, self.sim.reference_updates));
+        let cell_mass = self
+            .description
+            .lattice
+            .cell_volume(self.description.spacing())
+            * body.material.density;
+        body.mass.iter_mut().for_each(|m| *m = cell_mass);
+        body.set_nodal_volume(NodalVolume::KernelDensity);
     }
 
     /// The implicit integration's CG settings: relative residual tolerance and iteration limit.

@@ -141,6 +141,14 @@ macro_rules! phyxel_demo_class {
                     .map_err($crate::js_error)
             }
 
+            pub fn set_implicit_model(&mut self, id: &str) -> Result<(), ::wasm_bindgen::JsError> {
+                self.demo.set_implicit_model(id).map_err($crate::js_error)
+            }
+
+            pub fn integration(&self) -> String {
+                self.demo.integration().into()
+            }
+
             pub fn is_implicit(&self) -> bool {
                 self.demo.is_implicit()
             }

@@ -5,7 +5,7 @@
 //! submission per call, without waiting for the device; it times each pass of an explicit step
 //! ([`GpuSolver::profile_step`]) and reads the state back ([`crate::state`]).
 
-use crate::body::{BodyBuffers, NO_PLASTIC_FLOW_AT_POINTS};
+use crate::body::{BodyBuffers, NO_PLASTIC_FLOW_AT_POINTS, NO_SOFTENING_AT_POINTS};
 use crate::context::{GpuContext, GpuError};
 use crate::edge_windows::EdgeWindowPlan;
 use crate::explicit::ExplicitStep;
@@ -121,7 +121,7 @@ impl GpuSolver {
             quadrature: sim.body.quadrature().is_some(),
         };
         solver.set_drag(sim.drag);
-        solver.set_melting(sim.melting);
+        solver.set_melting(sim.melting)?;
         solver.set_plasticity(sim.plasticity)?;
         Ok(solver)
     }
@@ -214,8 +214,12 @@ impl GpuSolver {
         Ok(())
     }
 
-    /// Heat and soften (`Melting`), or (None) keep temperatures and stiffness as they are.
-    pub fn set_melting(&mut self, melting: Option<Melting>) {
+    /// Heat and soften (`Melting`), or (None) keep temperatures and stiffness as they are. Refused
+    /// for a body integrated by background quadrature (the device does not soften its points).
+    pub fn set_melting(&mut self, melting: Option<Melting>) -> Result<(), GpuError> {
+        if self.quadrature && melting.is_some() {
+            return Err(GpuError(NO_SOFTENING_AT_POINTS.into()));
+        }
         self.params.melts = u32::from(melting.is_some());
         if let Some(m) = melting {
             let source = m.heat_source;
@@ -226,6 +230,7 @@ impl GpuSolver {
             self.params.melting_point = m.melting_point as f32;
             self.params.molten_stiffness = m.molten_stiffness as f32;
         }
+        Ok(())
     }
 
     fn melts(&self) -> bool {

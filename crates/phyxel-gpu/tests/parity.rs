@@ -412,6 +412,24 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
         "{refused}"
     );
     elastic.set_plasticity(None).unwrap();
+    // Melting likewise: the device would heat the phyxels but leave the points' stiffness cold.
+    let mut melting = quadrature_cube();
+    melting.melting = Some(phyxel::meshless::melting::Melting::default());
+    let refused = GpuSolver::new(&gpu, &melting).err().unwrap();
+    assert!(
+        refused
+            .to_string()
+            .contains("does not soften integration points"),
+        "{refused}"
+    );
+    let refused = elastic.set_melting(melting.melting).err().unwrap();
+    assert!(
+        refused
+            .to_string()
+            .contains("does not soften integration points"),
+        "{refused}"
+    );
+    elastic.set_melting(None).unwrap();
 }
 
 #[test]

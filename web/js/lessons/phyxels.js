@@ -30,6 +30,7 @@ const params = {
   timeStep: 'auto',
   substeps: 'auto',
   integrator: 'symplectic-euler',
+  implicitModel: 'quadrature',
   colourBy: 'object',
   showPhyxels: true,
   showSurface: false,
@@ -55,6 +56,7 @@ function sceneArgs() {
 function settingCalls() {
   const calls = [
     ['set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations)],
+    ['set_implicit_model', params.implicitModel],
     ['set_integrator', params.integrator],
     ['set_damping_and_friction', params.damping, params.friction],
     ['set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain],
@@ -229,6 +231,10 @@ const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
   solver.call('set_integrator', id);
   showTimeControls();
 });
+const implicitModelSelect = select(timeGroup, 'implicitModel', 'Implicit model', [
+  { value: 'quadrature', label: 'Background quadrature (converges)' },
+  { value: 'nodal', label: 'Nodal, volumes m/ρ (MKN04)' },
+], (id) => solver.call('set_implicit_model', id));
 const setImplicitSolver = () => solver.call('set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations));
 const cgToleranceControl = number(timeGroup, 'cgTolerance', 'CG tolerance', '', setImplicitSolver);
 const cgIterationsControl = number(timeGroup, 'cgIterations', 'CG iterations at most', '', setImplicitSolver);
@@ -249,6 +255,7 @@ number(timeGroup, 'friction', 'Friction μ', '', setDamping);
 function showTimeControls() {
   const implicit = params.integrator === 'implicit-euler';
   cflControl.input.closest('.control').hidden = params.timeStep !== 'auto' || implicit;
+  implicitModelSelect.select.closest('.control').hidden = !implicit;
   cgToleranceControl.input.closest('.control').hidden = !implicit;
   cgIterationsControl.input.closest('.control').hidden = !implicit;
   dtControl.input.closest('.control').hidden = params.timeStep === 'auto';
@@ -313,6 +320,7 @@ const readouts = {
   stepsPerSecond: page.readout('steps-per-second', 'Steps per second'),
   realTime: page.readout('real-time', 'Real-time factor'),
   cg: page.readout('cg', 'CG iterations (residual)'),
+  integration: page.readout('integration', 'Elastic energy integrated'),
   updates: page.readout('reference-updates', 'Reference updates'),
   temperature: page.readout('max-temperature', 'Hottest phyxel'),
   height: page.readout('height', 'Top of the objects'),
@@ -343,6 +351,7 @@ function updateReadouts(now) {
   lastSample = sample;
   const iterations = demo.cg_iterations();
   readouts.cg(iterations < 0 ? '— (explicit)' : `${iterations} (${demo.cg_residual().toExponential(1)})`);
+  readouts.integration(demo.integration() === 'quadrature' ? 'at Gauss points (background quadrature)' : 'at the phyxels (nodal)');
   readouts.updates(String(demo.reference_updates()));
   readouts.temperature(`${demo.max_temperature().toFixed(1)} °C`);
   readouts.height(`${demo.height().toFixed(3)} m`);

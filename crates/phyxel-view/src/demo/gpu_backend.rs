@@ -64,7 +64,9 @@ impl Accelerator for GpuBackend {
             self.updates_at_upload = sim.reference_updates;
         }
         self.solver.set_drag(sim.drag);
-        self.solver.set_melting(sim.melting);
+        self.solver
+            .set_melting(sim.melting)
+            .map_err(|refusal| format!("{refusal}; continuing on the CPU"))?;
         self.solver
             .set_plasticity(sim.plasticity)
             .map_err(|refusal| format!("{refusal}; continuing on the CPU"))?;

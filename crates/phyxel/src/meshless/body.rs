@@ -155,28 +155,52 @@ impl Body {
         spacing: f64,
         settings: QuadratureSettings,
     ) -> Result<(), QuadratureError> {
+        self.set_quadrature_of_objects(&[(region, 0..self.len())], spacing, settings)
+    }
+
+    /// [`Body::set_quadrature`] for a body of several objects: object k fills `region` with the
+    /// phyxels `range` ([`Quadrature::of_objects`]: no shape function reaches across objects).
+    pub fn set_quadrature_of_objects(
+        &mut self,
+        objects: &[(&dyn Region, std::ops::Range<usize>)],
+        spacing: f64,
+        settings: QuadratureSettings,
+    ) -> Result<(), QuadratureError> {
         let quadrature =
-            Quadrature::new(region, &self.reference, spacing, &self.material, settings)?;
-        let shares = quadrature.volume_shares();
-        let unreached = |i: &usize| shares[*i] <= 0.0 || shares[*i].is_nan();
-        if let Some(i) = (0..self.len())
-            .filter(unreached)
-            .find(|&i| region.contains(self.reference[i]))
-        {
+            Quadrature::of_objects(objects, &self.reference, spacing, &self.material, settings)?;
+        // A phyxel no point reaches would feel no elastic force; one reached with a share ≤ 0 (the
+        // MLS φ_i may be negative where a point extrapolates, in a bunny's thin ear) keeps its
+        // sampled mass ([`Body::adopt_quadrature`]).
+        let unreached = |i: &usize| quadrature.shape.edges_into(*i).is_empty();
+        let inside = |i: usize| {
+            objects
+                .iter()
+                .any(|(region, range)| range.contains(&i) && region.contains(self.reference[i]))
+        };
+        if let Some(i) = (0..self.len()).filter(unreached).find(|&i| inside(i)) {
             return Err(QuadratureError(format!(
-                "phyxel {i} at {:?} gets no volume from the integration points around it",
+                "phyxel {i} at {:?} is reached by no integration point (no elastic force would hold it)",
                 self.reference[i]
             )));
         }
-        // Phyxels outside the shape (a clamp's wall) keep their masses if no point reaches them.
+        self.adopt_quadrature(Box::new(quadrature));
+        Ok(())
+    }
+
+    /// Integrate by `quadrature` (built for these phyxels, checked by [`Body::set_quadrature`]):
+    /// masses ρ₀ Σ_I v_I φ_i(x_I) and volumes Σ_I v_I φ_i(x_I), softened as the phyxels are.
+    pub fn adopt_quadrature(&mut self, mut quadrature: Box<Quadrature>) {
+        let shares = quadrature.volume_shares();
+        // Phyxels outside the shape (a clamp's wall) that no point reaches, and phyxels whose share
+        // is not positive, keep their masses.
         for (i, share) in shares.iter().enumerate() {
             if *share > 0.0 {
                 self.mass[i] = self.material.density * share;
             }
         }
         self.volume = shares.iter().map(|v| v.max(0.0)).collect();
-        self.integration = Integration::Quadrature(Box::new(quadrature));
-        Ok(())
+        quadrature.soften(&self.stiffness_scale);
+        self.integration = Integration::Quadrature(quadrature);
     }
 
     /// Hold the surface points `points` (reference position, area) at rest by a penalty (background

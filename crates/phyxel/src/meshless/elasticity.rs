@@ -130,7 +130,9 @@ pub fn corotated_force_differential(
 
 /// One integration point's share of a diagonal stiffness block, for a particle whose displacement
 /// enters its elastic deformation gradient as δF_e = δu cᵀ: δ²U = V wᵀ (μ|c|² I + (λ + μ) c cᵀ) w
-/// with w = Rᵀ δu, so the share of K = ∂f/∂u is −V R (μ|c|² I + (λ + μ) c cᵀ) Rᵀ.
+/// with w = Rᵀ δu, so the share of K = ∂f/∂u is −V R (μ|c|² I + (λ + μ) c cᵀ) Rᵀ
+/// = −V (μ|c|² I + (λ + μ) (Rc)(Rc)ᵀ), as R Rᵀ = I and |Rc| = |c| (R is a rotation): one
+/// matrix–vector product instead of two matrix products.
 pub fn corotated_diagonal_block(
     c: DVec3,
     rotation: DMat3,
@@ -138,9 +140,10 @@ pub fn corotated_diagonal_block(
     lambda: f64,
     mu: f64,
 ) -> DMat3 {
-    let local =
-        DMat3::from_diagonal(DVec3::splat(mu * c.length_squared())) + (lambda + mu) * outer(c, c);
-    -volume * (rotation * local * rotation.transpose())
+    let rc = rotation * c;
+    -volume
+        * (DMat3::from_diagonal(DVec3::splat(mu * c.length_squared()))
+            + (lambda + mu) * outer(rc, rc))
 }
 
 #[cfg(test)]

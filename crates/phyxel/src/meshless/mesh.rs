@@ -1,7 +1,6 @@
 //! Closed triangle meshes as phyxel shapes: OBJ parsing, the inside test by generalized winding number
 //! (Jacobson, Kavan & Sorkine-Hornung 2013), and lattice sampling of the interior.
 
-use super::sampling::Lattice;
 use glam::DVec3;
 use std::fmt;
 
@@ -153,6 +152,34 @@ impl TriangleMesh {
             })
     }
 
+    /// The same surface with vertices at bit-identical positions merged (a primitive's flat-shaded
+    /// faces repeat their corners), so that [`TriangleMesh::is_closed`] judges the shape, not its
+    /// indexing.
+    pub fn welded(&self) -> TriangleMesh {
+        let mut index = std::collections::HashMap::new();
+        let mut vertices = Vec::new();
+        let map: Vec<u32> = self
+            .vertices
+            .iter()
+            .map(|v| {
+                let key = [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()];
+                *index.entry(key).or_insert_with(|| {
+                    vertices.push(*v);
+                    (vertices.len() - 1) as u32
+                })
+            })
+            .collect();
+        let triangles = self
+            .triangles
+            .iter()
+            .map(|t| t.map(|k| map[k as usize]))
+            .collect();
+        TriangleMesh {
+            vertices,
+            triangles,
+        }
+    }
+
     /// Whether every edge is shared by exactly two triangles that traverse it in opposite directions
     /// (closed, consistently oriented).
     pub fn is_closed(&self) -> bool {
@@ -168,26 +195,11 @@ impl TriangleMesh {
     }
 }
 
-/// Lattice points inside a closed mesh. The lattice starts half a spacing inside the bounding box, so
-/// that no point lies on an axis-aligned face, where the winding number is ½.
-pub fn sample_mesh(mesh: &TriangleMesh, spacing: f64, lattice: Lattice) -> Vec<DVec3> {
-    let (min, max) = mesh.bounds();
-    let inset = super::sampling::Shape::Box {
-        min: min + 0.5 * spacing,
-        max,
-    };
-    let candidates = super::sampling::sample(&inset, spacing, lattice);
-    crate::parallel::map_indices(candidates.len(), |i| {
-        mesh.contains(candidates[i]).then_some(candidates[i])
-    })
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::meshless::inside::sample_mesh;
+    use crate::meshless::sampling::Lattice;
 
     const CUBE: &str =
         "# unit cube\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n\

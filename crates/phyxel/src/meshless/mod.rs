@@ -20,6 +20,7 @@ pub mod collision;
 pub mod corotated;
 pub mod elasticity;
 pub mod implicit;
+pub mod inside;
 pub mod kernel;
 pub mod material;
 pub mod melting;

@@ -531,6 +531,9 @@ impl Simulation {
         let body = &mut self.body;
         if let Some(melting) = self.melting {
             melting.heat(body, dt);
+            if let super::body::Integration::Quadrature(q) = &mut body.integration {
+                q.soften(&body.stiffness_scale);
+            }
         }
         // A body with background quadrature is always corotated (its forces are).
         let elasticity = if self.body.quadrature().is_some() {
@@ -582,11 +585,16 @@ impl Simulation {
     fn flow_multiplicative(&mut self, plasticity: Plasticity, dt: f64) {
         let body = &self.body;
         if let Some(q) = body.quadrature() {
-            // Background quadrature: F_p lives at the integration points.
+            // Background quadrature: F_p lives at the integration points, and a softened (warm)
+            // point yields earlier, as a warm phyxel does below.
             let flowed = map_indices(q.len(), |k| {
+                let softened = Plasticity {
+                    yield_strain: plasticity.yield_strain * q.softening[k],
+                    ..plasticity
+                };
                 let elastic = q.deformation_gradient(k, &body.displacement)
                     * q.plastic_deformation[k].inverse();
-                plasticity.flow_multiplicative(elastic, q.plastic_deformation[k], dt)
+                softened.flow_multiplicative(elastic, q.plastic_deformation[k], dt)
             });
             if let super::body::Integration::Quadrature(q) = &mut self.body.integration {
                 q.plastic_deformation = flowed;

@@ -38,6 +38,14 @@ impl EmbeddedSurface {
         surface
     }
 
+    /// The surface in the body's reference configuration (where it was bound last).
+    pub fn rest_mesh(&self) -> TriangleMesh {
+        TriangleMesh {
+            vertices: self.rest.clone(),
+            triangles: self.triangles.clone(),
+        }
+    }
+
     /// Bind the vertices anew at rest positions `rest` — after the body's reference shape changed.
     pub fn rebind(&mut self, rest: Vec<DVec3>, body: &Body) {
         self.start = vec![0];

@@ -58,7 +58,7 @@ impl Quadrature {
     ) -> PhyxelStress {
         let plastic_inverse = self.plastic_inverse(point);
         let elastic = self.deformation_gradient(point, displacement) * plastic_inverse;
-        let Lame { lambda, mu } = self.lame[point];
+        let Lame { lambda, mu } = self.point_lame(point);
         let volume = self.points.volume[point];
         corotated_stress(
             elastic,
@@ -116,7 +116,7 @@ impl Quadrature {
             let df = shape.edges(k).fold(DMat3::ZERO, |f, e| {
                 f + outer(du[shape.particle[e] as usize], shape.gradient[e])
             }) * plastic_inverse;
-            let Lame { lambda, mu } = self.lame[k];
+            let Lame { lambda, mu } = self.point_lame(k);
             let volume = self.points.volume[k];
             corotated_force_differential(df, rotations[k], plastic_inverse, volume, lambda, mu)
         });
@@ -131,11 +131,15 @@ impl Quadrature {
     /// c = F_p,I⁻ᵀ ∇φ_i(x_I), for block-Jacobi preconditioning.
     pub fn stiffness_diagonal(&self, rotations: &[DMat3]) -> Vec<DMat3> {
         let shape = &self.shape;
+        // F_p,I⁻ᵀ and λ_I, μ_I once per point, not once per edge.
+        let points = map_indices(self.len(), |k| {
+            (self.plastic_inverse(k).transpose(), self.point_lame(k))
+        });
         let mut blocks = map_indices(self.particle_count(), |i| {
             shape.edges_into(i).iter().fold(DMat3::ZERO, |sum, &e| {
                 let k = shape.owner[e as usize] as usize;
-                let c = self.plastic_inverse(k).transpose() * shape.gradient[e as usize];
-                let Lame { lambda, mu } = self.lame[k];
+                let (plastic_inverse_transpose, Lame { lambda, mu }) = points[k];
+                let c = plastic_inverse_transpose * shape.gradient[e as usize];
                 let volume = self.points.volume[k];
                 sum + corotated_diagonal_block(c, rotations[k], volume, lambda, mu)
             })

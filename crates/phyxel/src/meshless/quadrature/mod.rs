@@ -21,6 +21,7 @@ pub mod shape_functions;
 use crate::meshless::material::Material;
 pub use held::HeldSurface;
 
+use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 use points::{integration_points, BackgroundGrid, IntegrationPoints, Region};
 use serde::{Deserialize, Serialize};
@@ -50,6 +51,11 @@ impl Default for QuadratureSettings {
     }
 }
 
+/// The largest fraction of a quadrature's points whose support may be widened
+/// ([`shape_functions::WIDENING`]): a thin part of a shape needs a few; more means the particles
+/// are too sparse for the grid.
+pub const MAX_WIDENED_FRACTION: f64 = 0.25;
+
 /// Why a quadrature could not be built.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QuadratureError(pub String);
@@ -77,8 +83,11 @@ pub struct Quadrature {
     pub shape: ShapeFunctions,
     /// h of the shape functions.
     pub support_radius: f64,
-    /// λ_I, μ_I of every point (several materials in one body: seed 003 §4.2).
+    /// λ_I, μ_I of every point (several materials in one body: seed 003 §4.2), cold.
     pub lame: Vec<Lame>,
+    /// s_I, melting's stiffness factor at every point (1 = cold): λ_I, μ_I and the yield strain act
+    /// scaled by it ([`Quadrature::soften`]).
+    pub softening: Vec<f64>,
     /// F_p,I, the multiplicative plastic deformation carried per point (identity when elastic).
     pub plastic_deformation: Vec<DMat3>,
     /// The particles' reference positions x̄_i the shape functions were built on.
@@ -117,6 +126,13 @@ impl Quadrature {
         }
         let support_radius = settings.support_factor * spacing;
         let shape = ShapeFunctions::build(&points.position, particles, support_radius);
+        if shape.widened.len() as f64 > MAX_WIDENED_FRACTION * points.len() as f64 {
+            return Err(QuadratureError(format!(
+                "{} of {} integration points have too few particles around them within the support radius — the particles are too sparse for the grid",
+                shape.widened.len(),
+                points.len()
+            )));
+        }
         if !shape.degenerate.is_empty() {
             return Err(QuadratureError(format!(
                 "{} of {} integration points have too few particles around them (fewer than four, or all in one plane) — the body is thinner than its particle spacing allows",
@@ -132,6 +148,7 @@ impl Quadrature {
             shape,
             support_radius,
             lame: vec![Lame { lambda, mu }; n],
+            softening: vec![1.0; n],
             plastic_deformation: vec![DMat3::IDENTITY; n],
             reference: particles.to_vec(),
             held: None,
@@ -152,6 +169,122 @@ impl Quadrature {
                 *lame = Lame { lambda, mu };
             }
         }
+    }
+
+    /// The quadrature of several objects in one body: object k is `region` with the particles
+    /// `particles[range]`, and its points take their shape functions from those particles only, so
+    /// objects that come within a support radius of each other stay separate solids (they meet
+    /// through their surfaces: contact). Each object's grid starts at its own minimum corner.
+    pub fn of_objects(
+        objects: &[(&dyn Region, std::ops::Range<usize>)],
+        particles: &[DVec3],
+        spacing: f64,
+        material: &Material,
+        settings: QuadratureSettings,
+    ) -> Result<Self, QuadratureError> {
+        let mut parts = Vec::with_capacity(objects.len());
+        for (k, (region, range)) in objects.iter().enumerate() {
+            let part = Self::new(
+                *region,
+                &particles[range.clone()],
+                spacing,
+                material,
+                settings,
+            )
+            .map_err(|e| {
+                if objects.len() > 1 {
+                    QuadratureError(format!("object {}: {e}", k + 1))
+                } else {
+                    e
+                }
+            })?;
+            parts.push((part, range.start));
+        }
+        let Some((first, _)) = parts.first() else {
+            return Err(QuadratureError(
+                "a body of no objects has no quadrature".into(),
+            ));
+        };
+        let mut merged = Self {
+            grid: first.grid,
+            points: IntegrationPoints::default(),
+            shape: ShapeFunctions::default(),
+            support_radius: first.support_radius,
+            lame: Vec::new(),
+            softening: Vec::new(),
+            plastic_deformation: Vec::new(),
+            reference: particles.to_vec(),
+            held: None,
+        };
+        let mut rows = Vec::new();
+        let mut widened = Vec::new();
+        for (part, offset) in parts {
+            let base = merged.points.len() as u32;
+            merged.points.position.extend(&part.points.position);
+            merged.points.volume.extend(&part.points.volume);
+            merged.points.full_cells += part.points.full_cells;
+            merged.points.cut_cells += part.points.cut_cells;
+            merged.lame.extend(&part.lame);
+            merged.softening.extend(&part.softening);
+            merged.plastic_deformation.extend(&part.plastic_deformation);
+            let shape = &part.shape;
+            for k in 0..shape.len() {
+                rows.push(
+                    shape
+                        .edges(k)
+                        .map(|e| {
+                            (
+                                shape.particle[e] + offset as u32,
+                                shape.value[e],
+                                shape.gradient[e],
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                );
+            }
+            merged
+                .shape
+                .degenerate
+                .extend(shape.degenerate.iter().map(|k| k + base));
+            widened.extend(shape.widened.iter().map(|k| k + base));
+        }
+        let degenerate = std::mem::take(&mut merged.shape.degenerate);
+        merged.shape = ShapeFunctions::from_rows(rows, particles.len());
+        merged.shape.degenerate = degenerate;
+        merged.shape.widened = widened;
+        Ok(merged)
+    }
+
+    /// λ_I, μ_I as they act now: the cold material's scaled by the point's softening s_I.
+    pub fn point_lame(&self, point: usize) -> Lame {
+        let Lame { lambda, mu } = self.lame[point];
+        let s = self.softening[point];
+        Lame {
+            lambda: s * lambda,
+            mu: s * mu,
+        }
+    }
+
+    /// Melting at the points (MKN04 §5.2 carried to the quadrature): s_I = Σ_i φ_i(x_I) s_i from the
+    /// particles' stiffness factors s_i, clamped to the range of the s_i it interpolates (the MLS φ_i
+    /// may be negative; the clamp keeps s_I a convex value, never above the coldest or below the
+    /// most molten of its particles).
+    pub fn soften(&mut self, particle_scale: &[f64]) {
+        let shape = &self.shape;
+        self.softening = map_indices(shape.len(), |k| {
+            let (mut sum, mut low, mut high) = (0.0, f64::INFINITY, f64::NEG_INFINITY);
+            for e in shape.edges(k) {
+                let s = particle_scale[shape.particle[e] as usize];
+                sum += shape.value[e] * s;
+                low = low.min(s);
+                high = high.max(s);
+            }
+            if low <= high {
+                sum.clamp(low, high)
+            } else {
+                1.0
+            }
+        });
     }
 
     /// Number of integration points.

@@ -10,6 +10,7 @@
 //! volume error falls with the sampling (Σ v_I is checked against the analytic volumes and the mesh's
 //! signed volume in the tests).
 
+use crate::meshless::inside::IndexedMesh;
 use crate::meshless::mesh::TriangleMesh;
 use crate::meshless::sampling::Shape;
 use crate::parallel::map_indices;
@@ -29,6 +30,15 @@ impl Region for Shape {
     }
     fn bounds(&self) -> (DVec3, DVec3) {
         Shape::bounds(self)
+    }
+}
+
+impl Region for IndexedMesh {
+    fn contains(&self, p: DVec3) -> bool {
+        IndexedMesh::contains(self, p)
+    }
+    fn bounds(&self) -> (DVec3, DVec3) {
+        self.mesh().bounds()
     }
 }
 

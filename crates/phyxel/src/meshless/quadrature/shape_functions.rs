@@ -37,8 +37,40 @@ pub struct ShapeFunctions {
     pub reverse: Vec<u32>,
     /// The integration point of each edge.
     pub owner: Vec<u32>,
-    /// Points whose moment matrix was rank-deficient (module docs).
+    /// Points whose moment matrix was rank-deficient (module docs), even with a widened support.
     pub degenerate: Vec<u32>,
+    /// Points whose support was widened ([`WIDENING`]) because the particles within h alone left
+    /// their moment matrix rank-deficient (a thin part of a shape, a bunny's ear).
+    pub widened: Vec<u32>,
+}
+
+/// The factors a rank-deficient point's support radius is widened by, in turn, until its moment
+/// matrix has full rank. (A quadrature that needs it at many points is refused:
+/// [`super::MAX_WIDENED_FRACTION`].) The shape functions stay a partition of unity that reproduces affine fields
+/// (the patch test does not depend on h); they only reach further.
+pub const WIDENING: [f64; 4] = [1.25, 1.5, 2.0, 3.0];
+
+/// φ_i(x) over the particles within the first widened support of x that gives a full-rank moment
+/// matrix (the widest if none does), by a scan of every particle: few points need it.
+fn widened(
+    x: DVec3,
+    particles: &[DVec3],
+    support_radius: f64,
+) -> (Vec<u32>, Vec<(f64, DVec3)>, bool) {
+    let mut last = (Vec::new(), Vec::new(), false);
+    for factor in WIDENING {
+        let h = factor * support_radius;
+        let near: Vec<u32> = (0..particles.len() as u32)
+            .filter(|&i| particles[i as usize].distance(x) < h)
+            .collect();
+        let at: Vec<DVec3> = near.iter().map(|&i| particles[i as usize]).collect();
+        let (values, full_rank) = at_point(x, &at, h);
+        last = (near, values, full_rank);
+        if full_rank {
+            break;
+        }
+    }
+    last
 }
 
 impl ShapeFunctions {
@@ -54,26 +86,51 @@ impl ShapeFunctions {
             near.sort_unstable();
             let at: Vec<DVec3> = near.iter().map(|&i| particles[i as usize]).collect();
             let (values, full_rank) = at_point(x, &at, support_radius);
-            (near, values, full_rank)
+            if full_rank {
+                (near, values, full_rank, false)
+            } else {
+                let (near, values, full_rank) = widened(x, particles, support_radius);
+                (near, values, full_rank, true)
+            }
         });
+        let widened = (0..rows.len() as u32)
+            .filter(|&k| rows[k as usize].3)
+            .collect();
+        let degenerate = (0..rows.len() as u32)
+            .filter(|&k| !rows[k as usize].2)
+            .collect();
+        let rows = rows
+            .into_iter()
+            .map(|(near, values, _, _)| {
+                near.into_iter()
+                    .zip(values)
+                    .map(|(i, (phi, grad))| (i, phi, grad))
+                    .collect()
+            })
+            .collect();
+        let mut shape = Self::from_rows(rows, particles.len());
+        shape.degenerate = degenerate;
+        shape.widened = widened;
+        shape
+    }
+
+    /// The compressed rows of `rows` (for each point its edges: particle, φ, ∇φ) over `n` particles,
+    /// with their reverse lists (no point counted degenerate).
+    pub fn from_rows(rows: Vec<Vec<(u32, f64, DVec3)>>, n: usize) -> Self {
         let mut shape = Self {
             start: vec![0],
             ..Self::default()
         };
-        for (k, (near, values, full_rank)) in rows.into_iter().enumerate() {
-            for (i, (phi, grad)) in near.into_iter().zip(values) {
+        for (k, row) in rows.into_iter().enumerate() {
+            for (i, phi, grad) in row {
                 shape.particle.push(i);
                 shape.value.push(phi);
                 shape.gradient.push(grad);
                 shape.owner.push(k as u32);
             }
             shape.start.push(shape.particle.len() as u32);
-            if !full_rank {
-                shape.degenerate.push(k as u32);
-            }
         }
         // Reverse lists by counting sort of the edges on their particle.
-        let n = particles.len();
         let mut reverse_start = vec![0u32; n + 1];
         for &i in &shape.particle {
             reverse_start[i as usize + 1] += 1;

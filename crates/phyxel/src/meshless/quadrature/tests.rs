@@ -456,3 +456,134 @@ fn multiplicative_plasticity_is_carried_per_integration_point() {
         length(&sim)
     );
 }
+
+#[test]
+fn a_point_whose_particles_span_too_little_widens_its_support_and_still_passes_the_patch_test() {
+    // The bunny's ears and a torus's tube at coarse sampling leave some Gauss points with particles
+    // that span less than three dimensions within h: those points reach further (WIDENING).
+    use crate::meshless::inside::sample_mesh;
+    use crate::meshless::inside::IndexedMesh;
+    use crate::meshless::mesh::bunny;
+    let mesh = bunny();
+    let (lo, hi) = mesh.bounds();
+    let spacing = (hi - lo).max_element() / 9.0;
+    let particles = sample_mesh(&mesh, spacing, Lattice::Cubic);
+    let region = IndexedMesh::new(mesh.clone());
+    let q = Quadrature::new(
+        &region,
+        &particles,
+        spacing,
+        &beam_material(1e5, 0.3),
+        QuadratureSettings::default(),
+    )
+    .unwrap();
+    assert!(!q.shape.widened.is_empty(), "some points were widened");
+    assert!(q.shape.degenerate.is_empty());
+    let h = q.support_radius;
+    for &k in &q.shape.widened {
+        let k = k as usize;
+        let x = q.points.position[k];
+        let edges = q.shape.edges(k);
+        // Within h alone the particles were not enough; the widened row reaches beyond h.
+        assert!(edges
+            .clone()
+            .any(|e| particles[q.shape.particle[e] as usize].distance(x) >= h));
+        let sum: f64 = edges.clone().map(|e| q.shape.value[e]).sum();
+        let first: DVec3 = edges
+            .clone()
+            .map(|e| q.shape.value[e] * particles[q.shape.particle[e] as usize])
+            .sum();
+        let identity = edges.fold(DMat3::ZERO, |m, e| {
+            m + crate::meshless::mls::outer(
+                particles[q.shape.particle[e] as usize],
+                q.shape.gradient[e],
+            )
+        });
+        assert!((sum - 1.0).abs() < 1e-9, "Σφ = {sum}");
+        assert!(
+            first.distance(x) < 1e-9 * spacing.max(1.0),
+            "Σφx = {first} at {x}"
+        );
+        let off = (identity - DMat3::IDENTITY).abs().to_cols_array();
+        assert!(off.iter().all(|e| *e < 1e-7), "Σ x ∇φᵀ = {identity}");
+    }
+    // Σ v_I is the mesh's volume.
+    let volume = q.points.total_volume();
+    assert!(
+        (volume / mesh.volume() - 1.0).abs() < 0.01,
+        "{volume} vs {}",
+        mesh.volume()
+    );
+}
+
+#[test]
+fn objects_of_one_body_take_their_shape_functions_from_their_own_particles_only() {
+    // Two blocks 0.05 apart — less than the support radius 0.18 — integrated as two objects: no
+    // shape function crosses the gap, each object's Σv_I is its volume, and each object's points
+    // are those it would have alone.
+    let spacing = 0.1;
+    let material = beam_material(1e5, 0.3);
+    let left = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::splat(0.4),
+    };
+    let right = Shape::Box {
+        min: DVec3::new(0.45, 0.0, 0.0),
+        max: DVec3::new(0.85, 0.4, 0.4),
+    };
+    let centred = |shape: &Shape| -> Vec<DVec3> {
+        let (min, max) = shape.bounds();
+        sample(
+            &Shape::Box {
+                min: min + 0.5 * spacing,
+                max,
+            },
+            spacing,
+            Lattice::Cubic,
+        )
+    };
+    let (a, b) = (centred(&left), centred(&right));
+    let particles: Vec<DVec3> = a.iter().chain(&b).copied().collect();
+    let split = a.len();
+    let objects: [(&dyn Region, std::ops::Range<usize>); 2] =
+        [(&left, 0..split), (&right, split..particles.len())];
+    let q = Quadrature::of_objects(
+        &objects,
+        &particles,
+        spacing,
+        &material,
+        QuadratureSettings::default(),
+    )
+    .unwrap();
+    let alone =
+        Quadrature::new(&left, &a, spacing, &material, QuadratureSettings::default()).unwrap();
+    for k in 0..q.len() {
+        let on_left = q.points.position[k].x < 0.425;
+        for e in q.shape.edges(k) {
+            assert_eq!((q.shape.particle[e] as usize) < split, on_left, "point {k}");
+        }
+    }
+    let left_volume: f64 = (0..q.len())
+        .filter(|&k| q.points.position[k].x < 0.425)
+        .map(|k| q.points.volume[k])
+        .sum();
+    assert!((left_volume - 0.064).abs() < 1e-12, "{left_volume}");
+    assert!((q.points.total_volume() - 0.128).abs() < 1e-12);
+    assert_eq!(
+        q.shape.start[..alone.shape.start.len()],
+        alone.shape.start[..]
+    );
+    assert_eq!(
+        q.shape.value[..alone.shape.value.len()],
+        alone.shape.value[..]
+    );
+    // The reverse lists name every edge once.
+    let mut seen = vec![false; q.shape.particle.len()];
+    for i in 0..particles.len() {
+        for &e in q.shape.edges_into(i) {
+            assert_eq!(q.shape.particle[e as usize] as usize, i);
+            assert!(!std::mem::replace(&mut seen[e as usize], true));
+        }
+    }
+    assert!(seen.iter().all(|s| *s));
+}

@@ -9,17 +9,20 @@
 //! not in it: both copies are built from the same scene description and settings.
 
 use super::Simulation;
+use crate::meshless::body::Integration;
 use crate::meshless::implicit::SolveStats;
 use glam::{DMat3, DVec3};
 use std::fmt;
 
 /// Bumped whenever the layout below changes.
-const FORMAT: f64 = 1.0;
+const FORMAT: f64 = 2.0;
 /// FORMAT, n, surfaces, has reference, time, reference updates, solve present, iterations,
 /// residual, converged.
 const HEADER: usize = 10;
 /// Numbers per phyxel: u (3), v (3), T, s, ε_p (9), F_p (9), m, ρ, V.
 const PER_PHYXEL: usize = 3 + 3 + 1 + 1 + 9 + 9 + 3;
+// Then the count of integration points (0 for a nodal body) and F_p,I (9) of each: the plastic state
+// of a body integrated by background quadrature lives at its points.
 
 /// A simulation's state, flattened: [`Simulation::snapshot`] writes it, [`Simulation::restore`] reads it.
 #[derive(Clone, Debug, PartialEq)]
@@ -130,6 +133,11 @@ impl Simulation {
         out.extend(&body.mass);
         out.extend(&body.density);
         out.extend(&body.volume);
+        let points = body
+            .quadrature()
+            .map_or(&[][..], |q| &q.plastic_deformation[..]);
+        out.push(points.len() as f64);
+        push_matrices(&mut out, points);
         if with_reference {
             push_vectors(&mut out, &body.reference);
             for surface in &self.surfaces {
@@ -184,6 +192,14 @@ impl Simulation {
         let mass = r.scalars(n)?;
         let density = r.scalars(n)?;
         let volume = r.scalars(n)?;
+        let points = r.count("the integration point count")?;
+        let own_points = self.body.quadrature().map_or(0, |q| q.len());
+        if points != own_points {
+            return Err(SnapshotError(format!(
+                "{points} integration points, the body has {own_points} (one side is integrated by background quadrature, the other not)"
+            )));
+        }
+        let point_plastic_deformation = r.matrices(points)?;
         let rest_shape = if with_reference {
             let reference = r.vectors(n)?;
             let mut surface_rests = Vec::with_capacity(surfaces);
@@ -220,6 +236,10 @@ impl Simulation {
         body.mass = mass;
         body.density = density;
         body.volume = volume;
+        if let Integration::Quadrature(q) = &mut body.integration {
+            q.plastic_deformation = point_plastic_deformation;
+            q.soften(&body.stiffness_scale);
+        }
         self.time = time;
         self.reference_updates = updates;
         self.last_solve = last_solve;
