@@ -246,14 +246,14 @@ impl<A: Accelerator> Demo<A> {
 
     /// How the implicit integrator integrates: "quadrature" (background Gauss points, seed 003 §3.3;
     /// the default) or "nodal" (at the phyxels, MKN04's volumes). Takes effect at once while it
-    /// integrates; an explicit method always integrates at the phyxels.
+    /// integrates (refused, keeping the model in use, if the quadrature cannot be built); an explicit
+    /// method always integrates at the phyxels.
     pub fn set_implicit_model(&mut self, id: &str) -> Result<(), DemoError> {
         let model = ImplicitModel::from_id(id).ok_or_else(|| {
             DemoError(format!(
                 "unknown implicit model “{id}” (known: quadrature, nodal)"
             ))
         })?;
-        self.implicit_model = model;
         if self.is_implicit() {
             self.mark_stale();
             match model {
@@ -261,6 +261,7 @@ impl<A: Accelerator> Demo<A> {
                 ImplicitModel::Nodal => self.integrate_at_phyxels(),
             }
         }
+        self.implicit_model = model;
         Ok(())
     }
 

@@ -268,7 +268,7 @@ shared_structs! {
     struct IntegrationPoint as IntegrationPoint {
         /// The volume v_I (m³); at a held-surface point the penalty's α A_s (N/m).
         volume: f32,
-        /// λ_I (Pa), `Quadrature::lame` (0 at a held-surface point).
+        /// λ_I (Pa), `Quadrature::point_lame` (0 at a held-surface point).
         lambda: f32,
         /// μ_I (Pa).
         mu: f32,

@@ -38,9 +38,9 @@ impl PointData {
             rotation: gpu_mat3(DMat3::IDENTITY),
             plastic_inverse: gpu_mat3(plastic_inverse_of(f_p)),
         };
-        let mut points: Vec<IntegrationPoint> = q
-            .lame
-            .iter()
+        // λ_I, μ_I as they act now (softened where warm: `Quadrature::point_lame`).
+        let mut points: Vec<IntegrationPoint> = (0..q.len())
+            .map(|k| q.point_lame(k))
             .zip(&q.points.volume)
             .map(|(lame, volume)| IntegrationPoint {
                 volume: *volume as f32,

@@ -119,6 +119,27 @@ struct BodyDynamics<'a> {
     hold_apart: bool,
 }
 
+impl<'a> BodyDynamics<'a> {
+    /// The equations of motion of `body` in `environment`, with the drag spring if it names one of
+    /// its phyxels.
+    fn new(
+        body: &'a Body,
+        elasticity: Elasticity,
+        environment: &Environment,
+        drag: Option<Drag>,
+        hold_apart: bool,
+    ) -> Self {
+        Self {
+            body,
+            elasticity,
+            gravity: environment.gravity,
+            damping: environment.damping,
+            drag: drag.filter(|d| d.phyxel < body.len()),
+            hold_apart,
+        }
+    }
+}
+
 impl Dynamics for BodyDynamics<'_> {
     type Vector = Vec<DVec3>;
     fn acceleration(&self, _t: f64, u: &Vec<DVec3>, v: &Vec<DVec3>) -> Vec<DVec3> {
@@ -485,14 +506,8 @@ impl Simulation {
         let (mut next_u, mut next_v) = std::mem::take(&mut self.next_state);
         let body = &self.body;
         let stresses = self.elasticity.stresses(body, &body.displacement);
-        let dynamics = BodyDynamics {
-            body,
-            elasticity: self.elasticity,
-            gravity: self.environment.gravity,
-            damping: self.environment.damping,
-            drag: self.drag.filter(|d| d.phyxel < body.len()),
-            hold_apart: false,
-        };
+        let dynamics =
+            BodyDynamics::new(body, self.elasticity, &self.environment, self.drag, false);
         let settle = Settle {
             colliders: &self.environment.colliders,
             friction: self.environment.friction,
@@ -641,15 +656,8 @@ impl Simulation {
             v: std::mem::take(&mut body.velocity),
         };
         {
-            let drag = self.drag.filter(|d| d.phyxel < body.len());
-            let dynamics = BodyDynamics {
-                body,
-                elasticity: self.elasticity,
-                gravity: self.environment.gravity,
-                damping: self.environment.damping,
-                drag,
-                hold_apart: false,
-            };
+            let dynamics =
+                BodyDynamics::new(body, self.elasticity, &self.environment, self.drag, false);
             self.integrator
                 .step_explicit(&dynamics, &mut state, dt)
                 .expect("set_integrator admits explicit methods only");
@@ -663,14 +671,7 @@ impl Simulation {
     /// then (M + Δt² P) v⁺ = M v* − Δt P u, u ← u + Δt·v⁺.
     fn advance_symplectic_holding(&mut self, dt: f64) {
         let body = &self.body;
-        let dynamics = BodyDynamics {
-            body,
-            elasticity: self.elasticity,
-            gravity: self.environment.gravity,
-            damping: self.environment.damping,
-            drag: self.drag.filter(|d| d.phyxel < body.len()),
-            hold_apart: true,
-        };
+        let dynamics = BodyDynamics::new(body, self.elasticity, &self.environment, self.drag, true);
         let (u, v) = (&body.displacement, &body.velocity);
         let acceleration = dynamics.acceleration(self.time, u, v);
         let mut velocity: Vec<DVec3> = v

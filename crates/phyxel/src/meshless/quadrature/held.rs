@@ -78,7 +78,8 @@ impl HeldSurface {
     /// (M + Δt² P) v⁺ = M v* − Δt P u (module docs) on the free particles, v⁺ = 0 on the `fixed` ones
     /// (their rows and columns left out, as in `implicit::velocity_change`), solved by conjugate
     /// gradients with the diagonal of M + Δt² P as preconditioner. The matrix is M plus a
-    /// positive semidefinite term, so CG converges in a few dozen iterations; returns what it did.
+    /// positive semidefinite term, so CG converges in a few dozen iterations; returns what it did
+    /// (the solution is `velocity`).
     pub fn implicit_velocities(
         &self,
         mass: &[f64],
@@ -86,7 +87,7 @@ impl HeldSurface {
         dt: f64,
         displacement: &[DVec3],
         velocity: &mut Vec<DVec3>,
-    ) -> Solution<Vec<DVec3>> {
+    ) -> Solution<()> {
         let dt2 = dt * dt;
         let free = |i: usize| !fixed.get(i).copied().unwrap_or(false);
         let masked = |w: &[DVec3]| -> Vec<DVec3> {
@@ -135,8 +136,18 @@ impl HeldSurface {
             relative_residual: 1e-12,
             max_iterations: 500,
         };
-        let solution = solve(apply, &rhs, masked(velocity), precondition, tolerance);
-        *velocity = solution.x.clone();
-        solution
+        let Solution {
+            x,
+            iterations,
+            relative_residual,
+            converged,
+        } = solve(apply, &rhs, masked(velocity), precondition, tolerance);
+        *velocity = x;
+        Solution {
+            x: (),
+            iterations,
+            relative_residual,
+            converged,
+        }
     }
 }
