@@ -878,12 +878,17 @@ impl Simulation {
             .zip(&body.mass)
             .map(|((x, v), m)| 0.5 * m * v.length_squared() - m * g.dot(*x))
             .sum();
-        let elastic: f64 = self
-            .elasticity
-            .stresses(body, &body.displacement)
-            .iter()
-            .map(|s| s.energy)
-            .sum();
+        // A body with background quadrature stores its elastic energy at the integration points
+        // (and in a held surface's penalty): U = Σ_I v_I ½ ε_I:σ_I.
+        let elastic: f64 = match body.quadrature() {
+            Some(q) => q.energy(&body.displacement),
+            None => self
+                .elasticity
+                .stresses(body, &body.displacement)
+                .iter()
+                .map(|s| s.energy)
+                .sum(),
+        };
         motion + elastic
     }
 }

@@ -556,3 +556,40 @@ fn the_drag_spring_is_stable_for_the_step_it_was_made_for() {
     too_stiff.stiffness *= 2.1f64.powi(2) / Drag::OMEGA_DT_SQUARED;
     assert!(drag_amplitude(too_stiff, mass, dt, offset, 200) > 0.1);
 }
+
+#[test]
+fn the_energy_of_a_body_integrated_by_quadrature_is_summed_at_its_points() {
+    // u = ε x e_x on a box: ε_xx = ε alone, U = ½ (λ + 2μ) ε² V exactly (the corotated strain of a
+    // pure stretch is the linear one, and Σ v_I is the box's volume), with no gravity and at rest.
+    let shape = Shape::Box {
+        min: DVec3::ZERO,
+        max: DVec3::splat(0.4),
+    };
+    let material = Material {
+        young: 1e5,
+        poisson: 0.3,
+        density: 1000.0,
+        volume_stiffness: 0.0,
+    };
+    let mut body = cube(DVec3::ZERO, 0.4, material);
+    body.set_quadrature(&shape, SPACING, Default::default())
+        .unwrap();
+    let strain = 1e-3;
+    body.displacement = body
+        .reference
+        .iter()
+        .map(|x| DVec3::new(strain * x.x, 0.0, 0.0))
+        .collect();
+    let environment = Environment {
+        gravity: DVec3::ZERO,
+        ..Environment::default()
+    };
+    let sim = Simulation::new(body, environment);
+    let (lambda, mu) = material.lame();
+    let expected = 0.5 * (lambda + 2.0 * mu) * strain * strain * 0.4f64.powi(3);
+    let energy = sim.energy();
+    assert!(
+        (energy / expected - 1.0).abs() < 1e-6,
+        "U = {energy}, ½(λ + 2μ)ε²V = {expected}"
+    );
+}
