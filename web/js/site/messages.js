@@ -269,6 +269,57 @@ function superseded({ parameter, value }) {
   return `${parameter}=${clip(String(value))} was not applied: a later set of ${parameter} replaced it while it waited (the last one wins).`;
 }
 
+/**
+ * Requests in the order they came: `push(event)` hands each to `handle(event)` at once, but a `set`
+ * waits at the head while the last one that changed a value is less than SET_SPACING_MS old, and
+ * everything behind it waits with it; a set with a set of the same parameter from the same sender
+ * right behind it is answered `refuse(event, superseded(…))` instead (the last one wins).
+ * `clock` (tests): { now(), later(fn, ms) }.
+ */
+export function requestQueue(page, handle, refuse, clock = { now: () => performance.now(), later: (fn, ms) => setTimeout(fn, ms) }) {
+  const inbox = [];
+  let nextSetAt = -Infinity;
+  let waiting = false;
+  const drain = () => {
+    while (inbox.length) {
+      const event = inbox[0];
+      const set = validSet(event, page);
+      if (set) {
+        const wait = nextSetAt - clock.now();
+        if (wait > 0) {
+          if (!waiting) {
+            waiting = true;
+            clock.later(() => {
+              waiting = false;
+              drain();
+            }, wait);
+          }
+          return;
+        }
+        inbox.shift();
+        if (supersedes(validSet(inbox[0], page), set, inbox[0], event)) {
+          refuse(event, superseded(set));
+          continue;
+        }
+        const control = page.controls.registry.get(set.parameter);
+        const before = control.get();
+        handle(event);
+        // control.set ran at once (handle's first step): a new value waits a frame for the next set.
+        if (control.get() !== before) nextSetAt = clock.now() + SET_SPACING_MS;
+        continue;
+      }
+      inbox.shift();
+      handle(event);
+    }
+  };
+  return {
+    push(event) {
+      inbox.push(event);
+      drain();
+    },
+  };
+}
+
 /** Listen for requests; send `ready` to the embedding page and events to subscribers. */
 export function startMessageApi(page) {
   const allowed = allowedOrigins();
@@ -296,40 +347,7 @@ export function startMessageApi(page) {
     }
   };
 
-  // Requests in the order they came; a `set` waits at the head while the last one that changed a value
-  // is less than SET_SPACING_MS old, and everything behind it waits with it.
-  const inbox = [];
-  let nextSetAt = 0;
-  let timer = null;
-  const drain = () => {
-    while (inbox.length) {
-      const event = inbox[0];
-      const set = validSet(event, page);
-      if (set) {
-        const wait = nextSetAt - performance.now();
-        if (wait > 0) {
-          timer ??= setTimeout(() => {
-            timer = null;
-            drain();
-          }, wait);
-          return;
-        }
-        inbox.shift();
-        if (supersedes(validSet(inbox[0], page), set, inbox[0], event)) {
-          send(event.source, event.origin, { id: requestId(event.data), ok: false, error: superseded(set) });
-          continue;
-        }
-        const control = page.controls.registry.get(set.parameter);
-        const before = control.get();
-        handle(event);
-        // control.set ran at once (handle's first step): a new value waits a frame for the next set.
-        if (control.get() !== before) nextSetAt = performance.now() + SET_SPACING_MS;
-        continue;
-      }
-      inbox.shift();
-      handle(event);
-    }
-  };
+  const queue = requestQueue(page, handle, (event, error) => send(event.source, event.origin, { id: requestId(event.data), ok: false, error }));
 
   window.addEventListener('message', (event) => {
     if (event.source === window || !event.source) return;
@@ -343,8 +361,7 @@ export function startMessageApi(page) {
     const data = event.data;
     // Our own replies and events (an embed inside an embed) are not requests.
     if (data && typeof data === 'object' && data.phyxel === VERSION && ('event' in data || 'ok' in data)) return;
-    inbox.push(event);
-    drain();
+    queue.push(event);
   });
 
   const publish = (name, data) => {
