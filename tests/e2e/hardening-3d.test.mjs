@@ -1,8 +1,9 @@
 // Hardening of the 3D demo and of the WebAssembly boundary (issue 20): rapid thread-count changes
 // leave exactly one solver worker, running the last count asked for; the page's own steps (before the
 // worker has taken over, or where it cannot run) never hold its thread for a second, with 1000 fixed
-// substeps or a 1000-step request; whole numbers handed to the wasm modules directly (fractions,
-// negatives, 1e10) are refused by name, never truncated or wrapped into another value.
+// substeps or a 1000-step request; a fine bunny is refused from its volume before it is sampled;
+// whole numbers handed to the wasm modules directly (fractions, negatives, 1e10) are refused by
+// name, never truncated or wrapped into another value.
 // PHYXEL_WEBGPU: both — the 3D page's CPU worker and page-thread steps, beside a GPU backend with the flag.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -229,6 +230,28 @@ test('whole numbers at the wasm boundary: fractions, negatives and 1e10 are refu
   assert.match(refusals.fine, /^accepted: \d/);
   assert.match(refusals.workerCreate, /^resolution: must be a whole number$/);
   assert.match(refusals.workerStep, /^steps: must be a whole number$/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a fine bunny is refused at its control from its volume, the phyxel cap named, without sampling it', async () => {
+  const { page, context, problems } = await openPage(env, 'phyxels.html?backend=cpu&scene=bunny&lattice=bcc');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  const phyxels = Number(await page.locator('#readout-phyxels').textContent());
+  assert.ok(phyxels > 100, `the bunny at 10 across: ${phyxels} phyxels`);
+  // Typed in: the refusal (or, before, the sampling) happens within the input event, timed in the page.
+  const ms = await page.evaluate(() => {
+    const input = document.getElementById('param-resolution');
+    const start = performance.now();
+    input.value = '60';
+    input.dispatchEvent(new Event('input'));
+    return performance.now() - start;
+  });
+  const refusal = await page.locator('#param-resolution-error').textContent();
+  assert.match(refusal, /^about \d+ phyxels are more than this backend handles \(60000\): lower the resolution\. Still using 10\.$/);
+  assert.ok(ms < LONG_TASK_MS, `refused after ${ms} ms`);
+  assert.equal(await page.inputValue('#param-resolution'), '60', 'the text stays for the reader to correct');
+  assert.equal(Number(await page.locator('#readout-phyxels').textContent()), phyxels, 'the bunny at 10 across runs on');
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -134,8 +134,8 @@ export class PhyxelSolver {
 
   /**
    * `n` steps of `dt` on the page's thread, at most PAGE_SLICE_MS of them at a time with a turn of the
-   * page's other work between: resolves to the ms spent stepping, or false after a blow-up. Stops
-   * early (resolving to the ms so far) if the scene is replaced or another backend takes over.
+   * page's other work between: resolves to the ms spent stepping, or false after a blow-up. If the
+   * worker or the GPU takes over meanwhile, it takes the steps still owed; a new scene ends them.
    */
   async stepInSlices(dt, n) {
     const owner = this.demo;
@@ -147,8 +147,10 @@ export class PhyxelSolver {
         done += 1;
       }
       ms += performance.now() - start;
-      if (done < n) await new Promise((resolve) => setTimeout(resolve, 0));
-      if (owner !== this.demo || this.stepsElsewhere || owner.backend() !== 'cpu') break;
+      if (done === n) break;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (owner !== this.demo) break;
+      if (this.stepsElsewhere || owner.backend() !== 'cpu') return this.step(dt, n - done);
     }
     return ms;
   }
