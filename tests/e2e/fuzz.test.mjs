@@ -149,6 +149,30 @@ for (const { id } of DEMOS) {
     picked.forEach((k, n) => same(replies[n]?.error, results[k].reply.error, `flood: ${cases[k].what}`));
     totals.flooded += picked.length;
     t.diagnostic(`cases ${phase - started} ms, flood ${Date.now() - phase} ms`);
+    if (described.parameters.some((p) => p.name === 'expression')) {
+      // 2b. A flood of 1000 valid expressions, each different (each would be parsed, derived and
+      // sampled): answered in order, the last applied; those that queued behind another are
+      // superseded, so that at most one is derived a frame and no page task reaches a second.
+      const expressions = Array.from({ length: 1000 }, (_, k) => `sin(${1 + k / 100} x) * cos(3 y) + ${k}`);
+      const floodStart = Date.now();
+      const answers = await flood(page, 'demo', expressions.map((value) => ({ phyxel: 1, action: 'set', parameter: 'expression', value })));
+      const floodMs = Date.now() - floodStart;
+      const applied = answers.filter((r) => r?.ok);
+      const supersededAnswers = answers.filter((r) => r && !r.ok && /^expression=.* was not applied: a later set of expression replaced it while it waited \(the last one wins\)\.$/.test(r.error));
+      assert.equal(applied.length + supersededAnswers.length, 1000, `every set answered: ${[...new Set(answers.map((r) => r?.error ?? 'ok'))].slice(0, 5).join(' | ')}`);
+      assert.deepEqual(answers.at(-1)?.result, { expression: expressions.at(-1) }, 'the last one is applied');
+      // Coalesced: the first, then the last of those that queued meanwhile (a few more if the flood
+      // arrives in bursts) — never one derivation per message (1000, over 15 s here without it).
+      assert.ok(applied.length <= 20, `${applied.length} of 1000 applied (derived and sampled) in ${floodMs} ms`);
+      assert.ok(applied.length <= floodMs / 16 + 2, `${applied.length} of 1000 derived in ${floodMs} ms: more than one a frame`);
+      assert.deepEqual((await ask({ phyxel: 1, action: 'get', parameter: 'expression' })).result, { expression: expressions.at(-1) });
+      const flooded = await frameHealth(page, cdp, 'demo');
+      assert.ok(flooded.longTasks.every((ms) => ms < LONG_TASK_MS), `long tasks in the expression flood: ${flooded.longTasks.join(', ')} ms`);
+      t.diagnostic(`expression flood: ${applied.length} of 1000 applied in ${floodMs} ms; longest task ${Math.max(0, ...flooded.longTasks)} ms`);
+      // Back to the value in force before, for the checks below.
+      assert.equal((await ask({ phyxel: 1, action: 'set', parameter: 'expression', value: initial.expression })).ok, true);
+      totals.flooded += 1000;
+    }
     if (simulation) {
       // 3. A flood of 1000 steps, then a pause: 8 wait, the rest are refused at once; play resumes.
       const outcome = await flood(page, 'demo', [...Array.from({ length: 1000 }, () => ({ phyxel: 1, action: 'step', steps: 1 })), { phyxel: 1, action: 'pause' }]);

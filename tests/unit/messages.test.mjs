@@ -2,11 +2,12 @@
 // malformed request is refused with a message naming what is wrong, and actions, fields and
 // parameters are found by own name only (`action: 'constructor'` is an unknown action, not a
 // TypeError). A flood of `step` requests runs one at a time, at most 8 wait, and a pause cancels
-// the waiting ones. Run: cd tests && node --test unit/
+// the waiting ones. After a set that changed a value the next waits a frame, and sets of one parameter
+// queued meanwhile are superseded but the last; refused sets never wait. Run: cd tests && node --test unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ParameterRegistry } from '../../web/js/site/controls.js';
-import { stepQueue, validateRequest } from '../../web/js/site/messages.js';
+import { requestQueue, stepQueue, validateRequest } from '../../web/js/site/messages.js';
 
 function fakePage({ simulation = true } = {}) {
   const registry = new ParameterRegistry();
@@ -122,4 +123,61 @@ test('pause cancels the steps still waiting; the one running finishes', async ()
   }
   assert.equal(page.requests, 1);
   assert.equal(page.time, 1);
+});
+
+test('a flood of sets: after one that changed a value the rest wait a frame, in order; of one parameter only the last is applied', () => {
+  const registry = new ParameterRegistry();
+  const values = { expression: 'x', seed: '1' };
+  const applied = [];
+  for (const name of Object.keys(values)) {
+    registry.add({
+      name,
+      kind: 'text',
+      get: () => values[name],
+      // A value of 'bad' is refused and changes nothing.
+      set: (text) => (text === 'bad' ? 'refused' : ((values[name] = text), applied.push(`${name}=${text}`), null)),
+    });
+  }
+  const page = { simulation: false, controls: { registry } };
+  let now = 0;
+  let pending = null;
+  const clock = { now: () => now, later: (fn, ms) => (pending = { fn, at: now + ms }) };
+  const handled = [];
+  const refusals = [];
+  const queue = requestQueue(page, (event) => {
+    handled.push(event.data.id);
+    if (event.data.action === 'set') registry.get(event.data.parameter).set(String(event.data.value));
+  }, (event, error) => refusals.push([event.data.id, error]), clock);
+  const source = {};
+  const set = (id, parameter, value) => queue.push({ source, data: { phyxel: 1, action: 'set', parameter, value, id } });
+  // Refused sets change nothing: each is handled at once.
+  set(1, 'expression', 'bad');
+  set(2, 'expression', 'bad');
+  assert.deepEqual(handled, [1, 2]);
+  // The first change is applied at once; everything after it waits a frame.
+  set(3, 'expression', 'x + 1');
+  for (let k = 4; k < 1000; k++) set(k, 'expression', `x + ${k}`);
+  queue.push({ source, data: { phyxel: 1, action: 'get', parameter: 'expression', id: 'get' } });
+  set(1000, 'seed', '2');
+  assert.deepEqual(handled, [1, 2, 3]);
+  assert.equal(pending.at, 16);
+  now = 16;
+  pending.fn();
+  // 4…998 superseded by the one right behind each; 999 applied, then the get in order, then the seed
+  // waits its frame.
+  assert.equal(refusals.length, 995);
+  assert.deepEqual(refusals[0], [4, 'expression=x + 4 was not applied: a later set of expression replaced it while it waited (the last one wins).']);
+  assert.deepEqual(handled, [1, 2, 3, 999, 'get']);
+  now = 32;
+  pending.fn();
+  assert.deepEqual(handled, [1, 2, 3, 999, 'get', 1000]);
+  assert.deepEqual(applied, ['expression=x + 1', 'expression=x + 999', 'seed=2']);
+  // Another sender's set of the same parameter does not supersede.
+  now = 100;
+  const other = {};
+  queue.push({ source, data: { phyxel: 1, action: 'set', parameter: 'seed', value: '3', id: 'a' } });
+  queue.push({ source: other, data: { phyxel: 1, action: 'set', parameter: 'seed', value: '4', id: 'b' } });
+  now = 200;
+  pending.fn();
+  assert.deepEqual(handled.slice(-2), ['a', 'b']);
 });

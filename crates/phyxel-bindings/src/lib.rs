@@ -4,8 +4,8 @@
 //! `phyxel-view` (the page's module: renderer and GPU backend) and `phyxel-worker` (the CPU solver's
 //! Web Worker). Start at [`phyxel_demo_class!`]: each of them expands it into its own `PhyxelDemo`
 //! class around [`phyxel_app::Demo`] — the view with its GPU backend as the accelerator, the worker
-//! with none — so both classes have the same methods, each a thin wrapper that checks nothing and
-//! computes nothing itself. (A class cannot be shared as one type: the view adds its GPU methods to
+//! with none — so both classes have the same methods, each a thin wrapper that computes nothing
+//! itself and checks only the whole numbers JavaScript hands it ([`whole`]). (A class cannot be shared as one type: the view adds its GPU methods to
 //! its own.)
 //!
 //! Also here: [`parameters`], the table of `phyxel_app::parameters` as JavaScript objects, and
@@ -27,6 +27,21 @@ pub fn start() {
 pub fn js_error(error: impl Display) -> JsError {
     JsError::new(&error.to_string())
 }
+
+/// A whole number from JavaScript, where wasm-bindgen's `u32` and `i32` would silently truncate and
+/// wrap it (10.5 → 10, −1 → 4294967295, 1e10 → 1410065408): taken as the `f64` it is and refused
+/// unless it is whole and within [`min`, `max`], the error naming `name` and the range as the
+/// parameter tables' checks do ("steps: must be a whole number").
+pub fn whole(name: &'static str, value: f64, min: f64, max: f64) -> Result<i64, JsError> {
+    phyxel::params::Param::integer(name, min, max, min)
+        .check(value)
+        .map(|value| value as i64)
+        .map_err(js_error)
+}
+
+/// Steps one `step` call may ask for (the page's frames ask for at most `substepCount`'s 1000, the
+/// message API for 1000): a JavaScript number beyond it is refused, never wrapped.
+pub const MAX_STEPS_PER_CALL: f64 = 1e6;
 
 /// The 3D demo's parameter table ([`phyxel_app::parameters::PARAMETERS`]) as an array of plain
 /// objects `{ name, symbol, min, max, integer, default, unit }` in the order of the page's controls:
@@ -77,7 +92,7 @@ macro_rules! phyxel_demo_class {
             #[allow(clippy::too_many_arguments)]
             pub fn new(
                 objects: &str,
-                resolution: u32,
+                resolution: f64,
                 bcc: bool,
                 young: f64,
                 poisson: f64,
@@ -85,6 +100,9 @@ macro_rules! phyxel_demo_class {
                 volume_stiffness: f64,
                 obstacle: bool,
             ) -> Result<PhyxelDemo, ::wasm_bindgen::JsError> {
+                let resolution = $crate::phyxel_app::parameters::RESOLUTION
+                    .check(resolution)
+                    .map_err($crate::js_error)? as u32;
                 $crate::phyxel_app::Demo::new(
                     objects,
                     resolution,
@@ -134,8 +152,11 @@ macro_rules! phyxel_demo_class {
             pub fn set_implicit_solver(
                 &mut self,
                 tolerance: f64,
-                max_iterations: u32,
+                max_iterations: f64,
             ) -> Result<(), ::wasm_bindgen::JsError> {
+                let max_iterations = $crate::phyxel_app::parameters::CG_ITERATIONS
+                    .check(max_iterations)
+                    .map_err($crate::js_error)? as u32;
                 self.demo
                     .set_implicit_solver(tolerance, max_iterations)
                     .map_err($crate::js_error)
@@ -240,7 +261,8 @@ macro_rules! phyxel_demo_class {
 
             /// Advance `steps` steps of `dt`; false (the last good state kept) on a blow-up, which
             /// `error()` then explains.
-            pub fn step(&mut self, dt: f64, steps: u32) -> Result<bool, ::wasm_bindgen::JsError> {
+            pub fn step(&mut self, dt: f64, steps: f64) -> Result<bool, ::wasm_bindgen::JsError> {
+                let steps = $crate::whole("steps", steps, 0.0, $crate::MAX_STEPS_PER_CALL)? as u32;
                 self.demo.step(dt, steps).map_err($crate::js_error)
             }
 
@@ -288,12 +310,24 @@ macro_rules! phyxel_demo_class {
                     .map_err($crate::js_error)
             }
 
-            pub fn position(&self, phyxel: i32) -> Vec<f64> {
-                self.demo.position(phyxel)
+            /// Position of phyxel `phyxel` (a whole number; empty beyond the last phyxel).
+            pub fn position(&self, phyxel: f64) -> Result<Vec<f64>, ::wasm_bindgen::JsError> {
+                let phyxel = $crate::whole("the phyxel", phyxel, -1.0, f64::from(i32::MAX))?;
+                Ok(self.demo.position(phyxel as i32))
             }
 
-            pub fn drag(&mut self, phyxel: i32, x: f64, y: f64, z: f64, dt: f64) {
-                self.demo.drag(phyxel, x, y, z, dt)
+            /// Drag phyxel `phyxel` (a whole number; −1 releases) towards (x, y, z).
+            pub fn drag(
+                &mut self,
+                phyxel: f64,
+                x: f64,
+                y: f64,
+                z: f64,
+                dt: f64,
+            ) -> Result<(), ::wasm_bindgen::JsError> {
+                let phyxel = $crate::whole("the phyxel", phyxel, -1.0, f64::from(i32::MAX))?;
+                self.demo.drag(phyxel as i32, x, y, z, dt);
+                Ok(())
             }
         }
     };

@@ -99,12 +99,8 @@ pub struct GpuBenchCube {
 impl GpuBenchCube {
     /// n × n × n phyxels on `device`, 2 ≤ n ≤ 100.
     #[wasm_bindgen(constructor)]
-    pub fn new(device: &GpuDevice, n: u32) -> Result<GpuBenchCube, JsError> {
-        if !(2..=100).contains(&n) {
-            return Err(JsError::new(&format!(
-                "n = {n}: the benchmark cube takes 2 to 100 phyxels across"
-            )));
-        }
+    pub fn new(device: &GpuDevice, n: f64) -> Result<GpuBenchCube, JsError> {
+        let n = phyxel_bindings::whole("n (phyxels across the benchmark cube)", n, 2.0, 100.0)?;
         let sim = phyxel::meshless::scene::benchmark_cube(n as usize);
         let solver = phyxel_gpu::GpuSolver::new(&device.context, &sim)
             .map_err(|e| JsError::new(&e.to_string()))?;
@@ -127,7 +123,16 @@ impl GpuBenchCube {
 
     /// Queue `steps` steps and wait until the GPU has done them (their state read back); resolves to
     /// the displacements as x, y, z triples, or rejects on a blow-up or a GPU failure.
-    pub fn run(&mut self, steps: u32) -> js_sys::Promise {
+    pub fn run(&mut self, steps: f64) -> js_sys::Promise {
+        let steps = match phyxel_bindings::whole(
+            "steps",
+            steps,
+            0.0,
+            phyxel_bindings::MAX_STEPS_PER_CALL,
+        ) {
+            Ok(steps) => steps as u32,
+            Err(error) => return js_sys::Promise::reject(&error.into()),
+        };
         if !self.solver.step(&self.context, self.dt, steps) {
             return js_sys::Promise::reject(
                 &JsError::new("the GPU is still busy with earlier steps").into(),

@@ -40,9 +40,12 @@ impl PhyxelView {
         self.renderer.adapter_name().into()
     }
 
-    /// Match the drawing buffer to the canvas size in device pixels.
-    pub fn resize(&mut self, width: u32, height: u32) {
+    /// Match the drawing buffer to the canvas size in device pixels (whole numbers from 1 to 16384).
+    pub fn resize(&mut self, width: f64, height: f64) -> Result<(), JsError> {
+        let width = phyxel_bindings::whole("the width", width, 1.0, 16384.0)? as u32;
+        let height = phyxel_bindings::whole("the height", height, 1.0, 16384.0)? as u32;
         self.renderer.resize(width, height);
+        Ok(())
     }
 
     /// A device for the GPU solver: this view's own (WebGPU only). A solver on it writes the buffers

@@ -26,7 +26,7 @@ fn canvas_on_page() -> web_sys::HtmlCanvasElement {
 }
 
 fn jelly_cube() -> PhyxelDemo {
-    PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap()
+    PhyxelDemo::new("cube", 5.0, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap()
 }
 
 #[wasm_bindgen_test]
@@ -40,7 +40,7 @@ fn the_phyxel_solver_runs_in_the_browser() {
     // v ← v + Δt(−g − c·v), y ← y + Δt·v — the exact recurrence, to round-off. The lowest phyxels
     // start half a spacing above the drop height of 0.3 m.
     let steps = (0.1 / dt).round() as u32;
-    assert!(demo.step(dt, steps).unwrap());
+    assert!(demo.step(dt, f64::from(steps)).unwrap());
     let (mut y, mut v) = (0.34f64, 0.0f64);
     for _ in 0..steps {
         v += dt * (-9.81 - 0.5 * v);
@@ -53,25 +53,25 @@ fn the_phyxel_solver_runs_in_the_browser() {
         .fold(f32::INFINITY, f32::min) as f64;
     assert!((lowest - y).abs() < 1e-6, "lowest {lowest}, free fall {y}");
     // A blow-up is reported, not propagated: steel at 60 Hz.
-    let mut steel = PhyxelDemo::new("cube", 5, false, 2e11, 0.3, 7800.0, 0.0, false).unwrap();
-    assert!(!steel.step(1.0 / 60.0, 50).unwrap());
+    let mut steel = PhyxelDemo::new("cube", 5.0, false, 2e11, 0.3, 7800.0, 0.0, false).unwrap();
+    assert!(!steel.step(1.0 / 60.0, 50.0).unwrap());
     assert!(steel.error().unwrap().contains("h·√(ρ/E)"));
     assert!(steel.positions().iter().all(|x| x.is_finite()));
     // Bad input is an error with the parameter named, never a panic.
-    assert!(PhyxelDemo::new("teapot", 5, false, 1e5, 0.3, 1000.0, 5e4, false).is_err());
-    assert!(PhyxelDemo::new("cube", 5, false, 1e5, 0.5, 1000.0, 5e4, false).is_err());
-    assert!(PhyxelDemo::new("cube", 120, false, 1e5, 0.3, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new("teapot", 5.0, false, 1e5, 0.3, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new("cube", 5.0, false, 1e5, 0.5, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new("cube", 120.0, false, 1e5, 0.3, 1000.0, 5e4, false).is_err());
     assert!(demo.set_material(f64::NAN, 0.3, 1000.0, 5e4).is_err());
     assert!(demo.set_integrator("teleport").is_err());
     assert!(
-        demo.set_implicit_solver(0.0, 10).is_err(),
+        demo.set_implicit_solver(0.0, 10.0).is_err(),
         "a zero CG tolerance is refused"
     );
     assert!(demo.frame_data("rainbow").is_err());
     // Steel at 60 Hz is fine implicitly (corotated implicit Euler with CG), on the CPU in wasm.
     steel.set_integrator("implicit-euler").unwrap();
     assert!(steel.is_implicit());
-    assert!(steel.step(1.0 / 60.0, 30).unwrap(), "{:?}", steel.error());
+    assert!(steel.step(1.0 / 60.0, 30.0).unwrap(), "{:?}", steel.error());
     assert!(steel.cg_iterations() > 0.0 && steel.cg_residual() <= 1e-4);
 }
 
@@ -112,7 +112,7 @@ async fn the_webgl2_view_draws_without_gpu_errors() {
             .unwrap();
         assert!(!view.draws_from_solver());
     }
-    view.resize(640, 400);
+    view.resize(640.0, 400.0).unwrap();
     view.draw(&mut demo, &camera, "temperature", true, true)
         .unwrap();
     assert_eq!(view.failure(), None);
@@ -131,7 +131,7 @@ async fn a_webgpu_view_lends_its_device_to_the_solver_and_draws_the_solvers_buff
     assert!(device.shared_with_view());
     let mut demo = jelly_cube();
     demo.use_gpu(&device).unwrap();
-    assert!(demo.step(demo.recommended_time_step(), 5).unwrap());
+    assert!(demo.step(demo.recommended_time_step(), 5.0).unwrap());
     let camera = OrbitCamera::new();
     // Headless Chromium cannot present a WebGPU canvas (README): the device may be lost at the first
     // frame, asynchronously; what is checked is that the frame was built from the solver's buffers.

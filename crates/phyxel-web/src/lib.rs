@@ -35,6 +35,19 @@ pub(crate) fn check_range(
     phyxel::params::check_range(name, value, min, max).map_err(|e| JsError::new(&e.to_string()))
 }
 
+/// A whole number from the page that is no lesson parameter (steps, an index), where wasm-bindgen's
+/// `u32` would silently truncate or wrap it (10.5 → 10, −1 → 4294967295): taken as the `f64` it is
+/// and refused unless whole and within [`min`, `max`], the error naming it and the range.
+pub(crate) fn whole(name: &'static str, value: f64, min: f64, max: f64) -> Result<usize, JsError> {
+    Param::integer(name, min, max, min)
+        .check(value)
+        .map(|value| value as usize)
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Steps one `step` call of a lesson may ask for: a JavaScript number beyond it is refused.
+pub(crate) const MAX_STEPS_PER_CALL: f64 = 1e6;
+
 /// A lesson's parameter table for its page: [{ name, min, max, integer, default }].
 pub(crate) fn parameters(table: &[Param]) -> Result<JsValue, JsError> {
     serde_wasm_bindgen::to_value(table).map_err(|e| JsError::new(&e.to_string()))

@@ -44,7 +44,7 @@ fn integrators_reach_their_order_in_wasm() {
 #[wasm_bindgen_test]
 fn lesson_bindings_follow_the_analytic_spring() {
     let mut lesson = TimeIntegrationLesson::spring(4.0, 1.0, 0.5).unwrap();
-    lesson.step(0.001, 1000).unwrap();
+    lesson.step(0.001, 1000.0).unwrap();
     assert!((lesson.time() - 1.0).abs() < 1e-9);
     let snapshot = lesson.snapshot().unwrap();
     let exact_x = get(&get(&snapshot, "exact"), "x").as_f64().unwrap();
@@ -66,8 +66,8 @@ fn invalid_parameters_are_errors_not_panics() {
     assert!(TimeIntegrationLesson::spring(-1.0, 1.0, 1.0).is_err());
     assert!(TimeIntegrationLesson::projectile(9.81, 1.0, f64::NAN, 45.0).is_err());
     let mut lesson = TimeIntegrationLesson::spring(1.0, 1.0, 1.0).unwrap();
-    assert!(lesson.step(-0.1, 1).is_err());
-    assert!(lesson.step(f64::NAN, 1).is_err());
+    assert!(lesson.step(-0.1, 1.0).is_err());
+    assert!(lesson.step(f64::NAN, 1.0).is_err());
     assert_eq!(lesson.time(), 0.0);
 }
 
@@ -132,11 +132,11 @@ fn kernel_bindings_check_the_normalization_and_refuse_bad_input() {
     use phyxel_web::lessons::kernels::{kernel_curves, kernel_lattice_integral};
     for id in ["cubic", "wendland", "quintic", "poly6", "spiky"] {
         for d in 1..=3 {
-            let integral = kernel_lattice_integral(id, d, 0.7).unwrap();
+            let integral = kernel_lattice_integral(id, f64::from(d), 0.7).unwrap();
             assert!((integral - 1.0).abs() < 1e-3, "{id} {d}D: {integral}");
         }
     }
-    let curves = kernel_curves("spiky", 3, 1.0, 5).unwrap();
+    let curves = kernel_curves("spiky", 3.0, 1.0, 5.0).unwrap();
     let laplacian = js_sys::Array::from(&get(&curves, "laplacian"));
     let at_zero = laplacian.get(0);
     assert!(
@@ -144,9 +144,24 @@ fn kernel_bindings_check_the_normalization_and_refuse_bad_input() {
         "the spiky Laplacian diverges at r = 0: a gap, not {at_zero:?}"
     );
     assert!(laplacian.get(1).as_f64().unwrap() < 0.0);
-    assert!(kernel_lattice_integral("gauss", 3, 1.0).is_err());
-    assert!(kernel_lattice_integral("cubic", 4, 1.0).is_err());
-    assert!(kernel_curves("cubic", 3, f64::NAN, 10).is_err());
+    assert!(kernel_lattice_integral("gauss", 3.0, 1.0).is_err());
+    assert!(kernel_lattice_integral("cubic", 4.0, 1.0).is_err());
+    assert!(kernel_curves("cubic", 3.0, f64::NAN, 10.0).is_err());
+    // Whole numbers are taken as the f64 JavaScript sends and refused unless whole and in range
+    // (a u32 parameter would have made 2.5 → 2, −1 → 4294967295 and 1e10 → 1410065408 silently).
+    for (dimension, samples) in [
+        (2.5, 10.0),
+        (-1.0, 10.0),
+        (1e10, 10.0),
+        (3.0, 10.5),
+        (3.0, -1.0),
+        (3.0, 1e10),
+    ] {
+        assert!(
+            kernel_curves("cubic", dimension, 1.0, samples).is_err(),
+            "{dimension}, {samples}"
+        );
+    }
 }
 
 #[wasm_bindgen_test]

@@ -68,12 +68,8 @@ pub struct BenchCube {
 impl BenchCube {
     /// n × n × n phyxels, 2 ≤ n ≤ 40.
     #[wasm_bindgen(constructor)]
-    pub fn new(n: u32) -> Result<BenchCube, JsError> {
-        if !(2..=40).contains(&n) {
-            return Err(JsError::new(&format!(
-                "n = {n}: the benchmark cube takes 2 to 40 phyxels across"
-            )));
-        }
+    pub fn new(n: f64) -> Result<BenchCube, JsError> {
+        let n = phyxel_bindings::whole("n (phyxels across the benchmark cube)", n, 2.0, 40.0)?;
         let sim = benchmark_cube(n as usize);
         let dt = sim.recommended_time_step();
         Ok(BenchCube { sim, dt })
@@ -94,7 +90,9 @@ impl BenchCube {
     }
 
     /// Advance `steps` steps.
-    pub fn step(&mut self, steps: u32) -> Result<(), JsError> {
+    pub fn step(&mut self, steps: f64) -> Result<(), JsError> {
+        let steps =
+            phyxel_bindings::whole("steps", steps, 0.0, phyxel_bindings::MAX_STEPS_PER_CALL)?;
         let (sim, dt) = (&mut self.sim, self.dt);
         // The whole batch on one pool thread (the threaded build): see `parallel::in_pool`.
         in_pool(|| (0..steps).try_for_each(|_| sim.step(dt)))

@@ -19,11 +19,11 @@ async fn the_pool_starts_and_its_threads_step_the_cube_as_theory_says() {
         .expect("the thread pool starts (shared memory, cross-origin isolated)");
     assert_eq!(thread_count(), 2);
     let n = 8;
-    let mut cube = BenchCube::new(n).unwrap();
+    let mut cube = BenchCube::new(f64::from(n)).unwrap();
     let start = cube.positions();
     reset_work_counters();
     let steps = 10;
-    cube.step(steps).unwrap();
+    cube.step(f64::from(steps)).unwrap();
     // Both threads computed phyxels: 8³ phyxels × 2 per-phyxel passes × 10 steps in all.
     let work = work_per_thread();
     assert_eq!(work.len(), 2);

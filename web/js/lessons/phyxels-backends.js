@@ -11,11 +11,13 @@
 //
 //   const solver = new PhyxelSolver({ page, scene, settings, timing, view, onChange, onSteps });
 //   solver.demo                  the page's copy (a PhyxelDemo): drawing, picking, readouts
-//   solver.step(dt, n)           n steps now: true, false after a blow-up, or (the worker's) a promise of 'queued'
+//   solver.step(dt, n)           n steps now: true, false after a blow-up, or a promise: the worker's of
+//                                'queued', the page's (in slices of PAGE_SLICE_MS) of the ms stepped or false
 //   solver.call(method, ...args) a setter: checked on the page's copy (throws if refused), mirrored
 //   solver.build() / replace(fresh)   a new scene (build throws, keeping the old one, if refused)
 //   solver.switchTo('gpu' | 'cpu')    the state carries over; a refusal says why and stays on the CPU
-//   solver.setThreads(n)         a new pool for the threaded worker, continuing the motion
+//   solver.setThreads(n)         a new pool for the threaded worker, continuing the motion (changes run
+//                                one after another, the latest wins: a promise, settled once in force)
 //   solver.frame()               once per page frame: notices, the GPU's read-back, the worker's pace
 //   solver.where()               where it runs, in words
 //   solver.dispose()
@@ -25,6 +27,12 @@ import { WorkerSolver } from '../workers/cpu-solver.js';
 
 /** Readouts refresh this often (ms): the GPU's state is read back at least this often for them. */
 export const READOUT_INTERVAL_MS = 250;
+/**
+ * Longest run of steps on the page's thread (ms) before its other work (drawing, input, messages)
+ * gets a turn: a Step or `step` request of up to 1000 steps before the worker has taken over is
+ * taken in slices this long, never as one task of seconds.
+ */
+export const PAGE_SLICE_MS = 14;
 
 export class PhyxelSolver {
   /**
@@ -58,6 +66,10 @@ export class PhyxelSolver {
     this.readBacks = 0;
     /** Per-thread work of the worker's steps since workPerThread() was last asked. */
     this.work = [];
+    /** Worker starts and pool changes, one after another: each begins once the one before has settled. */
+    this.poolChanges = Promise.resolve();
+    /** The threads last asked for: a change superseded before it could start its pool is skipped. */
+    this.wantedThreads = null;
     this.demo = this.build();
   }
 
@@ -108,14 +120,39 @@ export class PhyxelSolver {
   /**
    * `n` steps of `dt`: by the worker (a promise of 'queued', settled once the worker has taken them
    * and its state has arrived through onSteps — so that a Step or a `step` message is work in flight
-   * that the page waits for, never a request piled up in the worker), else on the page or the GPU
-   * (false: a blow-up, the last good state kept; demo.error() says why).
+   * that the page waits for, never a request piled up in the worker), else on the GPU or the page
+   * (false: a blow-up, the last good state kept; demo.error() says why). On the page's CPU more than
+   * one step is a promise, taken in slices of PAGE_SLICE_MS (see stepInSlices).
    */
   step(dt, n) {
     if (this.workerSteps) {
       return this.cpu.step(dt, n).then(this.takeWorkerState, this.workerFailed).then(() => 'queued');
     }
+    if (n > 1 && this.demo.backend() === 'cpu') return this.stepInSlices(dt, n);
     return this.demo.step(dt, n);
+  }
+
+  /**
+   * `n` steps of `dt` on the page's thread, at most PAGE_SLICE_MS of them at a time with a turn of the
+   * page's other work between: resolves to the ms spent stepping, or false after a blow-up. If the
+   * worker or the GPU takes over meanwhile, it takes the steps still owed; a new scene ends them.
+   */
+  async stepInSlices(dt, n) {
+    const owner = this.demo;
+    let ms = 0;
+    for (let done = 0; done < n; ) {
+      const start = performance.now();
+      while (done < n && performance.now() - start < PAGE_SLICE_MS) {
+        if (!owner.step(dt, 1)) return false;
+        done += 1;
+      }
+      ms += performance.now() - start;
+      if (done === n) break;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (owner !== this.demo) break;
+      if (this.stepsElsewhere || owner.backend() !== 'cpu') return this.step(dt, n - done);
+    }
+    return ms;
   }
 
   /** Once per page frame: the solver's notices, the GPU's state, the worker's pace. */
@@ -170,25 +207,62 @@ export class PhyxelSolver {
   // ---- The CPU worker ------------------------------------------------------------------------------
 
   /** Start the CPU solver's worker (the build this page can run; `threads` if threaded); until it is ready the page steps. */
-  async startWorker(threads) {
-    try {
-      const build = this.workerBuild.build;
-      await this.adoptWorker(await this.startWorkerSolver(build, build === 'threaded' ? threads : 1));
-    } catch (error) {
-      this.workerFailed(error);
-    } finally {
-      document.body.dataset.cpuWorker = this.cpu ? this.cpu.build : 'none';
-      this.show();
-    }
+  startWorker(threads) {
+    const build = this.workerBuild.build;
+    this.wantedThreads = build === 'threaded' ? threads : 1;
+    return this.afterPoolChanges(async () => {
+      try {
+        // A thread count from the page's URL may have started it already.
+        if (!this.cpu) await this.adoptWorker(await this.startWorkerSolver(build, this.wantedThreads));
+      } catch (error) {
+        this.workerFailed(error);
+      } finally {
+        document.body.dataset.cpuWorker = this.cpu ? this.cpu.build : 'none';
+        this.show();
+      }
+    });
   }
 
-  /** Restart the worker with `n` threads; the simulation carries on where it was. Throws where the build has one. */
+  /**
+   * Restart the worker with `n` threads; the simulation carries on where it was. Changes run one after
+   * another and the latest wins: one asked for while another is starting waits for it, and one
+   * superseded before its turn starts no pool. Returns a promise, settled once the last change asked
+   * for is in force (rejected if its pool could not start: the old one runs on). Throws where the
+   * build has one thread.
+   */
   setThreads(n) {
-    if (!this.cpu?.threaded) throw new Error(`this page runs the single-threaded build: ${this.workerBuild.reason}`);
-    this.startWorkerSolver('threaded', n)
-      .then((worker) => this.adoptWorker(worker))
-      .then(() => this.show())
-      .catch((error) => this.page.notice('param-threads', `Could not start ${n} threads: ${error.message}.`, 'error'));
+    if (this.workerBuild.build !== 'threaded') throw new Error(`this page runs the single-threaded build: ${this.workerBuild.reason}`);
+    this.wantedThreads = n;
+    return this.afterPoolChanges(() => this.changePool(n));
+  }
+
+  /** Run `change` once every pool change asked for before it has settled; returns its promise. */
+  afterPoolChanges(change) {
+    const done = this.poolChanges.then(change);
+    this.poolChanges = done.catch(() => {});
+    return done;
+  }
+
+  /** One pool change, in its turn: skipped if superseded or already in force. */
+  async changePool(n) {
+    if (n !== this.wantedThreads || this.cpu?.threads === n) return;
+    let worker;
+    try {
+      worker = await this.startWorkerSolver('threaded', n);
+      // Superseded while its pool started: the next change starts its own.
+      if (n !== this.wantedThreads) {
+        worker.terminate();
+        return;
+      }
+      await this.adoptWorker(worker);
+    } catch (error) {
+      // Failed after it took over (its second scene): the page steps; before: the old worker runs on.
+      if (worker && worker === this.cpu) this.workerFailed(error);
+      else worker?.terminate();
+      throw new Error(`Could not start ${n} threads: ${error.message}`);
+    } finally {
+      this.show();
+    }
   }
 
   /** A worker whose states go into the page's copy while it is the CPU solver. */
@@ -207,14 +281,24 @@ export class PhyxelSolver {
     );
   }
 
-  /** Make `worker` the CPU solver: build the scene there, then let it continue from the page's state. */
+  /**
+   * Make `worker` the CPU solver: build the scene there, then let it continue from the page's state.
+   * If it fails before `worker` took over, `worker` is terminated and the old one runs on.
+   */
   async adoptWorker(worker) {
     const version = this.sceneVersion;
-    await worker.create(this.scene(), this.settings());
+    try {
+      await worker.create(this.scene(), this.settings());
+    } catch (error) {
+      worker.terminate();
+      throw error;
+    }
     const old = this.cpu;
     const wasStepping = this.workerSteps || !old;
     if (old) {
-      await this.stopWorker();
+      // Its last state into the page's copy; one that cannot give it has failed, and the page's copy
+      // holds the latest state there is.
+      await this.stopWorker().catch(() => {});
       old.terminate();
     }
     this.cpu = worker;

@@ -105,6 +105,12 @@ function rebuild() {
   solver.show();
 }
 
+/** A blow-up: the solver kept the last good state. Pause there and explain. */
+function stepFailed() {
+  page.setRunning(false);
+  page.notice('step-error', `Paused: ${solver.demo.error()}.`, 'error');
+}
+
 /** Implicit Euler's automatic step: one step per frame at 60 Hz (no stability bound applies). */
 const IMPLICIT_AUTO_DT = 1 / 60;
 
@@ -128,12 +134,18 @@ const number = (panel, key, label, unit, onChange, range = fromTable(TABLE, key)
     onChange: (value) => {
       const previous = params[key];
       params[key] = value;
+      let result;
       try {
-        onChange?.(value);
+        result = onChange?.(value);
       } catch (error) {
         params[key] = previous;
         throw error;
       }
+      // A change that settles later (the worker's threads) and fails: the control puts its value back.
+      result?.then?.(null, () => {
+        if (params[key] === value) params[key] = previous;
+      });
+      return result;
     },
   });
 const select = (panel, key, label, options, onChange) =>
@@ -543,13 +555,15 @@ page.start({
     // The worker steps on its own; its states are counted as they come (page.recordSteps).
     if (solver.stepsElsewhere) return 0;
     const dt = currentDt();
+    const recent = page.stepStats.reduce((sum, s) => ({ ms: sum.ms + s.elapsed, n: sum.n + s.n }), { ms: 0, n: 0 });
+    const msPerStep = recent.n ? recent.ms / recent.n : 1;
+    const budget = Math.max(1, Math.floor(FRAME_BUDGET_MS / msPerStep));
     let n;
     if (params.substeps === 'fixed') {
-      n = params.substepCount;
+      // The page's own CPU steps (before the worker has taken over, or where it cannot run): at most
+      // a frame's budget of them, so that up to 1000 fixed substeps never hold the page's thread.
+      n = solver.demo.backend() === 'cpu' ? Math.min(params.substepCount, budget) : params.substepCount;
     } else {
-      const recent = page.stepStats.reduce((sum, s) => ({ ms: sum.ms + s.elapsed, n: sum.n + s.n }), { ms: 0, n: 0 });
-      const msPerStep = recent.n ? recent.ms / recent.n : 1;
-      const budget = Math.max(1, Math.floor(FRAME_BUDGET_MS / msPerStep));
       accumulated += wall;
       const wanted = Math.floor(accumulated / dt);
       n = Math.min(wanted, budget);
@@ -559,14 +573,11 @@ page.start({
     return n;
   },
   step: (n) => {
-    // The worker's (the Step button or the message API) are queued behind its current work.
+    // The worker's (the Step button or the message API) are queued behind its current work; the
+    // page's own are taken in slices (PhyxelSolver.stepInSlices).
     const stepped = solver.step(currentDt(), n);
-    if (stepped?.then) return stepped;
-    if (!stepped) {
-      // A blow-up: the solver kept the last good state. Pause there and explain.
-      page.setRunning(false);
-      page.notice('step-error', `Paused: ${solver.demo.error()}.`, 'error');
-    }
+    if (stepped?.then) return stepped.then((result) => (result === false ? stepFailed() : result));
+    if (!stepped) stepFailed();
   },
   restart: () => guard('restart', rebuild),
   render: () => {

@@ -7,7 +7,10 @@
 // Actions (fields):
 //   describe                   the demo, its parameters (name, kind, range / choices, value, default)
 //   get        (parameter?)    one parameter's value, or all of them
-//   set        (parameter, value)  validated like typed input; refused values answer an error
+//   set        (parameter, value)  validated like typed input; refused values answer an error. After a
+//              set that changed a value, the next set waits a frame (SET_SPACING_MS); sets of one
+//              parameter that queue meanwhile, one right behind the other, are answered as superseded
+//              but the last, which is applied (a flood costs one derivation or rebuild a frame)
 //   play, pause, restart       (simulations)
 //   step       (steps? 1…1000) pause and advance that many steps (one request at a time; at most 8
 //              unanswered, the running one included, more are refused; pause, play and restart cancel
@@ -27,6 +30,12 @@ const MAX_STEPS = 1000;
 const MAX_PENDING_STEPS = 8;
 /** The longest text a `set` may carry (an expression is far shorter; see js/lessons/scattered.js). */
 const MAX_VALUE_LENGTH = 10_000;
+/**
+ * After a `set` that changed a value (an expression derived and sampled, a scene rebuilt), the next
+ * `set` waits this long: one frame for the page's drawing and input. Messages arriving meanwhile
+ * queue behind it, in order.
+ */
+const SET_SPACING_MS = 16;
 
 /**
  * Each action: its fields (name → required?) and whether it needs a simulation (not a figure). Maps,
@@ -235,6 +244,82 @@ function perform(page, request, subscription, steps) {
   }
 }
 
+/** A request's id as its reply echoes it: a string or number, else null. */
+function requestId(data) {
+  return data && typeof data === 'object' && (typeof data.id === 'string' || typeof data.id === 'number') ? data.id : null;
+}
+
+/** The message `event` as a well-formed `set` request, or null (absent, malformed, or not a set). */
+function validSet(event, page) {
+  if (event?.data?.action !== 'set') return null;
+  try {
+    return validateRequest(event.data, page);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `later` (a set, right behind `earlier` in the queue) replaces it: same sender, same parameter. */
+function supersedes(later, earlier, laterEvent, earlierEvent) {
+  return Boolean(later) && later.parameter === earlier.parameter && laterEvent.source === earlierEvent.source;
+}
+
+/** The answer to a set that a later one replaced before it was applied. */
+function superseded({ parameter, value }) {
+  return `${parameter}=${clip(String(value))} was not applied: a later set of ${parameter} replaced it while it waited (the last one wins).`;
+}
+
+/**
+ * Requests in the order they came: `push(event)` hands each to `handle(event)` at once, but a `set`
+ * waits at the head while the last one that changed a value is less than SET_SPACING_MS old, and
+ * everything behind it waits with it; a set with a set of the same parameter from the same sender
+ * right behind it is answered `refuse(event, superseded(…))` instead (the last one wins).
+ * `clock` (tests): { now(), later(fn, ms) }.
+ */
+export function requestQueue(page, handle, refuse, clock = { now: () => performance.now(), later: (fn, ms) => setTimeout(fn, ms) }) {
+  const inbox = [];
+  let nextSetAt = -Infinity;
+  let waiting = false;
+  const drain = () => {
+    while (inbox.length) {
+      const event = inbox[0];
+      const set = validSet(event, page);
+      if (set) {
+        const wait = nextSetAt - clock.now();
+        if (wait > 0) {
+          if (!waiting) {
+            waiting = true;
+            clock.later(() => {
+              waiting = false;
+              drain();
+            }, wait);
+          }
+          return;
+        }
+        inbox.shift();
+        if (supersedes(validSet(inbox[0], page), set, inbox[0], event)) {
+          refuse(event, superseded(set));
+          continue;
+        }
+        const control = page.controls.registry.get(set.parameter);
+        const before = control.get();
+        handle(event);
+        // control.set ran at once (handle's first step): a new value waits a frame for the next set.
+        if (control.get() !== before) nextSetAt = clock.now() + SET_SPACING_MS;
+        continue;
+      }
+      inbox.shift();
+      handle(event);
+    }
+  };
+  return {
+    push(event) {
+      inbox.push(event);
+      drain();
+    },
+  };
+}
+
 /** Listen for requests; send `ready` to the embedding page and events to subscribers. */
 export function startMessageApi(page) {
   const allowed = allowedOrigins();
@@ -244,19 +329,10 @@ export function startMessageApi(page) {
   const subscriptions = new Map();
   const send = (target, origin, body) => target.postMessage({ phyxel: VERSION, ...body }, origin === 'null' ? '*' : origin);
 
-  window.addEventListener('message', async (event) => {
-    if (event.source === window || !event.source) return;
-    if (allowed && !allowed.includes(event.origin)) {
-      if (!warned.has(event.origin)) {
-        warned.add(event.origin);
-        console.warn(`Phyxel: ignored messages from ${event.origin}; this demo accepts them only from ${allowed.join(', ')} (origin=).`);
-      }
-      return;
-    }
+  /** Carry out one request and answer it (asynchronously where the demo answers later). */
+  const handle = async (event) => {
     const data = event.data;
-    // Our own replies and events (an embed inside an embed) are not requests.
-    if (data && typeof data === 'object' && data.phyxel === VERSION && ('event' in data || 'ok' in data)) return;
-    const id = data && typeof data === 'object' && (typeof data.id === 'string' || typeof data.id === 'number') ? data.id : null;
+    const id = requestId(data);
     let subscription = subscriptions.get(event.source);
     if (!subscription) subscription = { origin: event.origin, events: new Set() };
     try {
@@ -269,6 +345,23 @@ export function startMessageApi(page) {
       if (!(error instanceof RequestError)) console.error(error);
       send(event.source, event.origin, { id, ok: false, error: error.message });
     }
+  };
+
+  const queue = requestQueue(page, handle, (event, error) => send(event.source, event.origin, { id: requestId(event.data), ok: false, error }));
+
+  window.addEventListener('message', (event) => {
+    if (event.source === window || !event.source) return;
+    if (allowed && !allowed.includes(event.origin)) {
+      if (!warned.has(event.origin)) {
+        warned.add(event.origin);
+        console.warn(`Phyxel: ignored messages from ${event.origin}; this demo accepts them only from ${allowed.join(', ')} (origin=).`);
+      }
+      return;
+    }
+    const data = event.data;
+    // Our own replies and events (an embed inside an embed) are not requests.
+    if (data && typeof data === 'object' && data.phyxel === VERSION && ('event' in data || 'ok' in data)) return;
+    queue.push(event);
   });
 
   const publish = (name, data) => {

@@ -114,16 +114,19 @@ function advance(dt, n) {
   solver.reset_work_counters();
   const start = performance.now();
   let stopped = null;
+  let taken = n;
   try {
     if (!demo.step(dt, n)) stopped = demo.error();
   } catch (error) {
+    // Refused before any step (a Δt out of range, a count that is not a whole number).
     stopped = error.message;
+    taken = 0;
   }
   const ms = performance.now() - start;
-  unsent.steps += n;
+  unsent.steps += taken;
   unsent.ms += ms;
   Array.from(solver.work_per_thread()).forEach((w, k) => (unsent.work[k] = (unsent.work[k] ?? 0) + w));
-  if (n > 0) msPerStep = 0.8 * msPerStep + 0.2 * (ms / n);
+  if (taken > 0) msPerStep = 0.8 * msPerStep + 0.2 * (ms / taken);
   return stopped;
 }
 

@@ -275,3 +275,51 @@ fn a_snapshot_carries_the_points_plastic_state_and_is_refused_by_a_nodal_copy() 
     let refused = nodal.restore(worker.snapshot(false)).unwrap_err();
     assert!(refused.0.contains("integration points"), "{refused}");
 }
+
+#[test]
+fn a_fine_bunny_is_refused_from_its_volume_before_it_is_sampled_the_limit_named() {
+    use phyxel::meshless::sampling::Lattice;
+    use phyxel::meshless::scene::{Objects, SceneDescription};
+    // The estimate (volume / cell volume) agrees with the sampled count within 5 % where both are
+    // known, so that refusing on it refuses what sampling would have refused.
+    for (objects, resolution) in [
+        (Objects::Bunny, 12),
+        (Objects::Bunny, 20),
+        (Objects::Several, 10),
+    ] {
+        let description = SceneDescription {
+            objects,
+            resolution,
+            lattice: Lattice::Cubic,
+            ..SceneDescription::default()
+        };
+        let sampled = description
+            .build(MAX_CPU_PHYXELS)
+            .unwrap()
+            .simulation
+            .body
+            .len() as f64;
+        let estimate = description.estimated_phyxels();
+        assert!(
+            (estimate / sampled - 1.0).abs() < 0.05,
+            "{objects:?} at {resolution}: estimate {estimate}, sampled {sampled}"
+        );
+    }
+    // Sampling the bunny at 60 across (BCC: about 180 000 phyxels) would take many seconds on the
+    // page's thread; the refusal comes from its volume at once and names the cap.
+    let start = std::time::Instant::now();
+    let refusal = match PhyxelDemo::new("bunny", 60, true, 3e4, 0.3, 1000.0, 0.0, false) {
+        Err(error) => error.to_string(),
+        Ok(_) => panic!("a 60-across BCC bunny was built"),
+    };
+    let elapsed = start.elapsed().as_secs_f64();
+    assert!(
+        refusal
+            .contains("phyxels are more than this backend handles (60000): lower the resolution"),
+        "{refusal}"
+    );
+    assert!(
+        elapsed < 0.5,
+        "the refusal took {elapsed} s: it was sampled first"
+    );
+}

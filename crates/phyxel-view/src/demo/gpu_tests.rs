@@ -6,12 +6,12 @@ use glam::DVec3;
 #[test]
 fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_lost() {
     let context = Rc::new(pollster::block_on(GpuContext::new()).expect("lavapipe"));
-    let mut demo = PhyxelDemo::new("cube", 5, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+    let mut demo = PhyxelDemo::new("cube", 5.0, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
     demo.attach_gpu(context.clone()).unwrap();
     assert_eq!(demo.backend(), "gpu");
     let dt = demo.recommended_time_step();
     let top = demo.height();
-    assert!(demo.step(dt, 100).unwrap());
+    assert!(demo.step(dt, 100.0).unwrap());
     let read = pollster::block_on(demo.gpu_state().unwrap());
     assert!(demo.gpu_state().is_none(), "one read-back at a time");
     demo.apply_gpu_state(read).unwrap();
@@ -24,20 +24,20 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
     );
     // A lost device: the next read-back fails and the demo is back on the CPU, where it was.
     let before = demo.positions();
-    assert!(demo.step(dt, 10).unwrap());
+    assert!(demo.step(dt, 10.0).unwrap());
     context.lose_device();
     let read = pollster::block_on(demo.gpu_state().unwrap());
     let message = demo.apply_gpu_state(read).unwrap_err();
     assert!(message.contains("continuing on the CPU"), "{message}");
     assert_eq!(demo.backend(), "cpu");
     assert_eq!(demo.positions(), before);
-    assert!(demo.step(dt, 10).unwrap(), "the CPU carries on");
+    assert!(demo.step(dt, 10.0).unwrap(), "the CPU carries on");
     // An integrator the GPU does not mirror: the next step runs on the CPU, and says why once.
     demo.attach_gpu(Rc::new(pollster::block_on(GpuContext::new()).unwrap()))
         .unwrap();
     demo.set_integrator("leap-frog").unwrap();
     let time = demo.time();
-    assert!(demo.step(dt, 5).unwrap());
+    assert!(demo.step(dt, 5.0).unwrap());
     assert_eq!(demo.backend(), "cpu");
     assert!((demo.time() - time - 5.0 * dt).abs() < 1e-12);
     assert!(demo
@@ -49,7 +49,7 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
     let context = Rc::new(pollster::block_on(GpuContext::new()).unwrap());
     demo.set_integrator("implicit-euler").unwrap();
     demo.attach_gpu(context).unwrap();
-    assert!(demo.step(1.0 / 60.0, 2).unwrap());
+    assert!(demo.step(1.0 / 60.0, 2.0).unwrap());
     assert_eq!(demo.backend(), "gpu");
     let read = pollster::block_on(demo.gpu_state().unwrap());
     demo.apply_gpu_state(read).unwrap();
@@ -57,7 +57,7 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
     assert!(demo.cg_residual() <= 1e-4);
     // ... with its multiplicative plasticity.
     demo.set_plasticity(true, 0.05, 10.0, 0.5).unwrap();
-    assert!(demo.step(1.0 / 60.0, 1).unwrap());
+    assert!(demo.step(1.0 / 60.0, 1.0).unwrap());
     assert_eq!(demo.backend(), "gpu");
     assert_eq!(demo.take_notice(), None);
 }
@@ -66,7 +66,7 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
 fn reference_updates_on_the_device_move_the_pages_rest_shape_and_surfaces_too() {
     let context = Rc::new(pollster::block_on(GpuContext::new()).expect("lavapipe"));
     let plastic_bunny = || {
-        let mut demo = PhyxelDemo::new("bunny", 6, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+        let mut demo = PhyxelDemo::new("bunny", 6.0, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
         demo.set_plasticity(true, 0.0, 20.0, 0.5).unwrap();
         demo
     };
@@ -75,10 +75,10 @@ fn reference_updates_on_the_device_move_the_pages_rest_shape_and_surfaces_too() 
     let dt = page.recommended_time_step();
     // The page's rhythm: steps queued, the state read back now and then.
     for _ in 0..8 {
-        assert!(page.step(dt, 50).unwrap());
+        assert!(page.step(dt, 50.0).unwrap());
         let read = pollster::block_on(page.gpu_state().unwrap());
         page.apply_gpu_state(read).unwrap();
-        assert!(cpu.step(dt, 50).unwrap());
+        assert!(cpu.step(dt, 50.0).unwrap());
     }
     assert_eq!(page.backend(), "gpu");
     assert!(

@@ -41,17 +41,17 @@ impl ExplicitImplicitLesson {
         young: f64,
         poisson: f64,
         density: f64,
-        across: u32,
+        across: f64,
         explicit_dt: f64,
         implicit_dt: f64,
         damping: f64,
         tolerance: f64,
-        max_iterations: u32,
+        max_iterations: f64,
     ) -> Result<ExplicitImplicitLesson, JsError> {
         let beam = Beam {
             length: LENGTH,
             thickness: THICKNESS,
-            across: check(param::ACROSS, across as f64)? as usize,
+            across: check(param::ACROSS, across)? as usize,
             material: Material {
                 young: check(param::YOUNG, young)?,
                 poisson: check(param::POISSON, poisson)?,
@@ -62,7 +62,7 @@ impl ExplicitImplicitLesson {
         };
         let settings = CorotatedImplicit {
             tolerance: check(param::TOLERANCE, tolerance)?,
-            max_iterations: check(param::MAX_ITERATIONS, max_iterations as f64)? as usize,
+            max_iterations: check(param::MAX_ITERATIONS, max_iterations)? as usize,
             ..CorotatedImplicit::default()
         };
         let lesson = ExplicitVsImplicit::new(

@@ -21,10 +21,10 @@ struct Curves {
     laplacian: Vec<Option<f64>>,
 }
 
-fn parse(id: &str, dimension: u32, h: f64) -> Result<(Kernel, Dimension, f64), JsError> {
+fn parse(id: &str, dimension: f64, h: f64) -> Result<(Kernel, Dimension, f64), JsError> {
     let kernel =
         Kernel::from_id(id).ok_or_else(|| JsError::new(&format!("unknown kernel “{id}”")))?;
-    let dim = Dimension::from_number(dimension)
+    let dim = Dimension::from_number(crate::whole("the dimension", dimension, 1.0, 3.0)? as u32)
         .ok_or_else(|| JsError::new("the dimension must be 1, 2 or 3"))?;
     Ok((kernel, dim, crate::check(param::SUPPORT_RADIUS, h)?))
 }
@@ -55,9 +55,9 @@ pub fn kernel_list() -> Result<JsValue, JsError> {
 
 /// W, dW/dr and ∇²W at `samples` radii from 0 to 1.25 h.
 #[wasm_bindgen]
-pub fn kernel_curves(id: &str, dimension: u32, h: f64, samples: u32) -> Result<JsValue, JsError> {
+pub fn kernel_curves(id: &str, dimension: f64, h: f64, samples: f64) -> Result<JsValue, JsError> {
     let (kernel, dim, h) = parse(id, dimension, h)?;
-    let n = samples.clamp(2, 4096) as usize;
+    let n = crate::whole("samples", samples, 2.0, 4096.0)?;
     let r: Vec<f64> = (0..n)
         .map(|i| 1.25 * h * i as f64 / (n - 1) as f64)
         .collect();
@@ -74,14 +74,14 @@ pub fn kernel_curves(id: &str, dimension: u32, h: f64, samples: u32) -> Result<J
 
 /// The normalization constant σ_d (W = σ_d / h^d · f(r/h)).
 #[wasm_bindgen]
-pub fn kernel_normalization(id: &str, dimension: u32) -> Result<f64, JsError> {
+pub fn kernel_normalization(id: &str, dimension: f64) -> Result<f64, JsError> {
     let (kernel, dim, _) = parse(id, dimension, 1.0)?;
     Ok(kernel.normalization(dim))
 }
 
 /// The live check: Σ_j W(|x_j|) ΔV over a lattice of spacing h/40 (h/24 in 3D).
 #[wasm_bindgen]
-pub fn kernel_lattice_integral(id: &str, dimension: u32, h: f64) -> Result<f64, JsError> {
+pub fn kernel_lattice_integral(id: &str, dimension: f64, h: f64) -> Result<f64, JsError> {
     let (kernel, dim, h) = parse(id, dimension, h)?;
     Ok(kernel.lattice_integral(h, dim, if dim == Dimension::Three { 24 } else { 40 }))
 }

@@ -167,10 +167,13 @@ impl MlsGradientLesson {
         }
     }
 
-    pub fn choose(&mut self, index: usize) {
+    /// Choose sample `index` (a whole number; one beyond the last sample changes nothing).
+    pub fn choose(&mut self, index: f64) -> Result<(), JsError> {
+        let index = crate::whole("the sample", index, 0.0, f64::from(u32::MAX))?;
         if index < self.count() {
             self.chosen = index;
         }
+        Ok(())
     }
 
     /// Where a sample dropped at canvas point (px, py) goes: the world point, kept in view, snapped to a
@@ -249,8 +252,8 @@ impl MlsGradientLesson {
 
     /// The chosen sample's MLS shape function Φ_i and SPH weight V_i W along the line through it
     /// parallel to x, at `count` offsets in [−1.25 h, 1.25 h].
-    pub fn shape_functions(&self, count: u32) -> Result<JsValue, JsError> {
-        let n = count.clamp(2, 2001) as usize;
+    pub fn shape_functions(&self, count: f64) -> Result<JsValue, JsError> {
+        let n = crate::whole("the count of offsets", count, 2.0, 2001.0)?;
         let h = self.lesson.support_radius();
         let i = self.chosen;
         let x_i = self.lesson.positions()[i];

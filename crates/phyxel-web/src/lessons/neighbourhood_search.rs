@@ -25,8 +25,8 @@ impl NeighbourhoodLesson {
 
     /// `count` particles in [−1, 1]², searched with `radius`.
     #[wasm_bindgen(constructor)]
-    pub fn new(count: u32, radius: f64) -> Result<NeighbourhoodLesson, JsError> {
-        let count = check(param::COUNT, count as f64)? as usize;
+    pub fn new(count: f64, radius: f64) -> Result<NeighbourhoodLesson, JsError> {
+        let count = check(param::COUNT, count)? as usize;
         let radius = check(param::RADIUS, radius)?;
         check_work(count, radius).map_err(|e| JsError::new(&e))?;
         let swarm = Swarm::new(count, 42);
@@ -73,13 +73,15 @@ impl NeighbourhoodLesson {
         vec![pairs as f64, if agree { 1.0 } else { 0.0 }]
     }
 
-    /// The neighbours of particle `query` from the last hash search.
-    pub fn neighbours(&self, query: u32) -> Vec<u32> {
-        if (query as usize) < self.count() {
-            neighbours_of(&self.hashed, query as usize)
+    /// The neighbours of particle `query` (a whole number; none beyond the last particle) from the
+    /// last hash search.
+    pub fn neighbours(&self, query: f64) -> Result<Vec<u32>, JsError> {
+        let query = crate::whole("the query particle", query, 0.0, f64::from(u32::MAX))?;
+        Ok(if query < self.count() {
+            neighbours_of(&self.hashed, query)
         } else {
             Vec::new()
-        }
+        })
     }
 
     /// The particle nearest to canvas point (px, py).
@@ -95,13 +97,20 @@ impl NeighbourhoodLesson {
     }
 
     /// Grid cells (edge = radius), the query's 3 × 3 block of cells, its search circle and neighbours.
-    pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64, query: u32) {
+    pub fn draw(
+        &self,
+        ctx: &CanvasRenderingContext2d,
+        width: f64,
+        height: f64,
+        query: f64,
+    ) -> Result<(), JsError> {
+        let query = crate::whole("the query particle", query, 0.0, f64::from(u32::MAX))?;
         let dpr = device_pixel_ratio();
         let px = |p: DVec2| self.view.to_canvas(p.x, p.y, width, height);
         ctx.set_fill_style_str("#fff");
         ctx.fill_rect(0.0, 0.0, width, height);
         let h = self.radius;
-        let query = (query as usize).min(self.count().saturating_sub(1));
+        let query = query.min(self.count().saturating_sub(1));
         let q = self.swarm.positions[query];
         // The 3 × 3 cells the hash visits.
         let cell = (q / h).floor();
@@ -141,7 +150,7 @@ impl NeighbourhoodLesson {
         for p in &self.swarm.positions {
             dot(*p, "#94a3b8", 2.0);
         }
-        for j in self.neighbours(query as u32) {
+        for j in neighbours_of(&self.hashed, query) {
             dot(self.swarm.positions[j as usize], "#16a34a", 3.5);
         }
         dot(q, "#d62828", 4.5);
@@ -151,5 +160,6 @@ impl NeighbourhoodLesson {
         ctx.begin_path();
         let _ = ctx.arc(cx, cy, (rx - cx).abs(), 0.0, std::f64::consts::TAU);
         ctx.stroke();
+        Ok(())
     }
 }

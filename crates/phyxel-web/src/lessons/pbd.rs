@@ -72,16 +72,17 @@ impl PbdLesson {
     #[allow(clippy::too_many_arguments)]
     pub fn step(
         &mut self,
-        steps: u32,
+        steps: f64,
         dt: f64,
-        iterations: u32,
+        iterations: f64,
         solver: &str,
         stiffness: f64,
         compliance: f64,
         gravity: f64,
     ) -> Result<(), JsError> {
         let dt = check(param::DT, dt)?;
-        let iterations = check(param::ITERATIONS, iterations as f64)? as usize;
+        let steps = crate::whole("steps", steps, 0.0, crate::MAX_STEPS_PER_CALL)?;
+        let iterations = check(param::ITERATIONS, iterations)? as usize;
         let projection = match solver {
             "pbd" => Projection::Pbd {
                 stiffness: check(param::STIFFNESS, stiffness)?,

@@ -138,7 +138,8 @@ impl TimeIntegrationLesson {
     }
 
     /// Advance every method by `steps` steps of `dt`. The projectile restarts after it landed.
-    pub fn step(&mut self, dt: f64, steps: u32) -> Result<(), JsError> {
+    pub fn step(&mut self, dt: f64, steps: f64) -> Result<(), JsError> {
+        let steps = crate::whole("steps", steps, 0.0, crate::MAX_STEPS_PER_CALL)?;
         for _ in 0..steps {
             self.comparison
                 .step(dt)

@@ -84,6 +84,14 @@ impl Swarm {
         }
     }
 
+    /// ½Σ|v|² (unit masses): the walls reflect a velocity component, so it never changes.
+    pub fn kinetic_energy(&self) -> f64 {
+        self.velocities
+            .iter()
+            .map(|v| 0.5 * v.length_squared())
+            .sum()
+    }
+
     /// Neighbour lists (|x_j − x_i| < radius) by the spatial hash.
     pub fn hashed(&self, radius: f64) -> Neighbourhoods {
         let points: Vec<DVec3> = self.positions.iter().map(|p| p.extend(0.0)).collect();

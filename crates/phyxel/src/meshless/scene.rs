@@ -197,6 +197,12 @@ impl SceneDescription {
         OBJECT_SIZE / self.resolution.max(1) as f64
     }
 
+    /// The phyxels the objects would get, from their volumes (the mesh's by the divergence theorem)
+    /// over the lattice's cell volume: known before any sampling, within a few per cent of the count.
+    pub fn estimated_phyxels(&self) -> f64 {
+        estimated_phyxels(&self.solids(), self.lattice.cell_volume(self.spacing()))
+    }
+
     fn solids(&self) -> Vec<Solid> {
         let s = OBJECT_SIZE;
         let cube = |x: f64, edge: f64| {
@@ -320,21 +326,18 @@ impl SceneDescription {
             )));
         }
         let spacing = self.spacing();
-        // Cheap estimate first, so that a huge request is refused before it is sampled.
-        let estimate = self.solids().len() as f64
-            * (self.resolution as f64).powi(3)
-            * match self.lattice {
-                Lattice::Cubic => 1.0,
-                Lattice::BodyCentredCubic => 2.0,
-            };
-        if estimate > 8.0 * max_phyxels as f64 {
-            return Err(too_many(estimate as usize, max_phyxels));
+        let solids = self.solids();
+        // The count from the objects' volumes first, so that a scene over the cap is refused before
+        // it is sampled (the bunny's winding-number sampling is the costly part).
+        let estimate = estimated_phyxels(&solids, self.lattice.cell_volume(spacing));
+        if estimate > max_phyxels as f64 {
+            return Err(too_many(estimate.round() as usize, max_phyxels));
         }
         let lift = DVec3::new(0.0, self.drop_height, 0.0);
         let mut points = Vec::new();
         let mut meshes = Vec::new();
         let mut object_start = vec![0];
-        for solid in self.solids() {
+        for solid in solids {
             let (interior, mut surface) = match solid {
                 Solid::Shape(shape) => (
                     sample_cell_centred(&shape, spacing, self.lattice),
@@ -396,6 +399,15 @@ fn sample_cell_centred(shape: &Shape, spacing: f64, lattice: Lattice) -> Vec<DVe
         .into_iter()
         .filter(|p| shape.contains(*p))
         .collect()
+}
+
+/// Σ volume / cell volume over `solids`.
+fn estimated_phyxels(solids: &[Solid], cell_volume: f64) -> f64 {
+    let volume = |solid: &Solid| match solid {
+        Solid::Shape(shape) => shape.volume(),
+        Solid::Mesh(mesh) => mesh.volume().abs(),
+    };
+    solids.iter().map(volume).sum::<f64>() / cell_volume
 }
 
 fn too_many(count: usize, max: usize) -> SceneError {
