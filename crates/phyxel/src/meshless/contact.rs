@@ -4,9 +4,10 @@
 //!
 //! **Detection.** Each step, surface k's deformed vertices x_s ([`EmbeddedSurface::deformed_vertices`],
 //! tutorial eq. 68) are tested against every *other* surface l (an object never touches itself this
-//! way). Broad phase: the surfaces' bounding boxes, widened by the reach r; then l's triangles in a
-//! uniform grid of cell r, each listed in every cell its box (widened by r) overlaps, so a vertex reads
-//! one cell. Narrow phase: the closest point x_c = Σ_a b_a x_a of the nearest triangle within r
+//! way). Broad phase: the boxes around the phyxels each surface follows (widened by 2 h, so no vertex
+//! needs moving while objects are apart), then the deformed surfaces' boxes widened by the reach r;
+//! then the triangles of l near k in a uniform grid, searched ring by ring around each vertex of k
+//! ([`TargetSurface`]). Narrow phase: the closest point x_c = Σ_a b_a x_a of the nearest triangle within r
 //! (Ericson 2005 §5.1.5, barycentric b_a), and the inside test sign((x_s − x_c)·N) < 0 with N the
 //! angle-weighted pseudo-normal of the closest feature (face, edge or vertex; Bærentzen & Aanæs 2005),
 //! which is exact for a closed, outward-oriented mesh. A vertex inside l is a contact with
@@ -56,7 +57,6 @@
 use super::body::Body;
 use super::surface::EmbeddedSurface;
 use glam::DVec3;
-use std::collections::HashMap;
 
 /// Settings of the surface contact ([`resolve`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,10 +125,34 @@ pub fn resolve(
         .cloned()
         .fold(f64::INFINITY, f64::min);
     let reach = settings.reach * smallest_h;
+    // Broad phase on the phyxels, before any vertex is moved: a vertex lies within h of the phyxels
+    // it follows at rest, and within ‖F‖ h deformed; 2 h_max + r covers stretches up to 2.
+    let largest_h = body.support_radius.iter().cloned().fold(0.0, f64::max);
+    let positions = |j: &u32| body.reference[*j as usize] + body.displacement[*j as usize];
+    let around: Vec<(DVec3, DVec3)> = surfaces
+        .iter()
+        .map(|s| {
+            let (lo, hi) = bounding_box_of(s.followed_phyxels().iter().map(positions));
+            (lo - 2.0 * largest_h, hi + 2.0 * largest_h)
+        })
+        .collect();
+    let near: Vec<bool> = (0..surfaces.len())
+        .map(|k| (0..surfaces.len()).any(|l| l != k && overlap(around[k], around[l], reach)))
+        .collect();
+    if !near.contains(&true) {
+        return report;
+    }
     let gradients = body.displacement_gradients();
     let deformed: Vec<Vec<DVec3>> = surfaces
         .iter()
-        .map(|s| s.deformed_vertices(body, &gradients))
+        .zip(&near)
+        .map(|(s, &near)| {
+            if near {
+                s.deformed_vertices(body, &gradients)
+            } else {
+                Vec::new()
+            }
+        })
         .collect();
     let contacts = find_contacts(surfaces, &deformed, reach, body, fixed);
     if contacts.is_empty() {
@@ -168,29 +192,24 @@ pub fn resolve(
     }
 
     // Positions: the same sweeps on the depth, d − n·Σ c_j δx_j ≤ 0, moving no centre of mass.
-    let mut shift: HashMap<usize, DVec3> = HashMap::new();
+    let mut shift = vec![DVec3::ZERO; body.len()];
     let mut projected = vec![0.0; contacts.len()];
     for _ in 0..settings.iterations.max(1) {
         for (k, c) in contacts.iter().enumerate() {
-            let moved: DVec3 = c
-                .row
-                .iter()
-                .map(|&(j, cj, _)| cj * shift.get(&j).copied().unwrap_or(DVec3::ZERO))
-                .sum();
+            let moved: DVec3 = c.row.iter().map(|&(j, cj, _)| cj * shift[j]).sum();
             let depth = c.depth - moved.dot(c.normal);
             let accumulated = (projected[k] + depth / c.inverse_mass).max(0.0);
             let delta = accumulated - projected[k];
             projected[k] = accumulated;
             for &(j, cj, inverse) in &c.row {
-                *shift.entry(j).or_insert(DVec3::ZERO) += cj * inverse * delta * c.normal;
+                shift[j] += cj * inverse * delta * c.normal;
             }
         }
     }
-    for (j, delta) in shift
-        .into_iter()
-        .filter(|_| std::env::var("NOPROJ").is_err())
-    {
-        body.displacement[j] += delta;
+    for c in &contacts {
+        for &(j, _, _) in &c.row {
+            body.displacement[j] += std::mem::take(&mut shift[j]);
+        }
     }
     report
 }
@@ -203,24 +222,33 @@ fn find_contacts(
     body: &Body,
     fixed: &[bool],
 ) -> Vec<Contact> {
+    // Surfaces left out by the broad phase have no deformed vertices (and an empty box).
     let bounds: Vec<(DVec3, DVec3)> = deformed.iter().map(|v| bounding_box(v)).collect();
-    let overlaps = |k: usize, l: usize| {
-        let (a, b) = (bounds[k], bounds[l]);
-        (a.0 - reach).cmple(b.1).all() && (b.0 - reach).cmple(a.1).all()
-    };
+    let overlaps = |k: usize, l: usize| overlap(bounds[k], bounds[l], reach);
     let mut contacts = Vec::new();
+    let mut scratch = vec![0.0; body.len()];
     for l in 0..surfaces.len() {
-        if !(0..surfaces.len()).any(|k| k != l && overlaps(k, l)) {
+        let touching: Vec<usize> = (0..surfaces.len())
+            .filter(|&k| k != l && overlaps(k, l))
+            .collect();
+        if touching.is_empty() {
             continue;
         }
+        // Only the triangles near the other surfaces are listed.
+        let region = touching
+            .iter()
+            .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &k| {
+                (lo.min(bounds[k].0 - reach), hi.max(bounds[k].1 + reach))
+            });
         let surface = &surfaces[l];
         let target = TargetSurface::new(
             &surface.triangles,
-            surface.rest_vertices(),
+            surface.welded_vertices(),
             &deformed[l],
             reach,
+            region,
         );
-        for k in (0..surfaces.len()).filter(|&k| k != l && overlaps(k, l)) {
+        for k in touching {
             let (lo, hi) = (bounds[l].0 - reach, bounds[l].1 + reach);
             for (s, x) in deformed[k].iter().enumerate() {
                 if !(x.cmpge(lo).all() && x.cmple(hi).all()) {
@@ -236,6 +264,7 @@ fn find_contacts(
                     target.triangles[t],
                     bary,
                     body,
+                    &mut scratch,
                 );
                 let row: Vec<(usize, f64, f64)> = row
                     .into_iter()
@@ -262,7 +291,8 @@ fn find_contacts(
 }
 
 /// The coefficients c_j of one contact: +a_sj for the vertex, −Σ_a b_a a_aj for the triangle's
-/// corners ([`EmbeddedSurface::vertex_coefficients`]), each phyxel once.
+/// corners ([`EmbeddedSurface::vertex_coefficients`]), each phyxel once, summed in `scratch` (zero
+/// on entry and on return, one entry per phyxel).
 fn contact_row(
     vertex_surface: &EmbeddedSurface,
     s: usize,
@@ -270,108 +300,196 @@ fn contact_row(
     triangle: [u32; 3],
     bary: [f64; 3],
     body: &Body,
+    scratch: &mut [f64],
 ) -> Vec<(usize, f64)> {
-    let mut terms = vertex_surface.vertex_coefficients(s, body);
+    let mut touched: Vec<usize> = Vec::new();
+    let mut add = |j: usize, c: f64| {
+        if scratch[j] == 0.0 {
+            touched.push(j);
+        }
+        scratch[j] += c;
+        if scratch[j] == 0.0 {
+            // Keep it nonzero so that it is not listed twice (it is read back below).
+            scratch[j] = f64::MIN_POSITIVE;
+        }
+    };
+    vertex_surface.each_vertex_coefficient(s, body, &mut add);
     for (corner, b) in triangle.iter().zip(bary) {
         if b != 0.0 {
-            let corner = triangle_surface.vertex_coefficients(*corner as usize, body);
-            terms.extend(corner.into_iter().map(|(j, a)| (j, -b * a)));
+            triangle_surface.each_vertex_coefficient(*corner as usize, body, |j, a| add(j, -b * a));
         }
     }
-    terms.sort_unstable_by_key(|t| t.0);
-    let mut row: Vec<(usize, f64)> = Vec::with_capacity(terms.len());
-    for (j, c) in terms {
-        match row.last_mut() {
-            Some(last) if last.0 == j => last.1 += c,
-            _ => row.push((j, c)),
-        }
-    }
-    row
+    touched
+        .into_iter()
+        .map(|j| (j, std::mem::take(&mut scratch[j])))
+        .collect()
 }
 
 fn bounding_box(points: &[DVec3]) -> (DVec3, DVec3) {
-    points
-        .iter()
-        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(*p), hi.max(*p))
-        })
+    bounding_box_of(points.iter().copied())
 }
 
-/// A deformed closed surface ready for inside tests: its triangles in a grid, and the pseudo-normals
-/// of its faces, edges and vertices. Edges and vertices are those of the welded mesh: corners that
-/// coincide at rest are one (a box's faces are separate grids that meet at its edges).
+fn bounding_box_of(points: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
+    points.fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
+        (lo.min(p), hi.max(p))
+    })
+}
+
+/// Whether boxes a and b come within `gap` of each other.
+fn overlap(a: (DVec3, DVec3), b: (DVec3, DVec3), gap: f64) -> bool {
+    (a.0 - gap).cmple(b.1).all() && (b.0 - gap).cmple(a.1).all()
+}
+
+/// A deformed closed surface ready for inside tests: the triangles near a region in a grid, each listed
+/// in the cells its box overlaps, searched ring by ring around a point until no unvisited cell can
+/// hold a closer triangle. The cells are twice the mean edge, within r/2 … r (measured on the collide
+/// scene: r/4 visits too many empty cells, r too many triangles). Edges and vertices are those of the welded mesh.
 struct TargetSurface<'a> {
     triangles: &'a [[u32; 3]],
     vertices: &'a [DVec3],
-    /// The welded vertex of each vertex.
-    welded: Vec<u32>,
-    face_normal: Vec<DVec3>,
-    /// Σ of the two faces' unit normals at each edge (sorted corner pair).
-    edge_normal: HashMap<(u32, u32), DVec3>,
-    /// Σ of the angle-weighted unit normals of the faces around each vertex.
-    vertex_normal: Vec<DVec3>,
+    /// The welded vertex of each vertex ([`EmbeddedSurface::welded_vertices`]).
+    welded: &'a [u32],
     cell: f64,
     reach: f64,
-    grid: HashMap<[i64; 3], Vec<u32>>,
+    /// The grid: cell [x, y, z] (counted from `origin`, `dims` of them per axis) lists
+    /// `listed[first[c]..first[c + 1]]`, c = x + dims.x (y + dims.y z).
+    origin: DVec3,
+    dims: [i64; 3],
+    first: Vec<u32>,
+    listed: Vec<u32>,
 }
 
 impl<'a> TargetSurface<'a> {
-    /// The surface of `triangles` with corners at `vertices` (at `rest` in the reference shape).
-    fn new(triangles: &'a [[u32; 3]], rest: &[DVec3], vertices: &'a [DVec3], reach: f64) -> Self {
-        let welded = weld(rest);
-        let mut face_normal = Vec::with_capacity(triangles.len());
-        let mut edge_normal: HashMap<(u32, u32), DVec3> = HashMap::new();
-        let mut vertex_normal = vec![DVec3::ZERO; vertices.len()];
-        let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
-        let cell = reach;
-        for (t, tri) in triangles.iter().enumerate() {
-            let [a, b, c] = tri.map(|i| vertices[i as usize]);
-            let n = (b - a).cross(c - a).normalize_or_zero();
-            face_normal.push(n);
-            for k in 0..3 {
-                let (i, j) = (welded[tri[k] as usize], welded[tri[(k + 1) % 3] as usize]);
-                *edge_normal.entry((i.min(j), i.max(j))).or_default() += n;
-                let p = vertices[tri[k] as usize];
-                let e1 = (vertices[tri[(k + 1) % 3] as usize] - p).normalize_or_zero();
-                let e2 = (vertices[tri[(k + 2) % 3] as usize] - p).normalize_or_zero();
-                vertex_normal[i as usize] += e1.dot(e2).clamp(-1.0, 1.0).acos() * n;
-            }
-            let lo = cell_of(a.min(b).min(c) - reach, cell);
-            let hi = cell_of(a.max(b).max(c) + reach, cell);
-            for x in lo[0]..=hi[0] {
+    /// The surface of `triangles` with corners at `vertices` (`welded` as at rest), its triangles
+    /// that come within the box `region` listed.
+    fn new(
+        triangles: &'a [[u32; 3]],
+        welded: &'a [u32],
+        vertices: &'a [DVec3],
+        reach: f64,
+        region: (DVec3, DVec3),
+    ) -> Self {
+        let near: Vec<(usize, (DVec3, DVec3))> = triangles
+            .iter()
+            .enumerate()
+            .map(|(t, tri)| {
+                (
+                    t,
+                    bounding_box_of(tri.iter().map(|&i| vertices[i as usize])),
+                )
+            })
+            .filter(|(_, bounds)| overlap(*bounds, region, 0.0))
+            .collect();
+        let mean_edge = near
+            .iter()
+            .map(|(_, (lo, hi))| (*hi - *lo).max_element())
+            .sum::<f64>()
+            / near.len().max(1) as f64;
+        let cell = (2.0 * mean_edge).clamp(0.5 * reach, reach);
+        let (lo, hi) = near.iter().fold(
+            (DVec3::INFINITY, DVec3::NEG_INFINITY),
+            |(lo, hi), (_, b)| (lo.min(b.0), hi.max(b.1)),
+        );
+        let origin = if near.is_empty() { DVec3::ZERO } else { lo };
+        let top = cell_of(hi - origin, cell);
+        let dims = if near.is_empty() {
+            [0; 3]
+        } else {
+            top.map(|c| c + 1)
+        };
+        // Counting sort of (cell, triangle) pairs.
+        let cells = (dims[0] * dims[1] * dims[2]) as usize;
+        let mut first = vec![0u32; cells + 1];
+        let index = |c: [i64; 3]| (c[0] + dims[0] * (c[1] + dims[1] * c[2])) as usize;
+        let range = |b: &(DVec3, DVec3)| (cell_of(b.0 - origin, cell), cell_of(b.1 - origin, cell));
+        let each_cell = |(lo, hi): ([i64; 3], [i64; 3]), f: &mut dyn FnMut([i64; 3])| {
+            for z in lo[2]..=hi[2] {
                 for y in lo[1]..=hi[1] {
-                    for z in lo[2]..=hi[2] {
-                        grid.entry([x, y, z]).or_default().push(t as u32);
+                    for x in lo[0]..=hi[0] {
+                        f([x, y, z]);
                     }
                 }
             }
+        };
+        for (_, b) in &near {
+            each_cell(range(b), &mut |c| first[index(c) + 1] += 1);
+        }
+        for c in 0..cells {
+            first[c + 1] += first[c];
+        }
+        let mut fill = first.clone();
+        let mut listed = vec![0u32; first[cells] as usize];
+        for (t, b) in &near {
+            each_cell(range(b), &mut |c| {
+                let slot = &mut fill[index(c)];
+                listed[*slot as usize] = *t as u32;
+                *slot += 1;
+            });
         }
         Self {
             triangles,
             vertices,
             welded,
-            face_normal,
-            edge_normal,
-            vertex_normal,
             cell,
             reach,
-            grid,
+            origin,
+            dims,
+            first,
+            listed,
         }
+    }
+
+    /// The triangles listed in cell c (none outside the grid).
+    fn cell_list(&self, c: [i64; 3]) -> &[u32] {
+        if (0..3).any(|k| c[k] < 0 || c[k] >= self.dims[k]) {
+            return &[];
+        }
+        let i = (c[0] + self.dims[0] * (c[1] + self.dims[1] * c[2])) as usize;
+        &self.listed[self.first[i] as usize..self.first[i + 1] as usize]
+    }
+
+    fn corners(&self, t: usize) -> [DVec3; 3] {
+        self.triangles[t].map(|i| self.vertices[i as usize])
+    }
+
+    fn face_normal(&self, t: usize) -> DVec3 {
+        let [a, b, c] = self.corners(t);
+        (b - a).cross(c - a).normalize_or_zero()
     }
 
     /// If `x` lies inside the surface within the reach: (triangle, barycentric coordinates of the
     /// closest point, normal n out of the surface, depth d).
     fn penetration(&self, x: DVec3) -> Option<(usize, [f64; 3], DVec3, f64)> {
-        let candidates = self.grid.get(&cell_of(x, self.cell))?;
+        let [cx, cy, cz] = cell_of(x - self.origin, self.cell);
+        let mut candidates: Vec<u32> = Vec::new();
         let mut best: Option<(usize, [f64; 3], DVec3, f64)> = None;
-        for &t in candidates {
-            let t = t as usize;
-            let corners = self.triangles[t].map(|i| self.vertices[i as usize]);
-            let bary = closest_on_triangle(x, corners);
-            let closest = bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2];
-            let distance_squared = closest.distance_squared(x);
-            if best.is_none_or(|b| distance_squared < b.3) {
-                best = Some((t, bary, closest, distance_squared));
+        // A triangle listed only in cells of ring r + 1 or beyond lies at least r cells away.
+        let rings = (self.reach / self.cell).ceil() as i64 + 1;
+        for ring in 0..=rings {
+            let start = candidates.len();
+            for dx in -ring..=ring {
+                for dy in -ring..=ring {
+                    for dz in -ring..=ring {
+                        if dx.abs().max(dy.abs()).max(dz.abs()) != ring {
+                            continue;
+                        }
+                        candidates.extend_from_slice(self.cell_list([cx + dx, cy + dy, cz + dz]));
+                    }
+                }
+            }
+            for &t in &candidates[start..] {
+                let t = t as usize;
+                let corners = self.corners(t);
+                let bary = closest_on_triangle(x, corners);
+                let closest = bary[0] * corners[0] + bary[1] * corners[1] + bary[2] * corners[2];
+                let distance_squared = closest.distance_squared(x);
+                if best.is_none_or(|b| distance_squared < b.3) {
+                    best = Some((t, bary, closest, distance_squared));
+                }
+            }
+            let covered = ring as f64 * self.cell;
+            if best.is_some_and(|b| b.3 <= covered * covered) || covered > self.reach {
+                break;
             }
         }
         let (t, bary, closest, distance_squared) = best?;
@@ -379,53 +497,62 @@ impl<'a> TargetSurface<'a> {
         if depth > self.reach {
             return None;
         }
-        let pseudo_normal = self.pseudo_normal(t, bary);
+        let pseudo_normal = self.pseudo_normal(t, bary, &candidates);
         if (x - closest).dot(pseudo_normal) >= 0.0 {
             return None;
         }
         let normal = if depth > 1e-12 * self.reach {
             (closest - x) / depth
         } else {
-            self.face_normal[t]
+            self.face_normal(t)
         };
         Some((t, bary, normal, depth))
     }
 
     /// The pseudo-normal of the feature of triangle t that holds the point with barycentric `bary`:
-    /// its face (no zero coordinate), an edge (one), or a vertex (two).
-    fn pseudo_normal(&self, t: usize, bary: [f64; 3]) -> DVec3 {
-        let tri = self.triangles[t].map(|i| self.welded[i as usize]);
+    /// its face (no zero coordinate), an edge (one: the sum of its faces' normals) or a vertex (two:
+    /// the faces' normals around it weighted by their angles there). The faces around the feature
+    /// hold the closest point, so they are among `candidates` (possibly more than once).
+    fn pseudo_normal(&self, t: usize, bary: [f64; 3], candidates: &[u32]) -> DVec3 {
+        let welded = |t: usize| self.triangles[t].map(|i| self.welded[i as usize]);
+        let tri = welded(t);
         let zero: Vec<usize> = (0..3).filter(|&k| bary[k] <= 1e-12).collect();
+        // A triangle may be listed in several cells: each face once.
+        let around = |corner: u32| {
+            let mut faces: Vec<usize> = candidates
+                .iter()
+                .map(|&f| f as usize)
+                .filter(|&f| welded(f).contains(&corner))
+                .collect();
+            faces.sort_unstable();
+            faces.dedup();
+            faces.into_iter()
+        };
         match zero.as_slice() {
-            [] => self.face_normal[t],
+            [] => self.face_normal(t),
             [k] => {
                 let (i, j) = (tri[(k + 1) % 3], tri[(k + 2) % 3]);
-                self.edge_normal
-                    .get(&(i.min(j), i.max(j)))
-                    .copied()
-                    .unwrap_or(self.face_normal[t])
+                around(i)
+                    .filter(|&f| welded(f).contains(&j))
+                    .map(|f| self.face_normal(f))
+                    .sum()
             }
             _ => {
                 let k = (0..3).find(|k| !zero.contains(k)).unwrap_or(0);
-                self.vertex_normal[tri[k] as usize]
+                let corner = tri[k];
+                around(corner)
+                    .map(|f| {
+                        let w = welded(f);
+                        let c = self.corners(f);
+                        let at = (0..3).find(|&m| w[m] == corner).unwrap_or(0);
+                        let e1 = (c[(at + 1) % 3] - c[at]).normalize_or_zero();
+                        let e2 = (c[(at + 2) % 3] - c[at]).normalize_or_zero();
+                        e1.dot(e2).clamp(-1.0, 1.0).acos() * self.face_normal(f)
+                    })
+                    .sum()
             }
         }
     }
-}
-
-/// For each vertex, the first vertex at the same place (to 10⁻⁹ of the mesh's size).
-fn weld(vertices: &[DVec3]) -> Vec<u32> {
-    let (lo, hi) = bounding_box(vertices);
-    let tolerance = 1e-9 * (hi - lo).length().max(f64::MIN_POSITIVE);
-    let mut first = HashMap::new();
-    vertices
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let key = (*v / tolerance).round().as_i64vec3().to_array();
-            *first.entry(key).or_insert(i as u32)
-        })
-        .collect()
 }
 
 fn cell_of(x: DVec3, cell: f64) -> [i64; 3] {
@@ -503,7 +630,9 @@ mod tests {
             max: DVec3::ONE,
         }
         .surface_mesh(4);
-        let surface = TargetSurface::new(&mesh.triangles, &mesh.vertices, &mesh.vertices, 0.2);
+        let welded = crate::meshless::surface::weld(&mesh.vertices);
+        let everywhere = (DVec3::splat(-1.0), DVec3::splat(2.0));
+        let surface = TargetSurface::new(&mesh.triangles, &welded, &mesh.vertices, 0.2, everywhere);
         // 0.05 inside the top face: depth 0.05, pushed out along +y.
         let (_, _, n, d) = surface.penetration(DVec3::new(0.3, 0.95, 0.4)).unwrap();
         assert!((d - 0.05).abs() < 1e-12 && (n - DVec3::Y).length() < 1e-12);

@@ -24,6 +24,11 @@ pub struct EmbeddedSurface {
     start: Vec<u32>,
     phyxel: Vec<u32>,
     weight: Vec<f64>,
+    /// Every phyxel some vertex follows, once each (sorted).
+    followed: Vec<u32>,
+    /// For each vertex, the first vertex at the same rest position (to 10⁻⁹ of the mesh's size): the
+    /// welded mesh's corners (a box's faces are separate grids that meet at its edges).
+    welded: Vec<u32>,
 }
 
 impl EmbeddedSurface {
@@ -69,7 +74,21 @@ impl EmbeddedSurface {
             self.weight[first..].iter_mut().for_each(|w| *w /= total);
             self.start.push(self.phyxel.len() as u32);
         }
+        self.followed = self.phyxel.clone();
+        self.followed.sort_unstable();
+        self.followed.dedup();
+        self.welded = weld(&rest);
         self.rest = rest;
+    }
+
+    /// Every phyxel some vertex follows, once each.
+    pub fn followed_phyxels(&self) -> &[u32] {
+        &self.followed
+    }
+
+    /// For each vertex, the first vertex at the same rest position: the corners of the welded mesh.
+    pub fn welded_vertices(&self) -> &[u32] {
+        &self.welded
     }
 
     pub fn vertex_count(&self) -> usize {
@@ -120,20 +139,8 @@ impl EmbeddedSurface {
     /// carried to the phyxels as a_vk f (the transpose of this map, seed 003 eq. 17 with the
     /// embedding's own weights) has the force's total and its moment about any point.
     pub fn vertex_coefficients(&self, v: usize, body: &Body) -> Vec<(usize, f64)> {
-        let hoods = &body.neighbours;
         let mut terms: Vec<(usize, f64)> = Vec::new();
-        let range = self.start[v] as usize..self.start[v + 1] as usize;
-        for (&j, &w) in self.phyxel[range.clone()].iter().zip(&self.weight[range]) {
-            let j = j as usize;
-            let offset = self.rest[v] - body.reference[j];
-            let mut own = w;
-            for e in hoods.edges(j) {
-                let s = w * body.mls.d[e].dot(offset);
-                terms.push((hoods.neighbour[e] as usize, s));
-                own -= s;
-            }
-            terms.push((j, own));
-        }
+        self.each_vertex_coefficient(v, body, |k, a| terms.push((k, a)));
         terms.sort_unstable_by_key(|t| t.0);
         let mut merged: Vec<(usize, f64)> = Vec::with_capacity(terms.len());
         for (k, a) in terms {
@@ -143,6 +150,23 @@ impl EmbeddedSurface {
             }
         }
         merged
+    }
+
+    /// The terms of [`Self::vertex_coefficients`] as they come, a phyxel possibly several times.
+    pub fn each_vertex_coefficient(&self, v: usize, body: &Body, mut term: impl FnMut(usize, f64)) {
+        let hoods = &body.neighbours;
+        let range = self.start[v] as usize..self.start[v + 1] as usize;
+        for (&j, &w) in self.phyxel[range.clone()].iter().zip(&self.weight[range]) {
+            let j = j as usize;
+            let offset = self.rest[v] - body.reference[j];
+            let mut own = w;
+            for e in hoods.edges(j) {
+                let s = w * body.mls.d[e].dot(offset);
+                term(hoods.neighbour[e] as usize, s);
+                own -= s;
+            }
+            term(j, own);
+        }
     }
 
     /// A per-phyxel quantity carried to the vertices with the same weights: Σ_j ω̃_j q_j.
@@ -158,6 +182,25 @@ impl EmbeddedSurface {
             })
             .collect()
     }
+}
+
+/// For each vertex, the first vertex at the same place (to 10⁻⁹ of the mesh's size).
+pub(crate) fn weld(vertices: &[DVec3]) -> Vec<u32> {
+    let (lo, hi) = vertices
+        .iter()
+        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(*p), hi.max(*p))
+        });
+    let tolerance = 1e-9 * (hi - lo).length().max(f64::MIN_POSITIVE);
+    let mut first = std::collections::HashMap::new();
+    vertices
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let key = (*v / tolerance).round().as_i64vec3().to_array();
+            *first.entry(key).or_insert(i as u32)
+        })
+        .collect()
 }
 
 fn nearest(points: &[DVec3], x: DVec3) -> Option<u32> {
