@@ -55,7 +55,9 @@
 //! impact — a step's approach, most of a spacing, removed at once through rows that reach two
 //! neighbourhoods deep — turns neighbourhoods by more than [`MAX_ROTATION_PER_STEP`] and the step is
 //! stopped with that message (measured 2026-11-24; without the projection the ball sinks to the
-//! reach instead, and a projection of a fifth of the depth per step does both). The cure is the
+//! reach instead, a projection of a fifth of the depth per step does both, and one through the
+//! weights ω̃ alone is stopped too; taking the approach out before the solve, at the positions
+//! u + Δt v, did not help either). The cure is the
 //! contact inside the solve: the rows c_j as constraints of the CG, as the resting contacts on the
 //! obstacles are ([`super::implicit`]).
 //!
