@@ -203,7 +203,7 @@ impl SceneDescription {
             ],
             Objects::Collide => {
                 // A cube 0.8 s on the ground's side, a ball of radius 0.4 s half an object above it,
-                // a little off its centre so that it rolls off once it lands.
+                // a little off its centre (measured: it bounces, lands off-centre and rolls off).
                 let (edge, radius, gap) = (0.8 * s, 0.4 * s, 0.5 * s);
                 vec![
                     cube(0.0, edge),
