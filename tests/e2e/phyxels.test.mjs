@@ -177,6 +177,28 @@ test('a step beyond the stability bound is stopped and explained; refused input 
   await context.close();
 });
 
+test('the collide scene drops a ball on a cube; the GPU, which has no surface contact, hands it to the CPU', async (testContext) => {
+  const { page, context, problems } = await openDemo();
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  const onGpu = (await page.getAttribute('body', 'data-solver')) === 'gpu';
+  testContext.diagnostic(onGpu ? 'on the GPU before: the refusal is checked' : 'on the CPU from the start');
+  await page.selectOption('#param-scene', 'collide');
+  // 10 across: a cube of 8 × 8 × 8 and a ball of 280 phyxels.
+  await waitForReadout(page, 'phyxels', (n) => n === 792);
+  if (onGpu) {
+    await page.waitForFunction(
+      () => /no contact between objects/.test(document.getElementById('notices').textContent),
+      null,
+      { timeout: 20_000 },
+    );
+  }
+  const t = await readNumber(page, '#readout-sim-time');
+  await waitForReadout(page, 'sim-time', (s) => s > t + 0.05, 30_000);
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('implicit Euler lands a 1 GPa cube at 1/60 s, where the explicit step is stopped', async () => {
   const { page, context, problems } = await openDemo();
   // The integrator on the page, on the CPU whatever the browser grants (the GPU's implicit step is

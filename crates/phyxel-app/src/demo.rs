@@ -129,7 +129,7 @@ impl ImplicitModel {
 }
 
 impl<A: Accelerator> Demo<A> {
-    /// A scene: `objects` ("cube", "sphere", "torus", "bunny", "several"), `resolution` phyxels across
+    /// A scene: `objects` ("cube", "sphere", "torus", "bunny", "several", "collide"), `resolution` phyxels across
     /// 0.4 m, on a cubic or body-centred cubic lattice, Young's modulus E (Pa), Poisson's ratio ν,
     /// density ρ (kg/m³), volume stiffness k_v (Pa), and whether a ball lies on the ground.
     #[allow(clippy::too_many_arguments)]

@@ -85,7 +85,7 @@ macro_rules! phyxel_demo_class {
 
         #[::wasm_bindgen::prelude::wasm_bindgen]
         impl PhyxelDemo {
-            /// A scene: objects ("cube", "sphere", "torus", "bunny", "several"), phyxels across
+            /// A scene: objects ("cube", "sphere", "torus", "bunny", "several", "collide"), phyxels across
             /// 0.4 m, BCC lattice or not, E (Pa), ν, ρ (kg/m³), k_v (Pa), whether a ball lies on the
             /// ground.
             #[wasm_bindgen(constructor)]

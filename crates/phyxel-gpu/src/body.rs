@@ -59,6 +59,13 @@ fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
             return Err(GpuError(NO_SOFTENING_AT_POINTS.into()));
         }
     }
+    if sim.surface_contact.is_some() && sim.surfaces.len() > 1 {
+        return Err(GpuError(
+            "the GPU backend has no contact between objects through their surfaces (the CPU's \
+             meshless::contact): a scene of objects that collide runs on the CPU"
+                .into(),
+        ));
+    }
     if !implicit && sim.integrator() != Method::SymplecticEuler {
         return Err(GpuError(format!(
             "the GPU backend integrates with symplectic Euler or corotated implicit Euler only (not {})",

@@ -379,6 +379,20 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
     clamped.fixed = vec![true; clamped.body.len()];
     let refused = GpuSolver::new(&gpu, &clamped).err().unwrap();
     assert!(refused.to_string().contains("fixed phyxels"), "{refused}");
+    // Objects that touch through their surfaces (the CPU's meshless::contact) stay on the CPU.
+    let collide = SceneDescription {
+        objects: Objects::Collide,
+        resolution: 4,
+        ..SceneDescription::default()
+    }
+    .build(10_000)
+    .unwrap()
+    .simulation;
+    let refused = GpuSolver::new(&gpu, &collide).err().unwrap();
+    assert!(
+        refused.to_string().contains("no contact between objects"),
+        "{refused}"
+    );
     // A body with background quadrature steps implicitly only, and elastically.
     let mut explicit = quadrature_cube();
     explicit.set_corotated_implicit(None);

@@ -41,6 +41,8 @@ fn scene_resolution(objects: Objects) -> u32 {
     match objects {
         Objects::Cube | Objects::Sphere => 8,
         Objects::Several => 5,
+        // Soaked for 10 000 steps at 6 across in `tests/surface_contact.rs`.
+        Objects::Collide => 6,
         Objects::Torus | Objects::Bunny => SceneDescription::default().resolution,
     }
 }

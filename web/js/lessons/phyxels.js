@@ -194,6 +194,7 @@ select(scene, 'scene', 'Objects', [
   { value: 'torus', label: 'Torus' },
   { value: 'bunny', label: 'Bunny (mesh)' },
   { value: 'several', label: 'Cube, sphere and torus' },
+  { value: 'collide', label: 'Ball dropped on a cube (contact, CPU)' },
 ], rebuild);
 number(scene, 'resolution', 'Phyxels across', '', rebuild);
 select(scene, 'lattice', 'Lattice', [

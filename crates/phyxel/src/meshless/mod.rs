@@ -10,6 +10,8 @@
 //! 3. [`elasticity`]: displacement gradient, Green strain, Hooke stress, per-phyxel force matrix.
 //! 4. [`body::Body::gather_forces`]: force gather — each phyxel sums what its own and its neighbours'
 //!    neighbourhoods give it (no write conflicts).
+//! 5. [`contact`]: after the step, the objects' surfaces meet: vertices inside another object's surface
+//!    are pushed out by impulses mapped to the phyxels (seed 003 §3.7).
 //!
 //! Stiff materials at real-time steps: [`corotated`] (corotated linear elasticity on the MLS
 //! deformation gradient, its matrix-free stiffness product) and [`implicit`] (implicit Euler and static
@@ -17,6 +19,7 @@
 
 pub mod body;
 pub mod collision;
+pub mod contact;
 pub mod corotated;
 pub mod elasticity;
 pub mod implicit;

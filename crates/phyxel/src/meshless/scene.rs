@@ -3,6 +3,7 @@
 
 use super::body::{Body, SupportRadius};
 use super::collision::Collider;
+use super::contact::SurfaceContact;
 use super::inside::{sample_mesh, IndexedMesh};
 use super::material::Material;
 use super::mesh::{bunny, TriangleMesh};
@@ -46,15 +47,19 @@ pub enum Objects {
     Bunny,
     /// A cube, a sphere and a torus side by side.
     Several,
+    /// A ball dropped onto a cube: two objects that touch through their surfaces
+    /// ([`super::contact`]).
+    Collide,
 }
 
 impl Objects {
-    pub const ALL: [Objects; 5] = [
+    pub const ALL: [Objects; 6] = [
         Objects::Cube,
         Objects::Sphere,
         Objects::Torus,
         Objects::Bunny,
         Objects::Several,
+        Objects::Collide,
     ];
 
     /// The name used in URLs and scene files.
@@ -65,6 +70,7 @@ impl Objects {
             Objects::Torus => "torus",
             Objects::Bunny => "bunny",
             Objects::Several => "several",
+            Objects::Collide => "collide",
         }
     }
 
@@ -244,6 +250,18 @@ impl SceneDescription {
                 sphere(-0.3 * s, 0.45 * s),
                 torus(1.5 * s, 0.5 * s, 0.18 * s),
             ],
+            Objects::Collide => {
+                // A cube 0.8 s on the ground's side, a ball of radius 0.4 s half an object above it,
+                // a little off its centre (measured: it bounces, lands off-centre and rolls off).
+                let (edge, radius, gap) = (0.8 * s, 0.4 * s, 0.5 * s);
+                vec![
+                    cube(0.0, edge),
+                    Solid::Shape(Shape::Sphere {
+                        center: DVec3::new(0.1 * s, edge + gap + radius, 0.05 * s),
+                        radius,
+                    }),
+                ]
+            }
         }
     }
 
@@ -380,6 +398,9 @@ impl SceneDescription {
         }
         let mut simulation = Simulation::new(body, environment);
         simulation.surfaces = surfaces;
+        if self.objects == Objects::Collide {
+            simulation.surface_contact = Some(SurfaceContact::default());
+        }
         Ok(Scene {
             simulation,
             object_start,

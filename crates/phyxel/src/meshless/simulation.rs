@@ -3,6 +3,7 @@
 
 use super::body::Body;
 use super::collision::{resolve_contact, Collider};
+use super::contact::{self, ContactReport, SurfaceContact};
 use super::corotated;
 use super::elasticity::PhyxelStress;
 use super::implicit::{self, CorotatedImplicit, Loads, SolveStats, StaticReport, StaticSolve};
@@ -315,6 +316,12 @@ pub struct Simulation {
     pub melting: Option<Melting>,
     /// Surface meshes carried along by the displacement field (rebound at each reference update).
     pub surfaces: Vec<EmbeddedSurface>,
+    /// Contact between the objects through their surfaces ([`contact`]; seed 003 §3.7), after every
+    /// step, when set: each surface is one object's, and none touches itself. None: objects pass
+    /// through one another.
+    pub surface_contact: Option<SurfaceContact>,
+    /// What the last step's surface contact did.
+    last_contact: Option<ContactReport>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
     /// Where the fused symplectic Euler step writes the next displacements and velocities (kept between
@@ -351,6 +358,8 @@ impl Simulation {
             drag: None,
             melting: None,
             surfaces: Vec::new(),
+            surface_contact: None,
+            last_contact: None,
             size,
             next_state: (Vec::new(), Vec::new()),
         }
@@ -490,12 +499,36 @@ impl Simulation {
                 implicit,
             });
         }
-        if flags & TOUCHED != 0 {
+        let surfaces_touched = self.resolve_surface_contacts();
+        if flags & TOUCHED != 0 || surfaces_touched {
             // A multistep method's remembered x(t − Δt) or v(t − Δt/2) predates the correction.
             self.integrator.reset();
         }
         self.after_step(dt);
         Ok(())
+    }
+
+    /// The surfaces' contacts after a step ([`contact::resolve`]), if [`Simulation::surface_contact`]
+    /// is set; whether any was found.
+    fn resolve_surface_contacts(&mut self) -> bool {
+        let Some(settings) = self.surface_contact else {
+            return false;
+        };
+        let report = contact::resolve(
+            &mut self.body,
+            &self.surfaces,
+            &self.fixed,
+            self.environment.friction,
+            settings,
+        );
+        let touched = report.contacts > 0;
+        self.last_contact = Some(report);
+        touched
+    }
+
+    /// What the last step's surface contact found and did (None without surface contact).
+    pub fn last_contact(&self) -> Option<&ContactReport> {
+        self.last_contact.as_ref()
     }
 
     /// [`Simulation::step`] with symplectic Euler, v ← v + Δt·a(u, v), u ← u + Δt·v, in one pass with
@@ -537,6 +570,7 @@ impl Simulation {
         std::mem::swap(&mut body.displacement, &mut next_u);
         std::mem::swap(&mut body.velocity, &mut next_v);
         self.next_state = (next_u, next_v);
+        self.resolve_surface_contacts();
         self.after_step(dt);
         Ok(())
     }

@@ -24,6 +24,11 @@ pub struct EmbeddedSurface {
     start: Vec<u32>,
     phyxel: Vec<u32>,
     weight: Vec<f64>,
+    /// Every phyxel some vertex follows, once each (sorted).
+    followed: Vec<u32>,
+    /// For each vertex, the first vertex at the same rest position (to 10⁻⁹ of the mesh's size): the
+    /// welded mesh's corners (a box's faces are separate grids that meet at its edges).
+    welded: Vec<u32>,
 }
 
 impl EmbeddedSurface {
@@ -77,7 +82,21 @@ impl EmbeddedSurface {
             self.weight[first..].iter_mut().for_each(|w| *w /= total);
             self.start.push(self.phyxel.len() as u32);
         }
+        self.followed = self.phyxel.clone();
+        self.followed.sort_unstable();
+        self.followed.dedup();
+        self.welded = weld(&rest);
         self.rest = rest;
+    }
+
+    /// Every phyxel some vertex follows, once each.
+    pub fn followed_phyxels(&self) -> &[u32] {
+        &self.followed
+    }
+
+    /// For each vertex, the first vertex at the same rest position: the corners of the welded mesh.
+    pub fn welded_vertices(&self) -> &[u32] {
+        &self.welded
     }
 
     pub fn vertex_count(&self) -> usize {
@@ -117,6 +136,47 @@ impl EmbeddedSurface {
             .collect()
     }
 
+    /// The deformed vertex v as a linear combination of the phyxels' displacements: the coefficients
+    /// a_vk of x_v = x̄_v + Σ_k a_vk u_k, each phyxel once (sorted by index). Eq. 68 with the MLS
+    /// gradient ∇u_j = Σ_k (u_k − u_j) d_jkᵀ (MKN04 eq. 8) inserted:
+    ///
+    ///   a_vk = ω̃_vk + Σ_j ω̃_vj (d_jk · (x̄_v − x̄_j)) [k ∈ N(j)] − [k = j] ω̃_vj Σ_l d_jl · (x̄_v − x̄_j).
+    ///
+    /// Σ_k a_vk = 1 (a translation moves the vertex with it) and, MLS reproducing linear fields,
+    /// Σ_k a_vk x̄_k = x̄_v, so Σ_k a_vk x_k = x_v in every configuration: a force f at the vertex
+    /// carried to the phyxels as a_vk f (the transpose of this map, seed 003 eq. 17 with the
+    /// embedding's own weights) has the force's total and its moment about any point.
+    pub fn vertex_coefficients(&self, v: usize, body: &Body) -> Vec<(usize, f64)> {
+        let mut terms: Vec<(usize, f64)> = Vec::new();
+        self.each_vertex_coefficient(v, body, |k, a| terms.push((k, a)));
+        terms.sort_unstable_by_key(|t| t.0);
+        let mut merged: Vec<(usize, f64)> = Vec::with_capacity(terms.len());
+        for (k, a) in terms {
+            match merged.last_mut() {
+                Some(last) if last.0 == k => last.1 += a,
+                _ => merged.push((k, a)),
+            }
+        }
+        merged
+    }
+
+    /// The terms of [`Self::vertex_coefficients`] as they come, a phyxel possibly several times.
+    pub fn each_vertex_coefficient(&self, v: usize, body: &Body, mut term: impl FnMut(usize, f64)) {
+        let hoods = &body.neighbours;
+        let range = self.start[v] as usize..self.start[v + 1] as usize;
+        for (&j, &w) in self.phyxel[range.clone()].iter().zip(&self.weight[range]) {
+            let j = j as usize;
+            let offset = self.rest[v] - body.reference[j];
+            let mut own = w;
+            for e in hoods.edges(j) {
+                let s = w * body.mls.d[e].dot(offset);
+                term(hoods.neighbour[e] as usize, s);
+                own -= s;
+            }
+            term(j, own);
+        }
+    }
+
     /// A per-phyxel quantity carried to the vertices with the same weights: Σ_j ω̃_j q_j.
     pub fn interpolate(&self, values: &[f64]) -> Vec<f64> {
         (0..self.vertex_count())
@@ -130,6 +190,25 @@ impl EmbeddedSurface {
             })
             .collect()
     }
+}
+
+/// For each vertex, the first vertex at the same place (to 10⁻⁹ of the mesh's size).
+pub(crate) fn weld(vertices: &[DVec3]) -> Vec<u32> {
+    let (lo, hi) = vertices
+        .iter()
+        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(*p), hi.max(*p))
+        });
+    let tolerance = 1e-9 * (hi - lo).length().max(f64::MIN_POSITIVE);
+    let mut first = std::collections::HashMap::new();
+    vertices
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let key = (*v / tolerance).round().as_i64vec3().to_array();
+            *first.entry(key).or_insert(i as u32)
+        })
+        .collect()
 }
 
 fn nearest(points: &[DVec3], x: DVec3) -> Option<u32> {
@@ -148,7 +227,7 @@ mod tests {
     use crate::meshless::sampling::{sample, Lattice, Shape};
 
     #[test]
-    fn a_linear_displacement_field_moves_every_vertex_exactly() {
+    fn a_linear_displacement_field_moves_every_vertex_exactly_and_vertices_combine_the_phyxels() {
         let shape = Shape::Sphere {
             center: DVec3::new(0.1, 0.5, -0.2),
             radius: 0.3,
@@ -177,6 +256,23 @@ mod tests {
             assert!(
                 y.distance(exact) <= 1e-9 * size,
                 "vertex {x}: {y} vs exact {exact}"
+            );
+        }
+        // The same vertices as linear combinations of the phyxels: Σ a = 1, and Σ a x_k is the
+        // deformed vertex for any displacement (here a non-linear one).
+        for (u, x) in body.displacement.iter_mut().zip(&body.reference) {
+            *u = DVec3::new(x.y * x.y, (3.0 * x.x).sin(), x.x * x.z) * 0.2;
+        }
+        let deformed = surface.deformed_vertices(&body, &body.displacement_gradients());
+        let positions = body.positions();
+        for (v, y) in deformed.iter().enumerate() {
+            let a = surface.vertex_coefficients(v, &body);
+            let total: f64 = a.iter().map(|t| t.1).sum();
+            let combined: DVec3 = a.iter().map(|&(k, a)| a * positions[k]).sum();
+            assert!((total - 1.0).abs() < 1e-12, "vertex {v}: Σa = {total}");
+            assert!(
+                combined.distance(*y) <= 1e-9 * size,
+                "vertex {v}: {combined} vs {y}"
             );
         }
     }
