@@ -16,7 +16,8 @@ async function openLesson(query = '') {
 }
 
 test('the plate and the cloud load with sane readouts', async () => {
-  const { page, context, problems } = await openLesson();
+  // Not pulled, the plate stays uncracked: the notch is its only crack, with one front.
+  const { page, context, problems } = await openLesson('?pull=0');
   await waitForText(page, '#readout-cracks', /^1 \/ 1$/);
   assert.equal(await page.locator('#readout-first-crack').textContent(), '—');
   const t0 = await readNumber(page, '#readout-sim-time');
@@ -73,6 +74,7 @@ test('pulled harder, the plate cracks first at the notch tip', async () => {
 test('dragging the crack in the cloud figure redraws the weights', async () => {
   const { page, context, problems } = await openLesson();
   await page.click('#pause');
+  await page.locator('#cloud').scrollIntoViewIfNeeded();
   const box = await page.locator('#cloud').boundingBox();
   // The crack's right end starts at (0.15, 0.05) in the top-left panel, whose view spans [−1.15, 1.15]².
   const panel = box.width / 2;

@@ -78,6 +78,7 @@ struct CloudReport {
     unity_error: [f64; 2],
 }
 
+/// The notched plate (the page's first figure; it runs in the lesson worker).
 #[wasm_bindgen]
 pub struct CracksLesson {
     plate: Solid,
@@ -89,10 +90,16 @@ pub struct CracksLesson {
     criterion: String,
     dt: f64,
     view: View,
+}
+
+/// The particle cloud with a crack the user drags (the page's second figure, on the page's thread).
+#[wasm_bindgen]
+pub struct CrackCloudLesson {
     cloud: Cloud,
-    cloud_view: View,
+    kappa: f64,
+    view: View,
     chosen: usize,
-    /// The crack end (0, 1) held by the pointer in the cloud figure.
+    /// The crack end (0, 1) held by the pointer.
     held_end: Option<usize>,
     /// Where the readouts compare the weights: a point just across the crack from the chosen particle.
     probe: DVec2,
@@ -106,7 +113,7 @@ impl CracksLesson {
     }
 
     /// The notched plate (strength σ_t, c_prop, κ, pull speed; `criterion` "visibility" or
-    /// "transparency") and the particle cloud with its crack.
+    /// "transparency").
     #[wasm_bindgen(constructor)]
     pub fn new(
         strength: f64,
@@ -124,21 +131,7 @@ impl CracksLesson {
         let plate = notched_plate(material, chosen_criterion, pull);
         let notch_tip = *plate.cracks[0].vertices.last().unwrap();
         let width = (PLATE_PARTICLES - 1) as f64 * PLATE_SPACING;
-        let mut cloud = Cloud::jittered(
-            CLOUD_SPACING,
-            CLOUD_JITTER,
-            CLOUD_SEED,
-            CLOUD_SUPPORT_RATIO,
-            Criterion::Visibility,
-        );
-        cloud.cracks.push(Crack::segment(
-            DVec2::new(-0.75, 0.05),
-            DVec2::new(0.15, 0.05),
-            true,
-            true,
-        ));
-        let chosen = cloud.nearest(DVec2::new(-0.2, 0.3)).unwrap_or(0);
-        let mut lesson = CracksLesson {
+        Ok(CracksLesson {
             dt: plate_dt(&material),
             plate,
             notch_tip,
@@ -148,14 +141,7 @@ impl CracksLesson {
             pull,
             criterion: criterion_name.to_string(),
             view: View::equal_aspect(-0.35 * width, 1.35 * width, -0.2 * width, 1.2 * width),
-            cloud,
-            cloud_view: View::equal_aspect(-1.15, 1.15, -1.15, 1.15),
-            chosen,
-            held_end: None,
-            probe: DVec2::ZERO,
-        };
-        lesson.place_probe();
-        Ok(lesson)
+        })
     }
 
     /// The plate's time step (s): 0.25 a / c.
@@ -192,10 +178,12 @@ impl CracksLesson {
         self.plate.material.c_prop = c_prop;
         if pull != self.pull {
             self.pull = pull;
+            // The bottom rows move down, the top rows up.
+            let middle = 0.5 * (PLATE_PARTICLES - 1) as f64 * PLATE_SPACING;
             for i in 0..self.plate.len() {
                 if self.plate.held[i] {
-                    let v = self.plate.held_velocity[i];
-                    self.plate.held_velocity[i] = DVec2::new(0.0, pull.copysign(v.y));
+                    let down = self.plate.reference[i].y < middle;
+                    self.plate.held_velocity[i] = DVec2::new(0.0, if down { -pull } else { pull });
                 }
             }
         }
@@ -320,8 +308,45 @@ impl CracksLesson {
             DVec2::ZERO
         }
     }
+}
 
-    // --- The particle cloud (first figure) ---
+#[wasm_bindgen]
+impl CrackCloudLesson {
+    /// The jittered cloud (10 × 10 over [−1, 1]², h = 3.5 Δx) with one crack; κ of the transparency panels.
+    #[wasm_bindgen(constructor)]
+    pub fn new(kappa: f64) -> Result<CrackCloudLesson, JsError> {
+        let kappa = check(param::KAPPA, kappa)?;
+        let mut cloud = Cloud::jittered(
+            CLOUD_SPACING,
+            CLOUD_JITTER,
+            CLOUD_SEED,
+            CLOUD_SUPPORT_RATIO,
+            Criterion::Visibility,
+        );
+        cloud.cracks.push(Crack::segment(
+            DVec2::new(-0.75, 0.05),
+            DVec2::new(0.15, 0.05),
+            true,
+            true,
+        ));
+        let chosen = cloud.nearest(DVec2::new(-0.2, 0.3)).unwrap_or(0);
+        let mut lesson = CrackCloudLesson {
+            cloud,
+            kappa,
+            view: View::equal_aspect(-1.15, 1.15, -1.15, 1.15),
+            chosen,
+            held_end: None,
+            probe: DVec2::ZERO,
+        };
+        lesson.place_probe();
+        Ok(lesson)
+    }
+
+    /// κ of the transparency panels.
+    pub fn set_kappa(&mut self, kappa: f64) -> Result<(), JsError> {
+        self.kappa = check(param::KAPPA, kappa)?;
+        Ok(())
+    }
 
     fn place_probe(&mut self) {
         // Just across the crack from the chosen particle, straight through it (if it is near enough).
@@ -343,7 +368,7 @@ impl CracksLesson {
 
     /// The cloud figure's readouts: the chosen particle's weight and shape function at the probe point
     /// under both criteria.
-    pub fn cloud_report(&self) -> Result<JsValue, JsError> {
+    pub fn report(&self) -> Result<JsValue, JsError> {
         let i = self.chosen;
         let visibility = self.cloud_with(Criterion::Visibility);
         let transparency = self.cloud_with(Criterion::Transparency { kappa: self.kappa });
@@ -390,7 +415,7 @@ impl CracksLesson {
     /// Which of the 2 × 2 panels canvas point (px, py) lies in, and its world point there.
     fn cloud_point(&self, px: f64, py: f64, width: f64, height: f64) -> DVec2 {
         let (w, h) = (0.5 * width, 0.5 * height);
-        let (x, y) = self.cloud_view.to_world(px % w, py % h, w, h);
+        let (x, y) = self.view.to_world(px % w, py % h, w, h);
         DVec2::new(x, y)
     }
 
@@ -399,10 +424,8 @@ impl CracksLesson {
     pub fn cloud_press(&mut self, px: f64, py: f64, width: f64, height: f64) -> String {
         let x = self.cloud_point(px, py, width, height);
         let (w, h) = (0.5 * width, 0.5 * height);
-        let (ax, _) = self.cloud_view.to_world(0.0, 0.0, w, h);
-        let (bx, _) = self
-            .cloud_view
-            .to_world(14.0 * device_pixel_ratio(), 0.0, w, h);
+        let (ax, _) = self.view.to_world(0.0, 0.0, w, h);
+        let (bx, _) = self.view.to_world(14.0 * device_pixel_ratio(), 0.0, w, h);
         let reach = (bx - ax).abs();
         let ends = self.cloud_crack();
         for k in 0..2 {
@@ -446,7 +469,7 @@ impl CracksLesson {
     /// The cloud figure: four panels, rows visibility / transparency, columns ω'_i(x) / Φ_i(x), each a
     /// heat map over the chosen particle's support (colour: the value over the panel's largest; Φ < 0
     /// dark), the particles, the crack with its two handles, the chosen particle ringed.
-    pub fn draw_cloud(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64) {
+    pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64) {
         let dpr = device_pixel_ratio();
         ctx.set_fill_style_str("#fff");
         ctx.fill_rect(0.0, 0.0, width, height);
@@ -462,7 +485,7 @@ impl CracksLesson {
             for column in 0..2 {
                 let (ox, oy) = (column as f64 * w, row as f64 * h);
                 let px = |p: DVec2| {
-                    let (x, y) = self.cloud_view.to_canvas(p.x, p.y, w, h);
+                    let (x, y) = self.view.to_canvas(p.x, p.y, w, h);
                     (x + ox, y + oy)
                 };
                 // Heat map over the support square of x_i.
