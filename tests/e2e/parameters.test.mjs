@@ -23,6 +23,7 @@ const NAMES = {
   pbd: ['scene', 'solver', 'iterations', 'stiffness', 'compliance', 'dt', 'gravity', 'mass'],
   'explicit-implicit': ['young', 'poisson', 'density', 'across', 'explicitDt', 'implicitDt', 'damping', 'tolerance', 'maxIterations'],
   'integrating-solid': ['integration', 'across', 'height', 'slenderness', 'young', 'poisson', 'density', 'magnification', 'points', 'ratio', 'cylinderAcross', 'cylinderMagnification'],
+  cracks: ['criterion', 'strength', 'c_prop', 'kappa', 'pull'],
   phyxels: [
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
     'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'implicitModel', 'cgTolerance',
@@ -42,6 +43,7 @@ const TABLES = {
   pbd: 'PbdLesson.parameters',
   'explicit-implicit': 'ExplicitImplicitLesson.parameters',
   'integrating-solid': 'IntegratingSolidLesson.parameters',
+  cracks: 'CracksLesson.parameters',
   phyxels: 'PhyxelDemo.parameters',
 };
 

@@ -9,5 +9,6 @@ export const DEMOS = [
   { id: 'pbd', title: 'Position-based dynamics: PBD and XPBD' },
   { id: 'explicit-implicit', title: 'Explicit vs implicit' },
   { id: 'integrating-solid', title: 'Integrating a meshless solid' },
+  { id: 'cracks', title: 'Cracks in a meshless solid' },
   { id: 'phyxels', title: 'Elastic, plastic and melting objects (3D)' },
 ];

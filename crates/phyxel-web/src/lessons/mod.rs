@@ -1,5 +1,6 @@
 //! One module per lesson page.
 
+pub mod cracks;
 pub mod deformation;
 pub mod explicit_implicit;
 pub mod integrating_solid;

@@ -1,5 +1,6 @@
 //! The small solvers behind the lesson pages. Each module reads like the equations of its page.
 
+pub mod cracks;
 pub mod deformation;
 pub mod explicit_implicit;
 pub mod integrating_solid;

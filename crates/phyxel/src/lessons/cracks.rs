@@ -1,0 +1,88 @@
+//! The cracks lesson ("Cracks in a meshless solid"): brittle fracture of a 2D meshless solid after
+//! seed 000 §4.1.3 (initiation where the largest principal stress exceeds the tensile strength, mode I,
+//! propagation at c_prop) with the discontinuous weights of seed 002 §7.3 (the visibility criterion and
+//! the transparency method, eq. 70).
+//!
+//! - [`crack`]: crack polylines in the reference configuration and the modified weights ω'_ij;
+//! - [`cloud`]: the page's first figure, a particle's weight and MLS shape function next to a crack
+//!   (seed 002 figs. 9–10);
+//! - [`solid`]: the 2D solid (MKN04's MLS displacement gradient with the modified weights, St Venant–
+//!   Kirchhoff plane stress, symplectic Euler) that cracks, and [`notched_plate`], the page's second
+//!   figure.
+
+pub mod cloud;
+pub mod crack;
+pub mod solid;
+#[cfg(test)]
+mod tests;
+
+use crack::{Crack, Criterion};
+use glam::DVec2;
+use solid::{Material, Solid};
+
+/// The lesson's parameters. The page's controls take their ranges and defaults from here
+/// (`CracksLesson.parameters()`), and the bindings check values against the same. Strength, c_prop
+/// and κ must be positive: their ranges start above zero.
+pub mod param {
+    use crate::params::Param;
+    /// Tensile strength σ_t (Pa) of the plate (E = 100 kPa).
+    pub const STRENGTH: Param = Param::real("strength", 100.0, 50_000.0, 2_500.0);
+    /// Crack propagation speed c_prop (m/s); the plate's shear wave speed is about 6.2 m/s.
+    pub const C_PROP: Param = Param::real("c_prop", 0.01, 20.0, 2.0);
+    /// κ of the transparency method (seed 002 eq. 70).
+    pub const KAPPA: Param = Param::real("kappa", 0.01, 10.0, 0.5);
+    /// The speed (m/s) at which each held edge of the plate is pulled outwards (0: held still).
+    pub const PULL: Param = Param::real("pull", 0.0, 0.2, 0.01);
+}
+
+/// Every parameter of the lesson, by its public name.
+pub const PARAMETERS: &[crate::params::Param] =
+    &[param::STRENGTH, param::C_PROP, param::KAPPA, param::PULL];
+
+/// The plate's material: a soft solid (E = 100 kPa, ν = 0.3, ρ = 1000 kg/m²) so that it deforms visibly,
+/// with the given strength and crack speed.
+pub fn plate_material(strength: f64, c_prop: f64) -> Material {
+    Material {
+        young: 1.0e5,
+        poisson: 0.3,
+        density: 1000.0,
+        strength,
+        c_prop,
+    }
+}
+
+/// Particles across the plate (both ways).
+pub const PLATE_PARTICLES: usize = 32;
+/// The plate's lattice spacing a (m).
+pub const PLATE_SPACING: f64 = 0.0125;
+/// Support radius over spacing.
+pub const SUPPORT_RATIO: f64 = 2.5;
+/// Rows held (and pulled) at the top and at the bottom.
+pub const HELD_ROWS: usize = 2;
+
+/// The plate's explicit step: 0.25 a / c with c = √(E/(ρ(1 − ν²))) the plane-stress wave speed.
+pub fn plate_dt(material: &Material) -> f64 {
+    let c = (material.young / (material.density * (1.0 - material.poisson.powi(2)))).sqrt();
+    0.25 * PLATE_SPACING / c
+}
+
+/// A square plate of [`PLATE_PARTICLES`]² particles with a notch cut in from its left edge at mid-height,
+/// a quarter of the width long (its mouth on the surface, its tip a crack front), the top and bottom
+/// [`HELD_ROWS`] held and pulled apart at `pull` m/s each.
+pub fn notched_plate(material: Material, criterion: Criterion, pull: f64) -> Solid {
+    let n = PLATE_PARTICLES;
+    let a = PLATE_SPACING;
+    let width = (n - 1) as f64 * a;
+    // Between the two middle rows (n is even).
+    let y = 0.5 * width;
+    let notch = Crack::segment(DVec2::new(-a, y), DVec2::new(0.25 * width, y), false, true);
+    let mut solid = Solid::lattice(n, n, a, SUPPORT_RATIO, material, criterion, vec![notch]);
+    for i in 0..solid.len() {
+        let row = i / n;
+        if row < HELD_ROWS || row >= n - HELD_ROWS {
+            solid.held[i] = true;
+            solid.held_velocity[i] = DVec2::new(0.0, if row < HELD_ROWS { -pull } else { pull });
+        }
+    }
+    solid
+}

@@ -1,0 +1,678 @@
+//! A 2D meshless elastic solid that cracks: MKN04's MLS displacement gradient in the plane with the
+//! crack-modified weights, St Venant–Kirchhoff plane stress, symplectic Euler, and brittle fracture after
+//! seed 000 §4.1.3 — initiation where the largest principal stress exceeds the tensile strength (mode I,
+//! the crack normal to its eigenvector), fronts advancing at c_prop step by step, crack polylines kept
+//! in the reference configuration (seed 002 §7.3).
+//!
+//! Weights live in the reference configuration, so they change only when a crack changes: then the
+//! particles near that crack get their modified weights ω'_ij re-evaluated, and only those whose weights
+//! changed get their moment matrices A_i and MLS vectors d_ij recomputed (seed 002 §7.3, "only a small
+//! number of shape functions have to be re-evaluated").
+
+use super::crack::{modified_weight, omega, Crack, CrackEnd, Criterion};
+use crate::meshless::mls::safe_inverse;
+use glam::{DMat2, DMat3, DVec2};
+
+/// A linear-elastic material with a brittle tensile strength.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Young's modulus E (Pa).
+    pub young: f64,
+    /// Poisson's ratio ν.
+    pub poisson: f64,
+    /// Density ρ (kg/m², per unit thickness).
+    pub density: f64,
+    /// Tensile strength σ_t (Pa): a crack starts where the largest principal stress exceeds it.
+    pub strength: f64,
+    /// Crack propagation speed c_prop (m/s): how far a front advances per second while it is loaded.
+    pub c_prop: f64,
+}
+
+impl Material {
+    /// Plane-stress Lamé constants (λ', μ): λ' = Eν/(1 − ν²), μ = E/(2(1 + ν)).
+    pub fn lame(&self) -> (f64, f64) {
+        let (e, nu) = (self.young, self.poisson);
+        (e * nu / (1.0 - nu * nu), e / (2.0 * (1.0 + nu)))
+    }
+
+    /// The second Piola–Kirchhoff stress of St Venant–Kirchhoff for the deformation gradient F
+    /// (MKN04 eqs. 3–4 with Green's strain): S = λ' tr(ε) I + 2μ ε, ε = ½(FᵀF − I).
+    pub fn second_piola(&self, f: DMat2) -> DMat2 {
+        let (lambda, mu) = self.lame();
+        let strain = green_strain(f);
+        DMat2::IDENTITY * (lambda * trace(strain)) + strain * (2.0 * mu)
+    }
+
+    /// The strain energy density Ψ(F) = ½ λ' tr(ε)² + μ ε:ε.
+    pub fn energy_density(&self, f: DMat2) -> f64 {
+        let (lambda, mu) = self.lame();
+        let e = green_strain(f);
+        0.5 * lambda * trace(e).powi(2) + mu * double_dot(e, e)
+    }
+
+    /// The Cauchy stress σ = F S Fᵀ / det F.
+    pub fn cauchy(&self, f: DMat2) -> DMat2 {
+        let j = f.determinant();
+        let s = self.second_piola(f);
+        if j > 0.0 {
+            f * s * f.transpose() / j
+        } else {
+            s
+        }
+    }
+}
+
+/// Green's strain ε = ½(FᵀF − I).
+pub fn green_strain(f: DMat2) -> DMat2 {
+    (f.transpose() * f - DMat2::IDENTITY) * 0.5
+}
+
+fn trace(m: DMat2) -> f64 {
+    m.x_axis.x + m.y_axis.y
+}
+
+fn double_dot(a: DMat2, b: DMat2) -> f64 {
+    a.x_axis.dot(b.x_axis) + a.y_axis.dot(b.y_axis)
+}
+
+/// a bᵀ.
+fn outer2(a: DVec2, b: DVec2) -> DMat2 {
+    DMat2::from_cols(a * b.x, a * b.y)
+}
+
+/// The largest eigenvalue of a symmetric 2×2 matrix and its unit eigenvector.
+pub fn largest_principal(s: DMat2) -> (f64, DVec2) {
+    let (a, b, c) = (s.x_axis.x, 0.5 * (s.x_axis.y + s.y_axis.x), s.y_axis.y);
+    let mean = 0.5 * (a + c);
+    let radius = (0.25 * (a - c).powi(2) + b * b).sqrt();
+    let lambda = mean + radius;
+    let v = if b.abs() > 1e-300 {
+        DVec2::new(lambda - c, b)
+    } else if a >= c {
+        DVec2::X
+    } else {
+        DVec2::Y
+    };
+    (lambda, v.normalize_or(DVec2::X))
+}
+
+/// Eigenvalues of A_i below this fraction of the largest count as zero. Stricter than the solver's 10⁻⁴:
+/// a particle that cracks have left with a sliver of neighbours would otherwise get d_ij large enough to
+/// make the explicit step unstable; with 0.05 it counts as rank-deficient instead (a half-plane
+/// neighbourhood, at a crack face or a free edge, has λ₂/λ₁ ≈ 0.3 and stays regular).
+pub const RELATIVE_THRESHOLD: f64 = 0.05;
+
+/// The rank of a regular moment matrix in the plane.
+pub const PLANAR_RANK: u8 = 2;
+
+/// The largest angle (radians) a crack front turns per lattice spacing it grows.
+pub const MAX_TURN: f64 = std::f64::consts::FRAC_PI_6;
+
+/// No crack starts within this many support radii of a crack front: the front's own stress field
+/// exceeds the strength there, and the front, growing, relieves it.
+pub const FRONT_ZONE: f64 = 3.0;
+
+/// What happened to a crack, for the readouts and the tests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EventKind {
+    /// A new crack started at a particle whose largest principal stress exceeded the strength.
+    Initiation,
+    /// An existing front (a notch's tip, or an arrested crack) started to advance.
+    FrontStarted,
+}
+
+/// A crack event: when, where (reference configuration), and the crack's normal there (the eigenvector
+/// of the largest principal stress).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrackEvent {
+    pub step: u64,
+    pub kind: EventKind,
+    pub position: DVec2,
+    pub normal: DVec2,
+    /// The largest principal stress that triggered it, over the strength.
+    pub stress_ratio: f64,
+}
+
+/// The 2D solid: particles on a lattice in the reference configuration, with neighbour lists (CSR),
+/// uncut weights ω_ij, modified weights ω'_ij and MLS vectors d_ij = A_i⁻¹ x_ij ω'_ij.
+#[derive(Clone, Debug)]
+pub struct Solid {
+    /// Reference (material) positions X_i.
+    pub reference: Vec<DVec2>,
+    pub positions: Vec<DVec2>,
+    pub velocities: Vec<DVec2>,
+    /// Held particles move with their prescribed velocity; the rest are free.
+    pub held: Vec<bool>,
+    pub held_velocity: Vec<DVec2>,
+    pub material: Material,
+    pub criterion: Criterion,
+    pub cracks: Vec<Crack>,
+    /// Lattice spacing a: particle volume a², mass ρa².
+    pub spacing: f64,
+    /// Support radius h.
+    pub h: f64,
+    /// Held particles and those within h of one: no crack starts there.
+    near_held: Vec<bool>,
+    /// Velocity damping (1/s); 0 for the energy tests.
+    pub damping: f64,
+    /// Whether cracks start and grow (off: the weights stay as they are).
+    pub fracture: bool,
+    start: Vec<usize>,
+    neighbour: Vec<usize>,
+    uncut: Vec<f64>,
+    weight: Vec<f64>,
+    d: Vec<DVec2>,
+    rank: Vec<u8>,
+    /// Cauchy stress at each particle, from the last force evaluation.
+    pub stress: Vec<DMat2>,
+    forces: Vec<DVec2>,
+    pub events: Vec<CrackEvent>,
+    /// Whether each crack's start and end fronts have advanced yet (a notch's tip starts still).
+    front_moved: Vec<[bool; 2]>,
+    /// How many particles had their moment matrix recomputed at the last crack update, and in all.
+    pub recomputed_last: usize,
+    pub recomputed_total: usize,
+    pub steps: u64,
+}
+
+impl Solid {
+    /// Particles at `reference` (spacing a, support radius h), at rest in the reference configuration,
+    /// with `cracks` already cut (a notch).
+    pub fn new(
+        reference: Vec<DVec2>,
+        spacing: f64,
+        h: f64,
+        material: Material,
+        criterion: Criterion,
+        cracks: Vec<Crack>,
+    ) -> Self {
+        let n = reference.len();
+        let mut start = Vec::with_capacity(n + 1);
+        let mut neighbour = Vec::new();
+        let mut uncut = Vec::new();
+        // Neighbours within h in the reference configuration, once: a cell grid of size h.
+        let cell = |p: DVec2| ((p.x / h).floor() as i64, (p.y / h).floor() as i64);
+        let mut grid: std::collections::HashMap<(i64, i64), Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, &p) in reference.iter().enumerate() {
+            grid.entry(cell(p)).or_default().push(i);
+        }
+        for (i, &x_i) in reference.iter().enumerate() {
+            start.push(neighbour.len());
+            let (cx, cy) = cell(x_i);
+            let mut found = Vec::new();
+            for gx in cx - 1..=cx + 1 {
+                for gy in cy - 1..=cy + 1 {
+                    for &j in grid.get(&(gx, gy)).map_or(&[][..], |v| v) {
+                        let q = x_i.distance(reference[j]) / h;
+                        if j != i && q < 1.0 {
+                            found.push((j, omega(q, h)));
+                        }
+                    }
+                }
+            }
+            found.sort_by_key(|&(j, _)| j);
+            for (j, w) in found {
+                neighbour.push(j);
+                uncut.push(w);
+            }
+        }
+        start.push(neighbour.len());
+        let edges = neighbour.len();
+        let front_moved = vec![[false; 2]; cracks.len()];
+        let mut solid = Self {
+            positions: reference.clone(),
+            velocities: vec![DVec2::ZERO; n],
+            held: vec![false; n],
+            held_velocity: vec![DVec2::ZERO; n],
+            near_held: vec![false; n],
+            reference,
+            material,
+            criterion,
+            cracks,
+            spacing,
+            h,
+            damping: 0.0,
+            fracture: true,
+            start,
+            neighbour,
+            weight: uncut.clone(),
+            uncut,
+            d: vec![DVec2::ZERO; edges],
+            rank: vec![0; n],
+            stress: vec![DMat2::ZERO; n],
+            forces: vec![DVec2::ZERO; n],
+            events: Vec::new(),
+            front_moved,
+            recomputed_last: 0,
+            recomputed_total: 0,
+            steps: 0,
+        };
+        let all: Vec<usize> = (0..n).collect();
+        solid.reweigh(&all);
+        for i in 0..n {
+            solid.update_mls(i);
+        }
+        solid.recomputed_last = 0;
+        solid.recomputed_total = 0;
+        solid.evaluate();
+        solid
+    }
+
+    /// A lattice of nx × ny particles, spacing a, lower-left particle at the origin, h = `support_ratio` · a.
+    pub fn lattice(
+        nx: usize,
+        ny: usize,
+        spacing: f64,
+        support_ratio: f64,
+        material: Material,
+        criterion: Criterion,
+        cracks: Vec<Crack>,
+    ) -> Self {
+        let reference = (0..ny)
+            .flat_map(|y| (0..nx).map(move |x| DVec2::new(x as f64, y as f64) * spacing))
+            .collect();
+        Self::new(
+            reference,
+            spacing,
+            support_ratio * spacing,
+            material,
+            criterion,
+            cracks,
+        )
+    }
+
+    pub fn len(&self) -> usize {
+        self.reference.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.reference.is_empty()
+    }
+
+    /// Particle mass m = ρ a².
+    pub fn mass(&self) -> f64 {
+        self.material.density * self.spacing * self.spacing
+    }
+
+    /// Particle volume V = a².
+    pub fn volume(&self) -> f64 {
+        self.spacing * self.spacing
+    }
+
+    /// The edges (indices into the neighbour arrays) of particle i.
+    pub fn edges(&self, i: usize) -> std::ops::Range<usize> {
+        self.start[i]..self.start[i + 1]
+    }
+
+    /// Neighbour j, uncut weight ω_ij, modified weight ω'_ij of edge k.
+    pub fn edge(&self, k: usize) -> (usize, f64, f64) {
+        (self.neighbour[k], self.uncut[k], self.weight[k])
+    }
+
+    /// The rank the safe inverse kept for A_i: 2 regular, 1 or 0 where cracks left too few neighbours.
+    pub fn rank(&self, i: usize) -> u8 {
+        self.rank[i]
+    }
+
+    /// The particles with no neighbour left (every weight cut): free particles.
+    pub fn isolated(&self) -> usize {
+        (0..self.len())
+            .filter(|&i| self.edges(i).all(|k| self.weight[k] == 0.0))
+            .count()
+    }
+
+    /// Re-evaluate ω'_ij for the edges of `particles`; returns the particles whose weights changed.
+    fn reweigh(&mut self, particles: &[usize]) -> Vec<usize> {
+        let mut changed = Vec::new();
+        for &i in particles {
+            let mut any = false;
+            for k in self.edges(i) {
+                let j = self.neighbour[k];
+                let w = if self.uncut[k] == 0.0 {
+                    0.0
+                } else {
+                    modified_weight(
+                        self.reference[i],
+                        self.reference[j],
+                        self.h,
+                        &self.cracks,
+                        self.criterion,
+                    )
+                };
+                if w != self.weight[k] {
+                    self.weight[k] = w;
+                    any = true;
+                }
+            }
+            if any {
+                changed.push(i);
+            }
+        }
+        changed
+    }
+
+    /// The moment matrix A_i = Σ_j ω'_ij X_ij X_ijᵀ (MKN04 eq. 8 with the modified weights) and the MLS
+    /// vectors d_ij = A_i⁻¹ X_ij ω'_ij (MKN04 eq. 9), with the solver's safe inverse (A_i embedded in
+    /// 3×3, so a full-rank plane has rank 2) at [`RELATIVE_THRESHOLD`].
+    fn update_mls(&mut self, i: usize) {
+        let x_i = self.reference[i];
+        let mut a = DMat2::ZERO;
+        for k in self.edges(i) {
+            let x_ij = self.reference[self.neighbour[k]] - x_i;
+            a += outer2(x_ij, x_ij) * self.weight[k];
+        }
+        let a3 = DMat3::from_cols(
+            a.x_axis.extend(0.0),
+            a.y_axis.extend(0.0),
+            glam::DVec3::ZERO,
+        );
+        let inverse = safe_inverse(a3, RELATIVE_THRESHOLD);
+        let inv = DMat2::from_cols(
+            inverse.inverse.x_axis.truncate(),
+            inverse.inverse.y_axis.truncate(),
+        );
+        self.rank[i] = inverse.rank;
+        for k in self.edges(i) {
+            let x_ij = self.reference[self.neighbour[k]] - x_i;
+            self.d[k] = inv * x_ij * self.weight[k];
+        }
+        self.recomputed_last += 1;
+        self.recomputed_total += 1;
+    }
+
+    /// The displacement gradient's MLS estimate, F_i = I + Σ_j (u_j − u_i) d_ijᵀ (MKN04 eq. 9).
+    pub fn deformation_gradient(&self, i: usize) -> DMat2 {
+        let u_i = self.positions[i] - self.reference[i];
+        self.edges(i).fold(DMat2::IDENTITY, |f, k| {
+            let j = self.neighbour[k];
+            let u_j = self.positions[j] - self.reference[j];
+            f + outer2(u_j - u_i, self.d[k])
+        })
+    }
+
+    /// Σ_j d_ij X_ijᵀ: the identity wherever A_i is invertible (linear consistency of the MLS gradient).
+    pub fn consistency(&self, i: usize) -> DMat2 {
+        self.edges(i).fold(DMat2::ZERO, |m, k| {
+            m + outer2(
+                self.reference[self.neighbour[k]] - self.reference[i],
+                self.d[k],
+            )
+        })
+    }
+
+    /// Forces and stresses of the current positions: U = Σ_i V Ψ(F_i), f = −∂U/∂x (MKN04 eqs. 14–16 in
+    /// first-Piola form: with P_i = F_i S_i, particle j gets −V P_i d_ij and i gets V P_i Σ_j d_ij).
+    /// A particle whose moment matrix lost rank (cracks left its neighbours collinear, or one, or none)
+    /// cannot measure a plane strain: it holds no energy and its neighbours' forces carry it. Returns U.
+    pub fn evaluate(&mut self) -> f64 {
+        let volume = self.volume();
+        self.forces.iter_mut().for_each(|f| *f = DVec2::ZERO);
+        let mut energy = 0.0;
+        for i in 0..self.len() {
+            if self.rank[i] < PLANAR_RANK {
+                self.stress[i] = DMat2::ZERO;
+                continue;
+            }
+            let f = self.deformation_gradient(i);
+            let s = self.material.second_piola(f);
+            let p = f * s;
+            energy += volume * self.material.energy_density(f);
+            self.stress[i] = self.material.cauchy(f);
+            let mut sum = DVec2::ZERO;
+            for k in self.edges(i) {
+                let force = p * self.d[k] * volume;
+                self.forces[self.neighbour[k]] -= force;
+                sum += force;
+            }
+            self.forces[i] += sum;
+        }
+        energy
+    }
+
+    /// The elastic forces of the last [`Solid::evaluate`].
+    pub fn forces(&self) -> &[DVec2] {
+        &self.forces
+    }
+
+    /// The strain energy U of the current positions (no side effects on the forces).
+    pub fn strain_energy(&self) -> f64 {
+        (0..self.len())
+            .filter(|&i| self.rank[i] == PLANAR_RANK)
+            .map(|i| self.volume() * self.material.energy_density(self.deformation_gradient(i)))
+            .sum()
+    }
+
+    /// The kinetic energy ½ Σ m v².
+    pub fn kinetic_energy(&self) -> f64 {
+        0.5 * self.mass()
+            * self
+                .velocities
+                .iter()
+                .map(|v| v.length_squared())
+                .sum::<f64>()
+    }
+
+    /// One step of Δt: forces from the current positions, symplectic Euler (held particles move with
+    /// their prescribed velocity), then the cracks grow from this step's stresses.
+    pub fn step(&mut self, dt: f64) {
+        self.evaluate();
+        let m = self.mass();
+        let damping = (1.0 - self.damping * dt).max(0.0);
+        for i in 0..self.len() {
+            if self.held[i] {
+                self.velocities[i] = self.held_velocity[i];
+            } else {
+                self.velocities[i] = (self.velocities[i] + self.forces[i] * (dt / m)) * damping;
+            }
+            self.positions[i] += self.velocities[i] * dt;
+        }
+        self.steps += 1;
+        if self.fracture {
+            self.fracture_step(dt);
+        }
+    }
+
+    /// The largest principal stress over the strength at particle i, and its eigenvector.
+    pub fn stress_ratio(&self, i: usize) -> (f64, DVec2) {
+        let (s, v) = largest_principal(self.stress[i]);
+        (s / self.material.strength, v)
+    }
+
+    /// Grow the cracks from the stresses of this step (seed 000 §4.1.3): every front advances by
+    /// c_prop Δt while the largest principal stress near it exceeds the strength, in the direction normal
+    /// to that stress's eigenvector; then at most one crack starts, at the free particle with the
+    /// largest principal stress above the strength that lies farther than h from every crack. The
+    /// weights of the particles near a changed crack are re-evaluated and the moment matrices of those
+    /// whose weights changed recomputed.
+    pub fn fracture_step(&mut self, dt: f64) {
+        self.recomputed_last = 0;
+        // The grips: held particles and their neighbours (the holds may have changed since the last step).
+        for i in 0..self.len() {
+            self.near_held[i] = self.held[i] || self.edges(i).any(|k| self.held[self.neighbour[k]]);
+        }
+        // Cracks added from outside (the page) start with fronts that have not moved.
+        self.front_moved.resize(self.cracks.len(), [false; 2]);
+        let advance = self.material.c_prop * dt;
+        let mut changed_cracks = Vec::new();
+        for c in 0..self.cracks.len() {
+            let mut changed = false;
+            for at_start in [true, false] {
+                changed |= self.grow_front(c, at_start, advance);
+            }
+            if changed {
+                changed_cracks.push(c);
+            }
+        }
+        if let Some(c) = self.initiate(advance) {
+            changed_cracks.push(c);
+        }
+        if !changed_cracks.is_empty() {
+            self.update_weights_near(&changed_cracks);
+        }
+    }
+
+    /// Advance one end of crack c if it is a loaded front; true if the crack changed.
+    fn grow_front(&mut self, c: usize, at_start: bool, advance: f64) -> bool {
+        let crack = &self.cracks[c];
+        let end = if at_start { crack.start } else { crack.end };
+        if !end.is_front {
+            return false;
+        }
+        let tip = if at_start {
+            crack.vertices[0]
+        } else {
+            *crack.vertices.last().unwrap()
+        };
+        // The particles ahead of the front within h: their largest stress drives it.
+        let mut nearest = f64::INFINITY;
+        let mut ahead = 0;
+        let mut peak = 0.0_f64;
+        let mut averaged = DMat2::ZERO;
+        for i in 0..self.len() {
+            let r = self.reference[i] - tip;
+            let distance = r.length();
+            nearest = nearest.min(distance);
+            if distance >= self.h || r.dot(end.direction) <= 0.0 {
+                continue;
+            }
+            ahead += 1;
+            let (ratio, _) = self.stress_ratio(i);
+            peak = peak.max(ratio);
+            averaged += self.stress[i] * omega(distance / self.h, self.h);
+        }
+        if nearest > self.spacing || ahead == 0 {
+            // The front has left the body (no particle near it, or none ahead of it): it is surface
+            // now, no longer a front.
+            self.set_end(c, at_start, tip, end.direction, false);
+            return true;
+        }
+        if peak < 1.0 {
+            return false;
+        }
+        // Mode I: grow normal to the eigenvector of the largest principal stress ahead, onward, turning
+        // by at most MAX_TURN per spacing of growth (the stress beside a running crack is unloaded and
+        // its direction noisy; the limit keeps the path from zigzagging on it).
+        let (_, normal) = largest_principal(averaged);
+        let mut wanted = normal.perp();
+        if wanted.dot(end.direction) < 0.0 {
+            wanted = -wanted;
+        }
+        let turn = end.direction.angle_to(wanted);
+        let limit = MAX_TURN * advance / self.spacing;
+        let direction = DVec2::from_angle(turn.clamp(-limit, limit)).rotate(end.direction);
+        let side = usize::from(!at_start);
+        if !self.front_moved[c][side] {
+            self.front_moved[c][side] = true;
+            self.events.push(CrackEvent {
+                step: self.steps,
+                kind: EventKind::FrontStarted,
+                position: tip,
+                normal,
+                stress_ratio: peak,
+            });
+        }
+        self.set_end(c, at_start, tip + direction * advance, direction, true);
+        true
+    }
+
+    /// Move an end of crack c to `tip`: the last segment is extended until it is half a spacing long,
+    /// then a new vertex starts.
+    fn set_end(&mut self, c: usize, at_start: bool, tip: DVec2, direction: DVec2, is_front: bool) {
+        let half = 0.5 * self.spacing;
+        let crack = &mut self.cracks[c];
+        let n = crack.vertices.len();
+        if at_start {
+            if n > 2 && crack.vertices[1].distance(crack.vertices[0]) < half {
+                crack.vertices[0] = tip;
+            } else if crack.vertices[0] != tip {
+                crack.vertices.insert(0, tip);
+            }
+            crack.start = CrackEnd {
+                direction,
+                is_front,
+            };
+        } else {
+            if n > 2 && crack.vertices[n - 2].distance(crack.vertices[n - 1]) < half {
+                crack.vertices[n - 1] = tip;
+            } else if crack.vertices[n - 1] != tip {
+                crack.vertices.push(tip);
+            }
+            crack.end = CrackEnd {
+                direction,
+                is_front,
+            };
+        }
+    }
+
+    /// Start a crack at the most stressed free particle above the strength that is farther than h from
+    /// every crack, farther than [`FRONT_ZONE`] h from every crack front (the stress there is the
+    /// front's, which grows it) and from every held particle (a grip concentrates stress artificially): a short segment normal to its eigenvector, half a spacing off the particle along
+    /// the normal (so it passes between particles rather than through one). Returns its index.
+    fn initiate(&mut self, advance: f64) -> Option<usize> {
+        let mut best: Option<(usize, f64, DVec2)> = None;
+        for i in 0..self.len() {
+            if self.near_held[i] || self.edges(i).all(|k| self.weight[k] == 0.0) {
+                continue;
+            }
+            let (ratio, normal) = self.stress_ratio(i);
+            if ratio <= 1.0 || best.is_some_and(|(_, r, _)| ratio <= r) {
+                continue;
+            }
+            let x = self.reference[i];
+            let zone = FRONT_ZONE * self.h;
+            if self
+                .cracks
+                .iter()
+                .any(|c| c.distance(x) < self.h || c.fronts().any(|f| f.distance(x) < zone))
+            {
+                continue;
+            }
+            best = Some((i, ratio, normal));
+        }
+        let (i, ratio, normal) = best?;
+        let centre = self.reference[i] + normal * (0.5 * self.spacing);
+        let along = normal.perp() * advance.max(1e-9 * self.spacing);
+        self.cracks
+            .push(Crack::segment(centre - along, centre + along, true, true));
+        self.front_moved.push([true; 2]);
+        self.events.push(CrackEvent {
+            step: self.steps,
+            kind: EventKind::Initiation,
+            position: centre,
+            normal,
+            stress_ratio: ratio,
+        });
+        Some(self.cracks.len() - 1)
+    }
+
+    /// Re-evaluate the weights of the particles within h of the changed cracks (only their pairs can
+    /// cross them) and recompute the MLS data of those whose weights changed.
+    fn update_weights_near(&mut self, cracks: &[usize]) {
+        let candidates: Vec<usize> = (0..self.len())
+            .filter(|&i| {
+                cracks
+                    .iter()
+                    .any(|&c| self.cracks[c].distance(self.reference[i]) < self.h)
+            })
+            .collect();
+        let changed = self.reweigh(&candidates);
+        for i in changed {
+            self.update_mls(i);
+        }
+    }
+
+    /// Recompute every weight and every moment matrix from scratch (for checking the incremental update).
+    pub fn rebuild_weights(&mut self) {
+        let all: Vec<usize> = (0..self.len()).collect();
+        self.reweigh(&all);
+        for i in all {
+            self.update_mls(i);
+        }
+    }
+
+    /// The modified weights, edge by edge.
+    pub fn weights(&self) -> &[f64] {
+        &self.weight
+    }
+}

@@ -1,0 +1,455 @@
+//! The cracks lesson against theory: the weights of seed 002 eq. 70, the MLS consistency that survives
+//! them, and brittle fracture (seed 000 §4.1.3) on a bar and a notched plate.
+
+use super::cloud::Cloud;
+use super::crack::{modified_weight, omega, Crack, Criterion};
+use super::solid::{largest_principal, EventKind, Material, Solid};
+use super::*;
+use glam::{DMat2, DVec2};
+
+#[test]
+fn the_parameter_table_takes_its_ends_and_defaults_and_refuses_beyond() {
+    crate::params::check_table(PARAMETERS).unwrap();
+    // Strength, c_prop and κ must be positive.
+    for p in [param::STRENGTH, param::C_PROP, param::KAPPA] {
+        assert!(p.min > 0.0);
+        assert!(p.check(0.0).is_err() && p.check(-1.0).is_err());
+    }
+}
+
+const TRANSPARENT: Criterion = Criterion::Transparency { kappa: 0.5 };
+
+/// 20 × 20 jittered particles over [−1, 1]², h = 2.5 Δx, and a crack from (−0.55, 0.02) to (0.3, 0.1)
+/// whose both ends are fronts.
+fn cracked_cloud(criterion: Criterion) -> Cloud {
+    let mut cloud = Cloud::jittered(0.1, 0.6, 3, 2.5, criterion);
+    cloud.cracks.push(Crack::segment(
+        DVec2::new(-0.55, 0.02),
+        DVec2::new(0.3, 0.1),
+        true,
+        true,
+    ));
+    cloud
+}
+
+#[test]
+fn visibility_gives_exactly_zero_weight_to_pairs_whose_segment_crosses_a_crack() {
+    let cloud = cracked_cloud(Criterion::Visibility);
+    let (mut crossing, mut clear) = (0, 0);
+    for (i, &x_i) in cloud.positions.iter().enumerate() {
+        for (j, &x_j) in cloud.positions.iter().enumerate() {
+            let uncut = cloud.uncut_weight(j, x_i);
+            if i == j || uncut == 0.0 {
+                continue;
+            }
+            let w = modified_weight(x_i, x_j, cloud.h, &cloud.cracks, cloud.criterion);
+            if cloud.cracks[0].crossing(x_i, x_j).is_some() {
+                assert_eq!(w, 0.0, "pair {i}–{j} crosses the crack");
+                crossing += 1;
+            } else {
+                assert_eq!(w, uncut, "pair {i}–{j} is clear of the crack");
+                clear += 1;
+            }
+        }
+    }
+    assert!(
+        crossing > 100 && clear > 5000,
+        "{crossing} crossing, {clear} clear pairs"
+    );
+}
+
+#[test]
+fn transparency_is_continuous_past_the_crack_front_and_uncut_where_d_s_is_zero() {
+    // A crack along y = 0 from the surface (x = −1) to its front at the origin; a vertical pair of
+    // length 0.2 slides along x past the front. h = 0.25, κ = 0.5.
+    let h = 0.25;
+    let cracks = [Crack::segment(
+        DVec2::new(-1.0, 0.0),
+        DVec2::ZERO,
+        false,
+        true,
+    )];
+    let pair = |x: f64| (DVec2::new(x, -0.1), DVec2::new(x, 0.1));
+    let uncut = omega(0.2 / h, h);
+    let weight = |x: f64, criterion| {
+        let (a, b) = pair(x);
+        modified_weight(a, b, h, &cracks, criterion)
+    };
+    // At d_s = 0 (the segment through the front) the transparency weight is the uncut one.
+    assert_eq!(weight(0.0, TRANSPARENT), uncut);
+    // Sweep x from −0.3 to 0.1 in steps of 10⁻⁵: the largest jump between neighbouring positions is
+    // of the order of the step (continuity), while visibility jumps by the whole weight at the front.
+    let steps = 40_000;
+    let xs: Vec<f64> = (0..=steps)
+        .map(|k| -0.3 + 0.4 * k as f64 / steps as f64)
+        .collect();
+    let largest_jump = |criterion| {
+        xs.windows(2)
+            .map(|w| (weight(w[1], criterion) - weight(w[0], criterion)).abs())
+            .fold(0.0, f64::max)
+    };
+    let transparent_jump = largest_jump(TRANSPARENT);
+    let visible_jump = largest_jump(Criterion::Visibility);
+    assert!(
+        transparent_jump < 2e-3 * uncut,
+        "transparency jumps by {transparent_jump:e} (uncut {uncut:e})"
+    );
+    assert!((visible_jump - uncut).abs() < 1e-12 * uncut);
+    // Away from the front the crack is opaque: zero once (d_s/κh)² ≥ 1 − q.
+    assert_eq!(weight(-0.3, TRANSPARENT), 0.0);
+    // And between, the weight rises monotonically towards the front.
+    let near: Vec<f64> = (0..=100)
+        .map(|k| weight(-0.1 + 0.001 * k as f64, TRANSPARENT))
+        .collect();
+    assert!(near.windows(2).all(|w| w[1] >= w[0]));
+}
+
+#[test]
+fn shape_functions_with_modified_weights_are_a_partition_of_unity_and_reproduce_linear_fields() {
+    for criterion in [Criterion::Visibility, TRANSPARENT] {
+        let cloud = cracked_cloud(criterion);
+        // Points just above and below the crack, near its middle and near a front, and far from it.
+        let points = [
+            DVec2::new(-0.2, 0.08),
+            DVec2::new(-0.2, 0.0),
+            DVec2::new(0.28, 0.12),
+            DVec2::new(0.31, 0.09),
+            DVec2::new(0.7, -0.6),
+        ];
+        for x in points {
+            let (phi, rank) = cloud.shape_functions(x);
+            assert_eq!(rank, 3, "{criterion:?} at {x}");
+            let sum: f64 = phi.iter().sum();
+            let first: DVec2 = phi
+                .iter()
+                .zip(&cloud.positions)
+                .map(|(p, x_i)| *p * *x_i)
+                .sum();
+            assert!(
+                (sum - 1.0).abs() < 1e-12,
+                "{criterion:?}: Σ Φ = {sum} at {x}"
+            );
+            assert!(
+                (first - x).length() < 1e-12,
+                "{criterion:?}: Σ Φ x_i = {first} at {x}"
+            );
+        }
+        // Φ_i(x) vanishes where the crack hides x from x_i (visibility) or nearly so.
+        let i = cloud.nearest(DVec2::new(-0.2, 0.15)).unwrap();
+        let below = DVec2::new(-0.2, -0.05);
+        let blocked = cloud.cracks[0]
+            .crossing(cloud.positions[i], below)
+            .is_some();
+        assert!(blocked);
+        if criterion == Criterion::Visibility {
+            assert_eq!(cloud.shape_function(i, below), 0.0);
+        }
+    }
+}
+
+#[test]
+fn the_solids_mls_gradient_stays_linearly_consistent_beside_cracks() {
+    for criterion in [Criterion::Visibility, TRANSPARENT] {
+        let solid = notched_plate(plate_material(2500.0, 2.0), criterion, 0.0);
+        let mut regular = 0;
+        for i in 0..solid.len() {
+            if solid.rank(i) == 2 {
+                regular += 1;
+                let error = solid.consistency(i) - DMat2::IDENTITY;
+                assert!(error.abs().to_cols_array().iter().all(|e| *e < 1e-10));
+            }
+        }
+        assert_eq!(regular, solid.len(), "{criterion:?}");
+    }
+}
+
+/// The deformation gradient of uniaxial stress σ along y (plane stress, St Venant–Kirchhoff): Green
+/// strains ε_yy = e, ε_xx = −ν e give S = diag(0, E e).
+fn uniaxial(material: &Material, e: f64) -> DMat2 {
+    let stretch = |green: f64| (1.0 + 2.0 * green).sqrt();
+    DMat2::from_diagonal(DVec2::new(stretch(-material.poisson * e), stretch(e)))
+}
+
+/// A bar of 8 × 40 particles pulled along y: every particle placed in the uniform uniaxial state whose
+/// largest principal (Cauchy) stress is `load` × the strength, four rows at each end held there (so
+/// that every particle a free one interacts with has its whole neighbourhood: the uniform state is then
+/// in discrete equilibrium, and the load is what it says).
+fn loaded_bar(load: f64) -> (Solid, f64) {
+    let mut material = plate_material(1.0, 2.0);
+    let f = uniaxial(&material, 0.01);
+    let (sigma, axis) = largest_principal(material.cauchy(f));
+    assert!((axis.dot(DVec2::Y)).abs() > 1.0 - 1e-12);
+    material.strength = sigma / load;
+    let (nx, ny) = (8, 40);
+    let mut bar = Solid::lattice(
+        nx,
+        ny,
+        PLATE_SPACING,
+        SUPPORT_RATIO,
+        material,
+        TRANSPARENT,
+        vec![],
+    );
+    let centre = DVec2::new(nx as f64 - 1.0, ny as f64 - 1.0) * 0.5 * PLATE_SPACING;
+    for i in 0..bar.len() {
+        bar.positions[i] = centre + f * (bar.reference[i] - centre);
+        let row = i / nx;
+        bar.held[i] = row < 4 || row >= ny - 4;
+    }
+    bar.damping = 2.0;
+    let dt = plate_dt(&material);
+    (bar, dt)
+}
+
+#[test]
+fn a_bar_held_at_90_percent_of_its_strength_never_cracks_in_10_000_steps() {
+    let (mut bar, dt) = loaded_bar(0.9);
+    let mut peak: f64 = 0.0;
+    for _ in 0..10_000 {
+        bar.step(dt);
+        for i in 0..bar.len() {
+            if !bar.held[i] {
+                peak = peak.max(bar.stress_ratio(i).0);
+            }
+        }
+    }
+    assert!(
+        bar.events.is_empty() && bar.cracks.is_empty(),
+        "{:?}",
+        bar.events.first()
+    );
+    // The largest principal stress of a free particle stayed close to the load.
+    assert!(peak < 0.95, "peak σ₁/σ_t = {peak}");
+    println!("90 %: peak σ₁/σ_t over 10⁴ steps = {peak:.5}");
+}
+
+#[test]
+fn a_bar_held_at_110_percent_of_its_strength_cracks_normal_to_the_load_axis() {
+    let (mut bar, dt) = loaded_bar(1.1);
+    bar.step(dt);
+    let first = bar.events.first().expect("the bar cracks at once");
+    assert_eq!(first.kind, EventKind::Initiation);
+    let angle = first
+        .normal
+        .dot(DVec2::Y)
+        .abs()
+        .clamp(0.0, 1.0)
+        .acos()
+        .to_degrees();
+    assert!(
+        angle < 10.0,
+        "crack normal {:?} is {angle}° off the load axis",
+        first.normal
+    );
+    // The crack itself runs across the bar, normal to y.
+    for _ in 0..2000 {
+        bar.step(dt);
+    }
+    let crack = &bar.cracks[0];
+    let run = *crack.vertices.last().unwrap() - crack.vertices[0];
+    let off = run.normalize().dot(DVec2::X).abs().acos().to_degrees();
+    println!("110 %: first crack normal {angle:.3}° off the load axis, its path {off:.3}° off x");
+    assert!(off < 10.0, "crack runs {off}° off the normal to the load");
+}
+
+#[test]
+fn a_notched_plate_under_tension_cracks_first_at_the_notch_tip() {
+    for criterion in [Criterion::Visibility, TRANSPARENT] {
+        let material = plate_material(param::STRENGTH.default, param::C_PROP.default);
+        let mut plate = notched_plate(material, criterion, param::PULL.default);
+        let tip = *plate.cracks[0].vertices.last().unwrap();
+        let dt = plate_dt(&material);
+        let mut steps = 0;
+        while plate.events.is_empty() && steps < 200_000 {
+            plate.step(dt);
+            steps += 1;
+        }
+        let first = plate.events.first().expect("the plate cracks");
+        println!(
+            "{criterion:?}: first event {:?} at {:?} after {steps} steps ({:.3} s), {:.4} m from the tip",
+            first.kind,
+            first.position,
+            steps as f64 * dt,
+            first.position.distance(tip)
+        );
+        assert!(first.position.distance(tip) < 2.0 * PLATE_SPACING);
+        // And it then runs across the plate, leaving two pieces.
+        for _ in 0..40_000 {
+            plate.step(dt);
+            if plate.cracks[0].fronts().count() == 0 {
+                break;
+            }
+        }
+        let crack = &plate.cracks[0];
+        assert_eq!(
+            crack.fronts().count(),
+            0,
+            "{criterion:?}: the crack runs through"
+        );
+        let end = *crack.vertices.last().unwrap();
+        assert!(end.x > 31.0 * PLATE_SPACING, "{end}");
+        assert!(
+            (end.y - tip.y).abs() < 4.0 * PLATE_SPACING,
+            "{end} strays from the notch's line"
+        );
+    }
+}
+
+/// A 16 × 16 plate cut right through at mid-height (the crack has no front left).
+fn separated_plate(criterion: Criterion) -> Solid {
+    let a = PLATE_SPACING;
+    let y = 7.5 * a;
+    let cut = Crack::segment(DVec2::new(-a, y), DVec2::new(16.0 * a, y), false, false);
+    Solid::lattice(
+        16,
+        16,
+        a,
+        SUPPORT_RATIO,
+        plate_material(2500.0, 2.0),
+        criterion,
+        vec![cut],
+    )
+}
+
+#[test]
+fn fully_separated_halves_exert_no_force_on_each_other_and_each_is_rigid_motion_invariant() {
+    for criterion in [Criterion::Visibility, TRANSPARENT] {
+        let mut plate = separated_plate(criterion);
+        let below = |p: DVec2| p.y < 7.5 * PLATE_SPACING;
+        // The lower half deformed at random, the upper half left at rest: no force reaches it.
+        let mut seed = 7u64;
+        let mut random = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for i in 0..plate.len() {
+            if below(plate.reference[i]) {
+                plate.positions[i] += DVec2::new(random(), random()) * 0.3 * PLATE_SPACING;
+            }
+        }
+        plate.evaluate();
+        let (mut upper, mut lower) = (0.0_f64, 0.0_f64);
+        for i in 0..plate.len() {
+            let f = plate.forces()[i].length();
+            if below(plate.reference[i]) {
+                lower = lower.max(f);
+            } else {
+                upper = upper.max(f);
+            }
+        }
+        assert!(lower > 0.0);
+        assert_eq!(upper, 0.0, "{criterion:?}: the upper half feels {upper} N");
+        // Each half moved rigidly (its own rotation and translation): no force anywhere.
+        for i in 0..plate.len() {
+            let x = plate.reference[i];
+            let (angle, shift) = if below(x) {
+                (0.7, DVec2::new(0.1, -0.2))
+            } else {
+                (-0.4, DVec2::new(-0.05, 0.3))
+            };
+            plate.positions[i] = DVec2::from_angle(angle).rotate(x) + shift;
+        }
+        plate.evaluate();
+        let largest = plate
+            .forces()
+            .iter()
+            .map(|f| f.length())
+            .fold(0.0, f64::max);
+        assert!(
+            largest < 1e-9 * lower,
+            "{criterion:?}: rigid halves feel {largest} N"
+        );
+        assert_eq!(plate.isolated(), 0);
+    }
+}
+
+/// The claim, not yet met: re-fitting the MLS gradient of a particle whose weights a crack cut
+/// can raise its strain energy (a one-sided fit of a non-linear field), and in this free, undamped
+/// notched plate (visibility) single updates raised U by up to 0.7 E₀ and the total energy reached
+/// 10 E₀ within 6000 steps (measured 2026-11-24). Run with `--ignored` to see it fail; fixing it (an
+/// energy-consistent re-weighting, or dissipating the jump) is open work.
+#[test]
+#[ignore = "fails: crack updates raise the strain energy (up to 0.7 E₀ at one update); open work"]
+fn energy_does_not_grow_through_crack_events() {
+    for criterion in [Criterion::Visibility, TRANSPARENT] {
+        // A free notched plate (nothing held), its halves set moving apart: no external work, no damping.
+        let material = plate_material(1500.0, 2.0);
+        let mut plate = notched_plate(material, criterion, 0.0);
+        plate.held.iter_mut().for_each(|h| *h = false);
+        let centre = 0.5 * (PLATE_PARTICLES - 1) as f64 * PLATE_SPACING;
+        for i in 0..plate.len() {
+            plate.velocities[i] = DVec2::new(0.0, 0.6 * (plate.reference[i].y - centre));
+        }
+        let dt = plate_dt(&material);
+        let total = |p: &Solid| p.kinetic_energy() + p.strain_energy();
+        let e0 = total(&plate);
+        let (mut events, mut largest_jump, mut peak) = (0, f64::NEG_INFINITY, e0);
+        plate.fracture = false;
+        for _ in 0..6000 {
+            plate.step(dt);
+            let before = plate.strain_energy();
+            let cracks = plate
+                .cracks
+                .iter()
+                .map(|c| c.vertices.clone())
+                .collect::<Vec<_>>();
+            plate.fracture_step(dt);
+            if plate.recomputed_last > 0 || cracks.len() != plate.cracks.len() {
+                events += 1;
+                let jump = plate.strain_energy() - before;
+                largest_jump = largest_jump.max(jump / e0);
+            }
+            peak = peak.max(total(&plate));
+        }
+        println!(
+            "{criterion:?}: {events} crack updates, largest ΔU/E₀ at one {largest_jump:e}, peak E/E₀ {}",
+            peak / e0
+        );
+        assert!(
+            events > 50,
+            "{criterion:?}: the plate cracked ({events} updates)"
+        );
+        assert!(
+            largest_jump <= 1e-12,
+            "{criterion:?}: a crack update raised U by {largest_jump:e} E₀"
+        );
+        assert!(
+            peak <= e0 * 1.01,
+            "{criterion:?}: E rose to {} E₀",
+            peak / e0
+        );
+    }
+}
+
+#[test]
+fn only_particles_whose_weights_changed_get_their_moment_matrices_recomputed() {
+    let material = plate_material(param::STRENGTH.default, param::C_PROP.default);
+    let mut plate = notched_plate(material, TRANSPARENT, param::PULL.default);
+    let dt = plate_dt(&material);
+    let mut updates = 0;
+    let mut largest = 0;
+    for _ in 0..12_000 {
+        let weights = plate.weights().to_vec();
+        plate.step(dt);
+        let changed = (0..plate.len())
+            .filter(|&i| plate.edges(i).any(|k| plate.weights()[k] != weights[k]))
+            .count();
+        assert_eq!(plate.recomputed_last, changed);
+        if changed > 0 {
+            updates += 1;
+            largest = largest.max(changed);
+        }
+    }
+    assert!(updates > 10);
+    assert!(largest < plate.len() / 4, "{largest} of {}", plate.len());
+    // The incremental weights equal weights recomputed from scratch.
+    let incremental = plate.weights().to_vec();
+    plate.rebuild_weights();
+    assert_eq!(incremental, plate.weights());
+    println!(
+        "{updates} crack updates, at most {largest} of {} moment matrices each",
+        plate.len()
+    );
+}
