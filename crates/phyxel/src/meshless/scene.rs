@@ -442,6 +442,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_surface_that_is_not_closed_is_refused_for_quadrature_with_the_reason() {
+        // After a reference update the regions are the surfaces where they were last bound: one
+        // with a triangle missing has no inside, so the quadrature is refused and the body keeps its
+        // nodal integration.
+        let description = SceneDescription {
+            objects: Objects::Bunny,
+            resolution: 8,
+            ..SceneDescription::default()
+        };
+        let scene = description.build(100_000).unwrap();
+        let objects: Vec<_> = scene.object_start.windows(2).map(|w| w[0]..w[1]).collect();
+        let mut open = scene.simulation.clone();
+        open.surfaces[0].triangles.pop();
+        let refused = description.set_quadrature(&mut open, &objects).unwrap_err();
+        assert!(refused.0.contains("object 1 is not closed"), "{refused}");
+        assert!(open.body.quadrature().is_none());
+        let mut closed = scene.simulation;
+        description.set_quadrature(&mut closed, &objects).unwrap();
+        assert!(closed.body.quadrature().is_some());
+    }
+
+    #[test]
     fn every_scene_builds_with_the_expected_volume_and_mass() {
         for objects in Objects::ALL {
             assert_eq!(Objects::from_id(objects.id()), Some(objects));
