@@ -279,7 +279,7 @@ fn a_snapshot_carries_the_points_plastic_state_and_is_refused_by_a_nodal_copy() 
 #[test]
 fn a_fine_bunny_is_refused_from_its_volume_before_it_is_sampled_the_limit_named() {
     use phyxel::meshless::sampling::Lattice;
-    use phyxel::meshless::scene::{Objects, SceneDescription};
+    use phyxel::meshless::scene::{Objects, SceneDescription, ESTIMATE_MARGIN};
     // The estimate (volume / cell volume) agrees with the sampled count within 5 % where both are
     // known, so that refusing on it refuses what sampling would have refused.
     for (objects, resolution) in [
@@ -301,10 +301,14 @@ fn a_fine_bunny_is_refused_from_its_volume_before_it_is_sampled_the_limit_named(
             .len() as f64;
         let estimate = description.estimated_phyxels();
         assert!(
-            (estimate / sampled - 1.0).abs() < 0.05,
+            (estimate / sampled - 1.0).abs() < ESTIMATE_MARGIN,
             "{objects:?} at {resolution}: estimate {estimate}, sampled {sampled}"
         );
     }
+    // A scene exactly at the cap (10³ phyxels, estimated a rounding above 1000) is sampled and built.
+    let at_cap = SceneDescription::default().build(1000).unwrap();
+    assert_eq!(at_cap.simulation.body.len(), 1000);
+    assert!(SceneDescription::default().build(999).is_err());
     // Sampling the bunny at 60 across (BCC: about 180 000 phyxels) would take many seconds on the
     // page's thread; the refusal comes from its volume at once and names the cap.
     let start = std::time::Instant::now();
