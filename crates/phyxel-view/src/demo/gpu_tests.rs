@@ -55,11 +55,27 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
     demo.apply_gpu_state(read).unwrap();
     assert!(demo.cg_iterations() > 0.0, "{}", demo.cg_iterations());
     assert!(demo.cg_residual() <= 1e-4);
-    // ... with its multiplicative plasticity.
+    assert_eq!(
+        demo.integration(),
+        "quadrature",
+        "at background Gauss points, on the device"
+    );
+    // ... with its multiplicative plasticity at the phyxels (the nodal model) ...
+    demo.set_implicit_model("nodal").unwrap();
     demo.set_plasticity(true, 0.05, 10.0, 0.5).unwrap();
     assert!(demo.step(1.0 / 60.0, 1.0).unwrap());
     assert_eq!(demo.backend(), "gpu");
     assert_eq!(demo.take_notice(), None);
+    // ... but not at Gauss points: a plastic body integrated by quadrature steps on the CPU, and
+    // the demo says why.
+    demo.set_implicit_model("quadrature").unwrap();
+    assert!(demo.step(1.0 / 60.0, 1.0).unwrap());
+    assert_eq!(demo.backend(), "cpu");
+    let notice = demo.take_notice().unwrap();
+    assert!(
+        notice.contains("no plastic flow at integration points"),
+        "{notice}"
+    );
 }
 
 #[test]
