@@ -25,6 +25,12 @@ use std::fmt;
 /// The most phyxels the single-threaded CPU solver is offered (a step then takes about 0.1 s).
 pub const MAX_CPU_PHYXELS: usize = 60_000;
 
+/// The most phyxels the implicit integrator integrates by background quadrature (about 150
+/// shape-function edges and 7 kB per phyxel, built on the page's copy and the worker's alike: 20 000
+/// phyxels take about 130 MB each); above it the implicit integrator uses the nodal model and says
+/// why.
+pub const MAX_QUADRATURE_PHYXELS: usize = 20_000;
+
 /// Why the demo refused a request (a parameter out of range, an unknown name, a state that does not
 /// fit); the bindings hand the message to JavaScript as it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -290,6 +296,14 @@ impl<A: Accelerator> Demo<A> {
                 Ok(())
             }
             _ => {
+                let phyxels = self.sim.body.len();
+                if phyxels > MAX_QUADRATURE_PHYXELS {
+                    return Err(DemoError(format!(
+                        "background quadrature: {phyxels} phyxels are more than it is built for \
+                         ({MAX_QUADRATURE_PHYXELS}, about 7 kB of shape functions each): lower the \
+                         resolution"
+                    )));
+                }
                 let objects: Vec<_> = self.object_start.windows(2).map(|w| w[0]..w[1]).collect();
                 Ok(self.description.set_quadrature(&mut self.sim, &objects)?)
             }

@@ -327,3 +327,20 @@ fn a_fine_bunny_is_refused_from_its_volume_before_it_is_sampled_the_limit_named(
         "the refusal took {elapsed} s: it was sampled first"
     );
 }
+
+#[test]
+fn a_body_too_large_for_the_quadrature_budget_is_integrated_at_its_phyxels_and_told_why() {
+    // 28³ = 21 952 phyxels: over MAX_QUADRATURE_PHYXELS, so no 3 million shape-function edges are
+    // built; the implicit integrator runs on the nodal model and the notice names the limit.
+    let mut demo = PhyxelDemo::new("cube", 28, false, 1e5, 0.3, 1000.0, 0.0, false).unwrap();
+    assert!(demo.phyxel_count() > MAX_QUADRATURE_PHYXELS);
+    demo.set_integrator("implicit-euler").unwrap();
+    assert!(demo.is_implicit());
+    assert_eq!(demo.integration(), "nodal");
+    let notice = demo.take_notice().unwrap();
+    assert!(notice.contains("(20000, about 7 kB"), "{notice}");
+    assert!(notice.ends_with("the implicit integrator uses the nodal model instead"));
+    // Choosing the quadrature there is refused at the control, the nodal model kept.
+    assert!(demo.set_implicit_model("quadrature").is_err());
+    assert_eq!(demo.integration(), "nodal");
+}
