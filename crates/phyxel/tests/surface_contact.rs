@@ -8,7 +8,6 @@ use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
 use phyxel::meshless::collision::Collider;
 use phyxel::meshless::contact::SurfaceContact;
-use phyxel::meshless::corotated;
 use phyxel::meshless::implicit::{CorotatedImplicit, Rayleigh};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::quadrature::points::Region;
@@ -138,25 +137,6 @@ fn mean(sim: &Simulation, range: std::ops::Range<usize>, values: &[DVec3]) -> DV
     range.map(|i| body.mass[i] * values[i]).sum::<DVec3>() / mass
 }
 
-/// Kinetic + gravitational + elastic energy, the elastic part of the model that steps the body
-/// (MKN04 for the explicit setup, the corotated model — at the integration points for quadrature —
-/// for the implicit ones).
-fn energy(sim: &Simulation, setup: Setup) -> f64 {
-    if setup == Setup::Explicit {
-        return sim.energy();
-    }
-    let body = &sim.body;
-    let g = sim.environment.gravity;
-    let motion: f64 = body
-        .positions()
-        .iter()
-        .zip(&body.velocity)
-        .zip(&body.mass)
-        .map(|((x, v), m)| 0.5 * m * v.length_squared() - m * g.dot(*x))
-        .sum();
-    motion + corotated::energy(body, &body.displacement)
-}
-
 /// What a run saw at every step.
 struct Run {
     /// The deepest a vertex of one object lay inside the other's surface (the contact pass's own
@@ -169,7 +149,7 @@ struct Run {
 
 fn run(sim: &mut Simulation, setup: Setup, seconds: f64) -> Run {
     let dt = time_step(sim, setup);
-    let energy_before = energy(sim, setup);
+    let energy_before = sim.energy();
     let mut run = Run {
         deepest: 0.0,
         steps_in_contact: 0,
@@ -183,7 +163,7 @@ fn run(sim: &mut Simulation, setup: Setup, seconds: f64) -> Run {
             run.deepest = run.deepest.max(report.deepest);
             run.steps_in_contact += usize::from(report.contacts > 0);
         }
-        run.highest_energy = run.highest_energy.max(energy(sim, setup));
+        run.highest_energy = run.highest_energy.max(sim.energy());
     }
     run
 }
@@ -224,7 +204,7 @@ fn equal_balls_meeting_head_on_keep_their_momentum_part_symmetrically_and_gain_n
             seen.steps_in_contact,
             seen.energy_before,
             seen.highest_energy,
-            energy(&sim, setup)
+            sim.energy()
         );
         assert!(seen.steps_in_contact > 20, "{setup:?}: they touched");
         // (a) Momentum: to rounding explicitly, to the CG tolerance implicitly.
