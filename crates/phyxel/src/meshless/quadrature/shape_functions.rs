@@ -51,18 +51,22 @@ pub struct ShapeFunctions {
 pub const WIDENING: [f64; 4] = [1.25, 1.5, 2.0, 3.0];
 
 /// φ_i(x) over the particles within the first widened support of x that gives a full-rank moment
-/// matrix (the widest if none does), by a scan of every particle: few points need it.
+/// matrix (the widest if none does), found in `wide`, a grid of the particles with cells of the
+/// widest support (built once, by the first point that needs it).
 fn widened(
     x: DVec3,
     particles: &[DVec3],
     support_radius: f64,
+    wide: &HashGrid,
 ) -> (Vec<u32>, Vec<(f64, DVec3)>, bool) {
     let mut last = (Vec::new(), Vec::new(), false);
     for factor in WIDENING {
         let h = factor * support_radius;
-        let near: Vec<u32> = (0..particles.len() as u32)
+        let mut near: Vec<u32> = wide
+            .candidates(x)
             .filter(|&i| particles[i as usize].distance(x) < h)
             .collect();
+        near.sort_unstable();
         let at: Vec<DVec3> = near.iter().map(|&i| particles[i as usize]).collect();
         let (values, full_rank) = at_point(x, &at, h);
         last = (near, values, full_rank);
@@ -77,6 +81,8 @@ impl ShapeFunctions {
     /// The shape functions at `points` from the particles at `particles` within `support_radius` h.
     pub fn build(points: &[DVec3], particles: &[DVec3], support_radius: f64) -> Self {
         let grid = HashGrid::build(particles, support_radius);
+        let widest = WIDENING[WIDENING.len() - 1] * support_radius;
+        let wide = std::sync::OnceLock::new();
         let rows = map_indices(points.len(), |k| {
             let x = points[k];
             let mut near: Vec<u32> = grid
@@ -89,7 +95,8 @@ impl ShapeFunctions {
             if full_rank {
                 (near, values, full_rank, false)
             } else {
-                let (near, values, full_rank) = widened(x, particles, support_radius);
+                let wide = wide.get_or_init(|| HashGrid::build(particles, widest));
+                let (near, values, full_rank) = widened(x, particles, support_radius, wide);
                 (near, values, full_rank, true)
             }
         });
