@@ -54,7 +54,8 @@ fn sum_partials(local: u32) -> vec4<f32> {
 }
 
 // CG set-up from x₀ (in X) and K S x₀ (in `forces`): r = S b − apply(x₀), z = P r, p = z, Q = S p;
-// partial sums of (|S b|², r·r, r·z). Skipped (the state kept) when the second solve is not needed.
+// partial sums of (|S b|², r·r, r·z, S b·P S b) — the last for a start from x₀ = 0 instead (r = S b),
+// should x₀ turn out worse than none. Skipped (the state kept) when the second solve is not needed.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_start(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocation_index) local: u32,
         @builtin(workgroup_id) group: vec3<u32>) {
@@ -70,7 +71,7 @@ fn cg_start(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocat
         store(Z, i, z);
         // With β = 0 the first direction z + β p is z.
         store(P, i, vec3<f32>(0.0));
-        sums = vec4<f32>(dot(sb, sb), dot(r, r), dot(r, z), 0.0);
+        sums = vec4<f32>(dot(sb, sb), dot(r, r), dot(r, z), dot(sb, frames[i].precondition * sb));
     }
     let total = workgroup_sum(local, sums);
     if (local == 0u) {
@@ -78,28 +79,49 @@ fn cg_start(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invocat
     }
 }
 
-// ‖S b‖, the initial residual and r·z; converged at once if ‖r‖ ≤ tolerance ‖S b‖ (or S b = 0).
+// The residual's scale, max(‖S b‖, Δt ‖M g‖)² (`Tolerance::reference_norm`), in place of ‖S b‖² from
+// here on; a guess x₀ worse than none (‖r‖ > ‖S b‖) is dropped (the flag 1 in α's slot, for
+// cg_drop_guess): r = S b, r·z = S b·P S b. Converged at once if ‖r‖ ≤ tolerance · scale (or S b = 0).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_reduce_start(@builtin(local_invocation_index) local: u32) {
     let total = sum_partials(local);
     if (local != 0u || cg_skipped()) {
         return;
     }
+    let weight_impulse = params.dt * params.weight_norm;
+    let scale = max(total.x, weight_impulse * weight_impulse);
+    let drop_guess = total.y > total.x;
+    let residual = select(total.y, total.x, drop_guess);
+    let rz = select(total.z, total.w, drop_guess);
     var state = RUNNING;
     if (total.x == 0.0) {
         state = ZERO_RHS;
-    } else if (sqrt(total.y) <= params.cg_tolerance * sqrt(total.x)) {
+    } else if (sqrt(residual) <= params.cg_tolerance * sqrt(scale)) {
         state = CONVERGED;
     }
-    work[scalar_index(0u)] = vec4<f32>(total.x, total.y, total.z, 0.0);
+    work[scalar_index(0u)] = vec4<f32>(scale, residual, rz, 0.0);
     let previous = work[scalar_index(1u)];
-    work[scalar_index(1u)] = vec4<f32>(0.0, 0.0, previous.z, state);
+    work[scalar_index(1u)] = vec4<f32>(select(0.0, 1.0, drop_guess), 0.0, previous.z, state);
     var relative = 0.0;
-    if (total.x > 0.0) {
-        relative = sqrt(total.y / total.x);
+    if (scale > 0.0) {
+        relative = sqrt(residual / scale);
     }
     let flags = work[scalar_index(2u)];
     work[scalar_index(2u)] = vec4<f32>(flags.x, flags.y, flags.z, relative);
+}
+
+// The start from x₀ = 0 where cg_reduce_start dropped the guess: x = 0, r = S b, z = P r (also when
+// that start has converged at once: the solution is then x = 0).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn cg_drop_guess(@builtin(global_invocation_id) id: vec3<u32>) {
+    let i = id.x;
+    if (i >= params.phyxels || cg_skipped() || work[scalar_index(1u)].x != 1.0) {
+        return;
+    }
+    let sb = constraint_filter(i) * vector(B, i);
+    store(X, i, vec3<f32>(0.0));
+    store(R, i, sb);
+    store(Z, i, frames[i].precondition * sb);
 }
 
 // p = z + β p (stored), and Ap = apply(p) from (K S p)_i (stored): p·Ap.
@@ -192,7 +214,7 @@ fn cg_update(@builtin(global_invocation_id) id: vec3<u32>, @builtin(local_invoca
     }
 }
 
-// One more iteration; converged when ‖r‖ ≤ tolerance ‖S b‖, else β = r·z (new) / r·z (old).
+// One more iteration; converged when ‖r‖ ≤ tolerance · scale, else β = r·z (new) / r·z (old).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_reduce_direction(@builtin(local_invocation_index) local: u32) {
     let total = sum_partials(local);

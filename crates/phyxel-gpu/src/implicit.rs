@@ -41,6 +41,7 @@ pub struct ImplicitStep {
     stiffness_diagonal: Pass,
     cg_start: Pass,
     cg_reduce_start: Pass,
+    cg_drop_guess: Pass,
     cg_stiffness_stresses: Pass,
     cg_product: Pass,
     cg_reduce_curvature: Pass,
@@ -152,6 +153,7 @@ impl ImplicitStep {
                     (8, &b.reverse_start),
                     (9, reverse),
                 ],
+                "cg_drop_guess" => &[(2, &b.phyxel), (3, &work), (4, &contact), (5, &frames)],
                 "cg_update" => &[(3, &work), (5, &frames)],
                 "cg_finish" => &[(2, &b.phyxel), (3, &work), (4, &contact)],
                 _ => &[(3, &work)],
@@ -221,6 +223,7 @@ impl ImplicitStep {
             ),
             cg_start: cg("cg_start"),
             cg_reduce_start: cg("cg_reduce_start"),
+            cg_drop_guess: cg("cg_drop_guess"),
             cg_stiffness_stresses: corotated("cg_stiffness_stresses", &stiffness_bindings),
             cg_product: cg("cg_product"),
             cg_reduce_curvature: cg("cg_reduce_curvature"),
@@ -299,7 +302,10 @@ impl ImplicitStep {
             }
             run(compute, diagonal);
             run(compute, stiffness);
-            run(compute, &[&self.cg_start, &self.cg_reduce_start]);
+            run(
+                compute,
+                &[&self.cg_start, &self.cg_reduce_start, &self.cg_drop_guess],
+            );
             for _ in 0..self.budget.load(Ordering::Relaxed) {
                 run(compute, cg_product);
                 run(

@@ -170,6 +170,12 @@ shared_structs! {
         cg_tolerance: f32,
         /// A phyxel within this distance (m) of an obstacle rests on it: CONTACT_DISTANCE · h_min.
         contact_distance: f32,
+        /// The weight ‖M g‖ = |g| √(Σ m_i²) over the phyxels not held (N): CG measures its residual
+        /// against at least Δt times it, the step's weight impulse (`Tolerance::reference_norm`).
+        weight_norm: f32,
+        _pad0: f32,
+        _pad1: f32,
+        _pad2: f32,
     }
 
     /// Phyxel i's MLS frame, what the passes form its MLS weights d_ij = A_i⁻¹ x̄_ij w_ij from (MKN04

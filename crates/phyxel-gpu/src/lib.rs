@@ -41,7 +41,7 @@
 //! | `Quadrature::stiffness_diagonal` (with `HeldSurface::add_diagonal`) + the block-Jacobi inverses | `stiffness_diagonal` (quadrature.wgsl) |
 //! | `corotated_stress`, `corotated_force_differential`, `corotated_diagonal_block` (`meshless/elasticity.rs`), `polar_rotation` (`meshless/polar.rs`): the corotated point of both models | functions of `elasticity.wgsl` and `polar.wgsl` |
 //! | `implicit::velocity_change`: right-hand side, contacts, impulses, second solve | `implicit_begin`, `implicit_rhs`, `contact_impulses`, `cg_restart` |
-//! | `conjugate_gradient::solve` | `cg_start`, `cg_reduce_start`, `cg_product`, `cg_reduce_curvature`, `cg_update`, `cg_reduce_direction`, `cg_direction`, `cg_finish` |
+//! | `conjugate_gradient::solve` | `cg_start`, `cg_reduce_start`, `cg_drop_guess`, `cg_product`, `cg_reduce_curvature`, `cg_update`, `cg_reduce_direction`, `cg_direction`, `cg_finish` |
 //! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
 //! | `Simulation::flow_multiplicative` | `plastic_flow_multiplicative` |
 //!

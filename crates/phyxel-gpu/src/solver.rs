@@ -108,6 +108,12 @@ impl GpuSolver {
             params.rayleigh_stiffness = settings.rayleigh.stiffness.max(0.0) as f32;
             params.cg_tolerance = settings.tolerance as f32;
             params.contact_distance = (CONTACT_DISTANCE * body.min_support_radius) as f32;
+            let held = |i: usize| sim.fixed.get(i).copied().unwrap_or(false);
+            let squares: f64 = (0..sim.body.len())
+                .filter(|&i| !held(i))
+                .map(|i| sim.body.mass[i] * sim.body.mass[i])
+                .sum();
+            params.weight_norm = (environment.gravity.length() * squares.sqrt()) as f32;
         }
         let mut solver = Self {
             heat: heat_passes(device, &body),

@@ -3,8 +3,8 @@ use crate::wgsl::{prelude, source};
 
 #[test]
 fn layouts_match_the_wgsl_structs() {
-    // WGSL: Params is 9 × 16 = 144 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
-    assert_eq!(size_of::<Params>(), 144);
+    // WGSL: Params is 10 × 16 = 160 bytes; Phyxel 16; Collider 48; mat3x3<f32> has stride 48.
+    assert_eq!(size_of::<Params>(), 160);
     assert_eq!(size_of::<PhyxelConstants>(), 16);
     assert_eq!(size_of::<GpuCollider>(), 48);
     // MlsFrame: mat3x3<f32> (48) then vec4<f32> (16).

@@ -54,10 +54,14 @@ impl Default for CorotatedImplicit {
 }
 
 impl CorotatedImplicit {
-    fn cg_tolerance(&self) -> Tolerance {
+    /// CG's stopping rule for one step: `tolerance` relative to ‖S b‖, or to the step's weight
+    /// impulse `weight_impulse` = Δt‖M g‖ where that is larger (a body at rest has b → 0; see
+    /// [`Tolerance`]).
+    fn cg_tolerance(&self, weight_impulse: f64) -> Tolerance {
         Tolerance {
             relative_residual: self.tolerance,
             max_iterations: self.max_iterations,
+            reference_norm: weight_impulse,
         }
     }
 }
@@ -101,6 +105,16 @@ impl Loads<'_> {
         }
         self.zero_fixed(&mut f);
         f
+    }
+
+    /// The step's weight impulse Δt‖M g‖ = Δt |g| √(Σ m_i²) over the phyxels that are not held: the
+    /// scale below which CG's residual does not matter ([`CorotatedImplicit::cg_tolerance`]).
+    fn weight_impulse(&self, body: &Body, dt: f64) -> f64 {
+        let squares: f64 = (0..body.len())
+            .filter(|&i| !self.is_fixed(i))
+            .map(|i| body.mass[i] * body.mass[i])
+            .sum();
+        dt * self.gravity.length() * squares.sqrt()
     }
 
     fn zero_fixed(&self, v: &mut [DVec3]) {
@@ -205,7 +219,7 @@ pub fn velocity_change(
             &filter(&b),
             filter(&guess),
             block_jacobi(&inverses),
-            settings.cg_tolerance(),
+            settings.cg_tolerance(loads.weight_impulse(body, dt)),
         );
         iterations += solution.iterations;
         let dv = filter(&solution.x);
@@ -272,6 +286,7 @@ impl Default for StaticSolve {
             linear: Tolerance {
                 relative_residual: 1e-8,
                 max_iterations: 5000,
+                reference_norm: 0.0,
             },
         }
     }

@@ -135,6 +135,7 @@ impl HeldSurface {
         let tolerance = Tolerance {
             relative_residual: 1e-12,
             max_iterations: 500,
+            reference_norm: 0.0,
         };
         let Solution {
             x,
