@@ -66,7 +66,7 @@ const readouts = {
   stress: page.readout('max-stress', 'Largest σ₁/σ<sub>t</sub> (free particles)'),
   recomputed: page.readout('recomputed', 'Moment matrices recomputed (last step / all)'),
   deficient: page.readout('rank-deficient', 'Rank-deficient / isolated particles'),
-  energy: page.readout('energy', 'Strain / kinetic energy'),
+  energy: page.readout('energy', 'Strain / kinetic energy / taken by cracks'),
   chosen: page.readout('chosen', 'Figure: chosen particle at'),
   weight: page.readout('probe-weight', '… ω′ at the probe: visibility / transparency (uncut)'),
   shape: page.readout('probe-shape', '… Φ at the probe: visibility / transparency'),
@@ -91,7 +91,7 @@ function plateReadouts(r) {
   readouts.stress(fixed(r.max_stress_ratio));
   readouts.recomputed(`${r.recomputed_last} / ${r.recomputed_total}`);
   readouts.deficient(`${r.rank_deficient} / ${r.isolated}`);
-  readouts.energy(`${exp(r.strain_energy)} J / ${exp(r.kinetic_energy)} J`);
+  readouts.energy(`${exp(r.strain_energy)} J / ${exp(r.kinetic_energy)} J / ${exp(r.dissipated)} J`);
 }
 
 function drawCloud() {

@@ -61,6 +61,8 @@ struct PlateReport {
     max_stress_ratio: f64,
     strain_energy: f64,
     kinetic_energy: f64,
+    /// Energy the crack events took (`Solid::dissipated`).
+    dissipated: f64,
     steps: u64,
 }
 
@@ -249,6 +251,7 @@ impl CracksLesson {
                 .fold(0.0, f64::max),
             strain_energy: p.strain_energy(),
             kinetic_energy: p.kinetic_energy(),
+            dissipated: p.dissipated,
             steps: p.steps,
         };
         serde_wasm_bindgen::to_value(&report).map_err(|e| JsError::new(&e.to_string()))

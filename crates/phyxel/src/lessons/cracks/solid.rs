@@ -8,6 +8,17 @@
 //! particles near that crack get their modified weights ω'_ij re-evaluated, and only those whose weights
 //! changed get their moment matrices A_i and MLS vectors d_ij recomputed (seed 002 §7.3, "only a small
 //! number of shape functions have to be re-evaluated").
+//!
+//! **Energy through a crack event.** Cutting material at fixed displacements can only lower the stored
+//! energy of the continuum (G = −∂U/∂a ≥ 0), but MKN04's nodal energy is not a sum over pairs: re-fitting
+//! F_i from the neighbours a crack left — one-sided, near the tip of a √r field — can raise Ψ_i. Measured
+//! on a free notched plate (2026-11-24), single updates added up to 0.7 E₀ and the total reached 10 E₀.
+//! So a particle whose refit would raise its energy keeps its elastic state: it gets a rest correction
+//! G_i with F_i G_i equal to its elastic gradient before the event (a rotation, for one that held no
+//! energy), and its energy is Ψ(F_i G_i). The correction then relaxes towards I at the rate c_prop / h
+//! (the front passes a support radius in h / c_prop) but only by steps that lower Ψ — plastic-like flow
+//! that dissipates, booked as [`Solid::dissipated`], the energy the crack takes. A crack event never
+//! raises U; the dynamics between events keep the symplectic step's energy.
 
 use super::crack::{modified_weight, omega, Crack, CrackEnd, Criterion};
 use crate::meshless::mls::safe_inverse;
@@ -102,6 +113,17 @@ pub fn largest_principal(s: DMat2) -> (f64, DVec2) {
 /// neighbourhood, at a crack face or a free edge, has λ₂/λ₁ ≈ 0.3 and stays regular).
 pub const RELATIVE_THRESHOLD: f64 = 0.05;
 
+/// The smallest |det F_i| of a refit that a rest correction may invert ([`Solid`]'s crack events).
+pub const SMALLEST_REFIT_DETERMINANT: f64 = 0.1;
+
+/// The rotation R of the polar decomposition F = R S (2D: the angle of F + cof F).
+pub fn rotation_of(f: DMat2) -> DMat2 {
+    let (a, b, c, d) = (f.x_axis.x, f.y_axis.x, f.x_axis.y, f.y_axis.y);
+    // F + cof(F) = [[a + d, b − c], [c − b, a + d]] is a multiple of R where det F > 0.
+    let angle = (c - b).atan2(a + d);
+    DMat2::from_angle(angle)
+}
+
 /// The rank of a regular moment matrix in the plane.
 pub const PLANAR_RANK: u8 = 2;
 
@@ -165,6 +187,11 @@ pub struct Solid {
     rank: Vec<u8>,
     /// Cauchy stress at each particle, from the last force evaluation.
     pub stress: Vec<DMat2>,
+    /// The rest correction G_i of each particle: its elastic gradient is F_i G_i (I but after a crack
+    /// event whose refit would have raised Ψ_i).
+    rest_correction: Vec<DMat2>,
+    /// Energy the crack events took out of the strain energy (relaxing rest corrections), J.
+    pub dissipated: f64,
     forces: Vec<DVec2>,
     pub events: Vec<CrackEvent>,
     /// Whether each crack's start and end fronts have advanced yet (a notch's tip starts still).
@@ -241,6 +268,8 @@ impl Solid {
             d: vec![DVec2::ZERO; edges],
             rank: vec![0; n],
             stress: vec![DMat2::ZERO; n],
+            rest_correction: vec![DMat2::IDENTITY; n],
+            dissipated: 0.0,
             forces: vec![DVec2::ZERO; n],
             events: Vec::new(),
             front_moved,
@@ -391,6 +420,19 @@ impl Solid {
         })
     }
 
+    /// The elastic gradient F_i G_i: the MLS gradient times the rest correction of the crack events.
+    pub fn elastic_gradient(&self, i: usize) -> DMat2 {
+        self.deformation_gradient(i) * self.rest_correction[i]
+    }
+
+    /// The strain energy V Ψ(F_i G_i) particle i holds (none where its moment matrix lost rank).
+    pub fn particle_energy(&self, i: usize) -> f64 {
+        if self.rank[i] < PLANAR_RANK {
+            return 0.0;
+        }
+        self.volume() * self.material.energy_density(self.elastic_gradient(i))
+    }
+
     /// Σ_j d_ij X_ijᵀ: the identity wherever A_i is invertible (linear consistency of the MLS gradient).
     pub fn consistency(&self, i: usize) -> DMat2 {
         self.edges(i).fold(DMat2::ZERO, |m, k| {
@@ -401,8 +443,9 @@ impl Solid {
         })
     }
 
-    /// Forces and stresses of the current positions: U = Σ_i V Ψ(F_i), f = −∂U/∂x (MKN04 eqs. 14–16 in
-    /// first-Piola form: with P_i = F_i S_i, particle j gets −V P_i d_ij and i gets V P_i Σ_j d_ij).
+    /// Forces and stresses of the current positions: U = Σ_i V Ψ(F_i G_i), f = −∂U/∂x (MKN04 eqs.
+    /// 14–16 in first-Piola form: with P_i = F_e S(F_e) at F_e = F_i G_i, ∂Ψ/∂F_i = P_i G_iᵀ; particle
+    /// j gets −V P_i G_iᵀ d_ij and i gets V P_i G_iᵀ Σ_j d_ij).
     /// A particle whose moment matrix lost rank (cracks left its neighbours collinear, or one, or none)
     /// cannot measure a plane strain: it holds no energy and its neighbours' forces carry it. Returns U.
     pub fn evaluate(&mut self) -> f64 {
@@ -414,9 +457,10 @@ impl Solid {
                 self.stress[i] = DMat2::ZERO;
                 continue;
             }
-            let f = self.deformation_gradient(i);
+            let g = self.rest_correction[i];
+            let f = self.deformation_gradient(i) * g;
             let s = self.material.second_piola(f);
-            let p = f * s;
+            let p = f * s * g.transpose();
             energy += volume * self.material.energy_density(f);
             self.stress[i] = self.material.cauchy(f);
             let mut sum = DVec2::ZERO;
@@ -435,12 +479,9 @@ impl Solid {
         &self.forces
     }
 
-    /// The strain energy U of the current positions (no side effects on the forces).
+    /// The strain energy U = Σ_i V Ψ(F_i G_i) of the current positions (no side effects on the forces).
     pub fn strain_energy(&self) -> f64 {
-        (0..self.len())
-            .filter(|&i| self.rank[i] == PLANAR_RANK)
-            .map(|i| self.volume() * self.material.energy_density(self.deformation_gradient(i)))
-            .sum()
+        (0..self.len()).map(|i| self.particle_energy(i)).sum()
     }
 
     /// The kinetic energy ½ Σ m v².
@@ -468,8 +509,37 @@ impl Solid {
             self.positions[i] += self.velocities[i] * dt;
         }
         self.steps += 1;
+        self.relax_rest_corrections(dt);
         if self.fracture {
             self.fracture_step(dt);
+        }
+    }
+
+    /// Each rest correction G_i ≠ I moves a fraction β = min(c_prop Δt / h, 1) of the way to I when that
+    /// lowers V Ψ(F_i G_i), and stays otherwise; the energy it lets go is added to [`Solid::dissipated`].
+    fn relax_rest_corrections(&mut self, dt: f64) {
+        let beta = (self.material.c_prop * dt / self.h).min(1.0);
+        for i in 0..self.len() {
+            let g = self.rest_correction[i];
+            if g == DMat2::IDENTITY {
+                continue;
+            }
+            if self.rank[i] < PLANAR_RANK {
+                self.rest_correction[i] = DMat2::IDENTITY;
+                continue;
+            }
+            let trial = g + (DMat2::IDENTITY - g) * beta;
+            let f = self.deformation_gradient(i);
+            let (now, relaxed) = (
+                self.material.energy_density(f * g),
+                self.material.energy_density(f * trial),
+            );
+            if relaxed <= now {
+                self.dissipated += self.volume() * (now - relaxed);
+                // Within rounding of I: I exactly, so that the particle drops out of this loop.
+                let settled = (trial - DMat2::IDENTITY).abs_diff_eq(DMat2::ZERO, 1e-12);
+                self.rest_correction[i] = if settled { DMat2::IDENTITY } else { trial };
+            }
         }
     }
 
@@ -658,8 +728,31 @@ impl Solid {
             .collect();
         let changed = self.reweigh(&candidates);
         for i in changed {
+            let before = self.particle_energy(i);
+            let elastic = self.elastic_gradient(i);
+            let held_energy = self.rank[i] == PLANAR_RANK;
             self.update_mls(i);
+            self.keep_elastic_state(i, before, if held_energy { Some(elastic) } else { None });
         }
+    }
+
+    /// After particle i's refit: where its energy rose above `before`, the rest correction that gives
+    /// back its elastic gradient from before the event — F_i G_i = `elastic`, or the rotation of F_i
+    /// for a particle that held no energy (G_i = F_i⁻¹ R_i). A refit F_i too close to singular for
+    /// that (|det F_i| < [`SMALLEST_REFIT_DETERMINANT`]) cannot carry a state: the particle holds
+    /// no energy from now on, like one whose neighbourhood lost rank.
+    fn keep_elastic_state(&mut self, i: usize, before: f64, elastic: Option<DMat2>) {
+        self.rest_correction[i] = DMat2::IDENTITY;
+        if self.rank[i] < PLANAR_RANK || self.particle_energy(i) <= before {
+            return;
+        }
+        let f = self.deformation_gradient(i);
+        if f.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
+            self.rank[i] = 0;
+            return;
+        }
+        let target = elastic.unwrap_or_else(|| rotation_of(f));
+        self.rest_correction[i] = f.inverse() * target;
     }
 
     /// Recompute every weight and every moment matrix from scratch (for checking the incremental update).
