@@ -17,8 +17,8 @@
 //! G_i with F_i G_i equal to its elastic gradient before the event (a rotation, for one that held no
 //! energy), and its energy is Ψ(F_i G_i). The correction then relaxes towards I at the rate c_prop / h
 //! (the front passes a support radius in h / c_prop) but only by steps that lower Ψ — plastic-like flow
-//! that dissipates, booked as [`Solid::dissipated`], the energy the crack takes. A crack event never
-//! raises U; the dynamics between events keep the symplectic step's energy.
+//! that dissipates, booked with what refits release as [`Solid::dissipated`], the energy the cracks take.
+//! A crack event never raises U; the dynamics between events keep the symplectic step's energy.
 
 use super::crack::{modified_weight, omega, Crack, CrackEnd, Criterion};
 use crate::meshless::mls::safe_inverse;
@@ -190,7 +190,8 @@ pub struct Solid {
     /// The rest correction G_i of each particle: its elastic gradient is F_i G_i (I but after a crack
     /// event whose refit would have raised Ψ_i).
     rest_correction: Vec<DMat2>,
-    /// Energy the crack events took out of the strain energy (relaxing rest corrections), J.
+    /// Energy the cracks took out of the strain energy, J: what refits at crack events released (a
+    /// refit never adds any) and what relaxing rest corrections let go since.
     pub dissipated: f64,
     forces: Vec<DVec2>,
     pub events: Vec<CrackEvent>,
@@ -736,19 +737,23 @@ impl Solid {
         }
     }
 
-    /// After particle i's refit: where its energy rose above `before`, the rest correction that gives
-    /// back its elastic gradient from before the event — F_i G_i = `elastic`, or the rotation of F_i
-    /// for a particle that held no energy (G_i = F_i⁻¹ R_i). A refit F_i too close to singular for
-    /// that (|det F_i| < [`SMALLEST_REFIT_DETERMINANT`]) cannot carry a state: the particle holds
-    /// no energy from now on, like one whose neighbourhood lost rank.
+    /// After particle i's refit: where its energy fell below `before`, the difference is what the crack
+    /// released ([`Solid::dissipated`]); where it rose, the rest correction that gives back its elastic
+    /// gradient from before the event — F_i G_i = `elastic`, or the rotation of F_i for a particle
+    /// that held no energy (G_i = F_i⁻¹ R_i). A refit F_i too close to singular for that
+    /// (|det F_i| < [`SMALLEST_REFIT_DETERMINANT`]) cannot carry a state: the particle holds no energy
+    /// until its next refit, like one whose neighbourhood lost rank, and its energy is released.
     fn keep_elastic_state(&mut self, i: usize, before: f64, elastic: Option<DMat2>) {
         self.rest_correction[i] = DMat2::IDENTITY;
-        if self.rank[i] < PLANAR_RANK || self.particle_energy(i) <= before {
+        let after = self.particle_energy(i);
+        if after <= before {
+            self.dissipated += before - after;
             return;
         }
         let f = self.deformation_gradient(i);
         if f.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
             self.rank[i] = 0;
+            self.dissipated += before;
             return;
         }
         let target = elastic.unwrap_or_else(|| rotation_of(f));
