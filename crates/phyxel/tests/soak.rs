@@ -1,20 +1,18 @@
 //! Soaks (issue 20): every 3D scene and every 2D lesson simulation at its defaults, stepped for a
 //! long time with no NaN and its energy within a bound taken from physics, not from a previous run.
 //!
-//! Step counts: 100 000 steps of each. The 3D scenes run at the demo's default step (0.1 of
-//! h√(ρ/E), symplectic Euler, damping 0.5/s) for [`SCENE_STEPS`] = 100 000 steps, at a reduced
-//! resolution where the default one costs too much for the test run (see [`scene_resolution`]); the
-//! resolution changes the spacing, the support radius and so the step (still 0.1 of the bound) but
-//! none of the physics the bound relies on. The time-integration lesson's spring (every method) and
-//! the PBD lesson's cloth run 100 000 steps at their defaults; so do the time-integration lesson's
-//! projectile (thrown again after each landing), the neighbourhood-search swarm and the
-//! explicit-vs-implicit lesson's explicit beam (at 3 across rather than 4: see
-//! [`soak_explicit_beam`]). Its implicit beam runs [`IMPLICIT_BEAM_STEPS`] CG-solved steps in the test
-//! run and 100 000 by hand (`--ignored`). Measured (test profile, phyxel at opt-level 3, a shared
-//! 2-core machine, two tests at a time): cube 8 across 28 s, sphere 8 across 20 s, torus 10 across
-//! 25 s, bunny 10 across 13 s, several 5 across 12 s, spring and cloth 14 s together, explicit beam
-//! 62 s, implicit beam (600 steps) 5–20 s, swarm and projectile a few seconds; the file took 67 s
-//! before these were added.
+//! Step counts: 100 000 steps of each, every one at its page's defaults. The 3D scenes run at the
+//! demo's default resolution (10 across) and step (0.1 of h√(ρ/E), symplectic Euler, damping 0.5/s)
+//! for [`SCENE_STEPS`] = 100 000 steps; the ball dropped on a cube ("collide") is soaked in
+//! `tests/surface_contact.rs`. The time-integration lesson's spring (every method) and projectile
+//! (thrown again after each landing), the PBD lesson's cloth, the neighbourhood-search swarm, the
+//! explicit-vs-implicit lesson's explicit and implicit beams (4 across) and the cracks lesson's
+//! plate run 100 000 steps at their defaults. Measured 2026-11-24 (test profile, phyxel at opt-level 3,
+//! a 2-core machine shared with two other builds, two tests at a time): cube 66 s, sphere 30 s,
+//! several 33 s, torus 25 s, bunny 21 s, explicit beam 191 s, implicit beam 544 s (at rest CG stops
+//! within a few iterations: 28 simulated minutes of 1/60 s steps), cracks plate 12 s, spring and
+//! cloth 14 s together, swarm and projectile a few seconds. `./dev test` runs this file once (not
+//! again in the single-threaded pass).
 //!
 //! Energy bounds. Nothing here adds energy (no drag, no heat, no plasticity): gravity does work
 //! m·g·Δy as the objects fall, and damping, friction and contacts take energy out. The total
@@ -32,25 +30,9 @@ use std::time::Instant;
 /// Steps of every 3D scene.
 const SCENE_STEPS: usize = 100_000;
 
-/// The resolution each scene is soaked at, so that none takes much over 20 s in the test profile
-/// (measured on a shared 2-core machine, two tests at a time): the demo's default, 10 across, for the
-/// torus (456 phyxels, 19 s) and the bunny; 8 across for the cube (512 phyxels; 1000 at 10 across
-/// took 38 s) and the sphere (552 at 10 across took 26 s); 5 across for "several" (three objects
-/// and their contacts: 286 phyxels at 6 across took 27 s).
-fn scene_resolution(objects: Objects) -> u32 {
-    match objects {
-        Objects::Cube | Objects::Sphere => 8,
-        Objects::Several => 5,
-        // Soaked for 10 000 steps at 6 across in `tests/surface_contact.rs`.
-        Objects::Collide => 6,
-        Objects::Torus | Objects::Bunny => SceneDescription::default().resolution,
-    }
-}
-
 fn soak_scene(objects: Objects) {
     let description = SceneDescription {
         objects,
-        resolution: scene_resolution(objects),
         ..SceneDescription::default()
     };
     let mut sim = description
@@ -350,9 +332,8 @@ fn soak_beam(
     }
 }
 
-/// The explicit-vs-implicit lesson's explicit beam at the page's defaults and its default Δt = 0.5 ms
-/// for 100 000 steps (50 s simulated), at the lesson's coarsest 3 across rather than the default 4
-/// (3.5 ms a step here at 4 across, 0.5 ms at 3: the file would take over 5 minutes more).
+/// The explicit-vs-implicit lesson's explicit beam at the page's defaults (4 across) and its default
+/// Δt = 0.5 ms for 100 000 steps (50 s simulated).
 ///
 /// Energy bounds, relative to E₀ (undeformed, at rest). Gravity is the only load and damping takes
 /// energy out, so E − E₀ never exceeds 0 but for the integrator's own error, and never falls below
@@ -367,41 +348,27 @@ fn soak_explicit_beam() {
     let steps = soak_steps();
     soak_beam(
         true,
-        3,
+        phyxel::lessons::explicit_implicit::param::ACROSS.default as usize,
         steps,
         |dt_over_bound| dt_over_bound,
         steps >= 100_000,
     );
 }
 
-/// Implicit Euler steps (1/60 s) of the lesson's implicit beam in the test run: each is a CG solve
-/// (9–19 ms a step here at 3 across, 56 ms at 4), so 100 000 of them (28 simulated minutes) would take
-/// 15 minutes or more; [`soak_implicit_beam_100000_steps`] runs them by hand. 600 steps (10 s
-/// simulated) take the beam to rest: implicit Euler damps its first mode (ωΔt ≈ 7) within a few.
-const IMPLICIT_BEAM_STEPS: usize = 600;
-
-/// The lesson's implicit beam at the page's defaults, 3 across, for [`IMPLICIT_BEAM_STEPS`] steps
-/// of 1/60 s. Implicit Euler only dissipates (its CG residual of 10⁻⁴ may add at
-/// most that fraction): E − E₀ ≤ 10⁻³·M·g·δ, ≥ −M·g·δ as for the explicit beam; at the end it hangs
-/// still, its tip within 10 % of δ.
+/// The lesson's implicit beam at the page's defaults (4 across, Δt = 1/60 s) for 100 000 steps (28
+/// simulated minutes; each a CG solve, but at rest CG measures its residual against the step's weight
+/// impulse and stops within a few iterations). Implicit Euler only dissipates (its CG residual of
+/// 10⁻⁴ may add at most that fraction): E − E₀ ≤ 10⁻³·M·g·δ, ≥ −M·g·δ as for the explicit beam; at
+/// the end it hangs still, its tip within 10 % of δ.
 #[test]
 fn soak_implicit_beam() {
     soak_beam(
         false,
-        3,
-        IMPLICIT_BEAM_STEPS.min(soak_steps()),
+        phyxel::lessons::explicit_implicit::param::ACROSS.default as usize,
+        soak_steps(),
         |_| 1e-3,
         true,
     );
-}
-
-/// The same for 100 000 steps at the default 4 across, by hand:
-/// `cargo test --release -p phyxel --test soak -- --ignored` (about 10^5 CG solves).
-#[test]
-#[ignore = "100 000 CG solves: over an hour in the test profile; run by hand in release"]
-fn soak_implicit_beam_100000_steps() {
-    let across = phyxel::lessons::explicit_implicit::param::ACROSS.default as usize;
-    soak_beam(false, across, 100_000, |_| 1e-3, true);
 }
 
 /// The neighbourhood-search lesson's swarm at its defaults (1000 particles in [−1, 1]², h = 0.1,
@@ -491,4 +458,60 @@ fn soak_time_integration_projectile() {
         }
     }
     assert!(throws >= soak_steps() / 100, "{throws} throws");
+}
+
+/// The cracks lesson's notched plate at the page's defaults (transparency, σ_t = 2.5 kPa,
+/// c_prop = 2 m/s, κ = 0.5, the grips pulled apart at 0.01 m/s each, no damping) for 100 000 steps
+/// of 0.25 a/c (30 s; the grips travel 0.3 m, the plate is 0.39 m tall): it cracks through and its
+/// halves ride the grips apart. Energy balance: the grips do work W = Σ (−f_i)·v_i Δt on the body
+/// (f_i: the elastic force on held particle i), the cracks take D (`Solid::dissipated`: what refits
+/// released and rest corrections let go) and nothing else enters or leaves, so |E − E₀ − W + D| stays
+/// within symplectic Euler's own oscillation about its conserved energy, ωΔt/2 ≤ c Δt / a = 0.25 of
+/// the energy in motion — bounded here by 0.25 (E₀ + W). Measured 2026-11-24: 0.049, 12 s; without
+/// the refits' release in D it was −0.36 (energy gone unaccounted).
+#[test]
+fn soak_cracks_plate() {
+    use phyxel::lessons::cracks::crack::Criterion;
+    use phyxel::lessons::cracks::{notched_plate, param, plate_dt, plate_material};
+    let material = plate_material(param::STRENGTH.default, param::C_PROP.default);
+    let criterion = Criterion::Transparency {
+        kappa: param::KAPPA.default,
+    };
+    let mut plate = notched_plate(material, criterion, param::PULL.default);
+    let dt = plate_dt(&material);
+    let total = |p: &phyxel::lessons::cracks::solid::Solid| p.kinetic_energy() + p.strain_energy();
+    let e0 = total(&plate);
+    let mut work = 0.0;
+    let mut worst = 0.0f64;
+    let start = Instant::now();
+    let steps = soak_steps();
+    for step in 0..steps {
+        plate.step(dt);
+        // The forces of this step's evaluation, on the grips as they moved through it.
+        work -= (0..plate.len())
+            .filter(|&i| plate.held[i])
+            .map(|i| plate.forces()[i].dot(plate.held_velocity[i]) * dt)
+            .sum::<f64>();
+        if step % 100 == 99 {
+            let e = total(&plate);
+            let imbalance = e - e0 - work + plate.dissipated;
+            worst = worst.max(imbalance.abs() / (e0 + work.abs()));
+            assert!(
+                e.is_finite() && imbalance.abs() <= 0.25 * (e0 + work.abs()),
+                "cracks plate after {} steps: E = {e} J, E₀ = {e0} J, W = {work} J, D = {} J",
+                step + 1,
+                plate.dissipated
+            );
+        }
+    }
+    assert!(plate.positions.iter().all(|p| p.is_finite()));
+    println!(
+        "cracks plate: {steps} steps in {:.1} s; {} crack events, {} isolated; E = {:.3e} J, W = {work:.3e} J, \
+         D = {:.3e} J; worst |E − E₀ − W + D| / (E₀ + W) = {worst:.3e}",
+        start.elapsed().as_secs_f64(),
+        plate.events.len(),
+        plate.isolated(),
+        total(&plate),
+        plate.dissipated
+    );
 }
