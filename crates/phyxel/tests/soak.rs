@@ -188,16 +188,34 @@ fn soak_time_integration_spring() {
 /// constraints stop within the first swing: E ≤ E₀ + M·g²·Δt²·(steps of a swing ≈ 1 s / Δt).
 #[test]
 fn soak_pbd_cloth() {
+    soak_pbd("cloth", phyxel::lessons::pbd::cloth(40, 30, 0.2, MASS));
+}
+
+/// The same for the lesson's rope (20 links, the top held).
+#[test]
+fn soak_pbd_rope() {
+    soak_pbd("rope", phyxel::lessons::pbd::rope(20, 0.25, MASS));
+}
+
+/// The same for the lesson's soft box dropped on its floor (the floor's projection only takes
+/// energy: it moves a particle back up by at most the depth it fell into the floor within the step).
+#[test]
+fn soak_pbd_box() {
+    soak_pbd("box", phyxel::lessons::pbd::dropped_box(MASS));
+}
+
+/// The PBD lesson's default particle mass.
+const MASS: f64 = phyxel::lessons::pbd::param::MASS.default;
+
+fn soak_pbd(name: &str, mut system: phyxel::lessons::pbd::PbdSystem) {
     use glam::DVec2;
-    use phyxel::lessons::pbd::{cloth, param, Projection};
-    let mass = param::MASS.default;
+    use phyxel::lessons::pbd::{param, Projection};
     let dt = param::DT.default;
     let g = param::GRAVITY.default;
     let iterations = param::ITERATIONS.default as usize;
     let projection = Projection::Pbd {
         stiffness: param::STIFFNESS.default,
     };
-    let mut system = cloth(40, 30, 0.2, mass);
     let energy = |s: &phyxel::lessons::pbd::PbdSystem| -> f64 {
         s.positions
             .iter()
@@ -222,10 +240,10 @@ fn soak_pbd_cloth() {
         system.step(dt, iterations, DVec2::new(0.0, -g), projection);
         if n % 1000 == 0 {
             let e = energy(&system);
-            assert!(e.is_finite(), "after {n} steps: E = {e}");
+            assert!(e.is_finite(), "{name} after {n} steps: E = {e}");
             assert!(
                 e <= bound,
-                "after {n} steps: E = {e} J > {bound} J (E₀ = {e0})"
+                "{name} after {n} steps: E = {e} J > {bound} J (E₀ = {e0})"
             );
             assert!(system.positions.iter().all(|p| p.is_finite()));
         }

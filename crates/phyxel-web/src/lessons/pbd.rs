@@ -3,7 +3,7 @@
 use crate::check;
 use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
-use phyxel::lessons::pbd::{cloth, param, rope, soft_box, PbdSystem, Projection, PARAMETERS};
+use phyxel::lessons::pbd::{cloth, dropped_box, param, rope, PbdSystem, Projection, PARAMETERS};
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
 
@@ -36,15 +36,7 @@ impl PbdLesson {
                 rope(20, 0.25, mass),
                 View::equal_aspect(-5.5, 5.5, -5.8, 0.5),
             ),
-            "box" => {
-                let mut system = soft_box(8, 0.25, mass);
-                system
-                    .positions
-                    .iter_mut()
-                    .for_each(|p| *p += DVec2::new(-0.9, 1.0));
-                system.floor = Some(-3.0);
-                (system, View::equal_aspect(-3.5, 3.5, -3.2, 3.2))
-            }
+            "box" => (dropped_box(mass), View::equal_aspect(-3.5, 3.5, -3.2, 3.2)),
             other => {
                 return Err(JsError::new(&format!(
                     "unknown scene “{other}” (known: cloth, rope, box)"

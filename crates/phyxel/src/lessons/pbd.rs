@@ -230,6 +230,18 @@ pub fn soft_box(n: usize, spacing: f64, mass: f64) -> PbdSystem {
     PbdSystem::new(positions, mass, &pairs)
 }
 
+/// The lesson's "box" scene: an 8 × 8 [`soft_box`] of spacing 0.25 with its lower-left particle at
+/// (−0.9, 1), dropped on a floor at y = −3.
+pub fn dropped_box(mass: f64) -> PbdSystem {
+    let mut system = soft_box(8, 0.25, mass);
+    system
+        .positions
+        .iter_mut()
+        .for_each(|p| *p += DVec2::new(-0.9, 1.0));
+    system.floor = Some(-3.0);
+    system
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
