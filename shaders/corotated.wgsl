@@ -108,64 +108,18 @@ fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
     frames[k].precondition = preconditioner_block(k, block);
 }
 
-// F's principal Hencky strains ln σ_k and right singular vectors (columns of `axes`), from the
-// eigen-decomposition of FᵀF (`plasticity::hencky_strain`).
-struct Hencky {
-    strains: vec3<f32>,
-    axes: mat3x3<f32>,
-};
-
-fn hencky_strain(f: mat3x3<f32>) -> Hencky {
-    var a = transpose(f) * f;
-    let axes = symmetric_eigen(&a);
-    let squares = max(vec3<f32>(a[0].x, a[1].y, a[2].z), vec3<f32>(SMALLEST_SQUARED_STRETCH));
-    return Hencky(0.5 * log(squares), axes);
-}
-
-// ‖ln σ(F)‖: the norm of F's principal Hencky strains (`plasticity::plastic_stretch`; the same for F⁻¹).
-fn plastic_stretch(f: mat3x3<f32>) -> f32 {
-    return length(hencky_strain(f).strains);
-}
-
-// Squared singular values below SMALLEST_SQUARED_STRETCH (the prelude) are clamped before taking
-// logarithms.
-
 // The multiplicative plastic flow after a step (`Simulation::flow_multiplicative`,
 // `Plasticity::flow_multiplicative`; Zhou et al. 2013 §3.2 with Bargteil et al. 2007's flow rule): with
 // F_e = (I + ∇u) F_p⁻¹ = U diag(σ) Vᵀ and e = dev ln σ, if ‖e‖ > c_yield s_i the fraction
 // γ = min(c_creep Δt, 1) (‖e‖ − c_yield s_i)/‖e‖ of e flows (at most up to ‖ln σ(F_p)‖ = c_max):
-// F_p ← V diag(exp(γ e)) Vᵀ F_p, kept here as its inverse F_p⁻¹ ← F_p⁻¹ V diag(exp(−γ e)) Vᵀ.
+// F_p ← V diag(exp(γ e)) Vᵀ F_p, kept here as its inverse (plasticity.wgsl's `flow_multiplicative`).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn plastic_flow_multiplicative(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
     if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
-    let plastic_inverse = frames[i].plastic_inverse;
-    let elastic = elastic_deformation_gradient(i);
-    if (!(determinant(elastic) > 0.0)) {
-        return;
-    }
-    let split = hencky_strain(elastic);
-    let v = split.axes;
-    let hencky = split.strains;
-    let deviatoric = hencky - vec3<f32>((hencky.x + hencky.y + hencky.z) / 3.0);
-    let size = length(deviatoric);
     let yield_strain = params.yield_strain * phyxel[i].stiffness_scale;
-    if (size <= yield_strain) {
-        return;
-    }
-    let rate = min(params.creep * params.dt, 1.0) * (size - yield_strain) / size;
-    let capacity = max(params.max_strain - plastic_stretch(plastic_inverse), 0.0) / size;
-    let gamma = min(rate, capacity);
-    if (gamma <= 0.0) {
-        return;
-    }
-    let shrink = exp(-gamma * deviatoric);
-    let inverse_increment = v * mat3x3<f32>(
-        vec3<f32>(shrink.x, 0.0, 0.0),
-        vec3<f32>(0.0, shrink.y, 0.0),
-        vec3<f32>(0.0, 0.0, shrink.z),
-    ) * transpose(v);
-    frames[i].plastic_inverse = plastic_inverse * inverse_increment;
+    frames[i].plastic_inverse = flow_multiplicative(elastic_deformation_gradient(i), frames[i].plastic_inverse,
+        yield_strain);
 }

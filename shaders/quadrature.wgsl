@@ -27,15 +27,24 @@
 // gathers to f_i = −α A_s φ_i(x_s) ũ(x_s) (`HeldSurface::add_forces`, linear: the stiffness product is
 // the same), and the diagonal share is −α A_s φ_i² I (`HeldSurface::add_diagonal`).
 //
+// After the step, as `Simulation`'s post-step does at the points:
+//
+// * `soften` — `Quadrature::soften` (melting carried to the points, MKN04 §5.2): s_I = Σ_i φ_i(x_I) s_i
+//   from the particles' stiffness factors (heat.wgsl's), clamped to the range of the s_i it
+//   interpolates; λ_I, μ_I = s_I × the cold point's (`point_cold`);
+// * `point_plastic_flow` — `Simulation::flow_multiplicative` at the points: F_p,I flows by
+//   plasticity.wgsl's `flow_multiplicative` from F_e,I = F_I F_p,I⁻¹, with the yield strain softened as
+//   the point is (c_yield s_I, s_I = μ_I / μ_I,cold).
+//
 // Prepended: common.wgsl (`outer`), symmetric_eigen.wgsl, polar.wgsl, elasticity.wgsl (shared with the
-// nodal corotated.wgsl, as the CPU shares meshless/elasticity.rs), implicit_work.wgsl.
+// nodal corotated.wgsl, as the CPU shares meshless/elasticity.rs), plasticity.wgsl, implicit_work.wgsl.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
 // Point I's row: point_edge[point_start[I]..point_start[I + 1]], each ∇φ_i(x_I) with its particle i.
 @group(0) @binding(2) var<storage, read> point_start: array<u32>;
 @group(0) @binding(3) var<storage, read> point_edge: array<ShapeEdge>;
-@group(0) @binding(4) var<storage, read> point: array<IntegrationPoint>;
+@group(0) @binding(4) var<storage, read_write> point: array<IntegrationPoint>;
 @group(0) @binding(5) var<storage, read> phyxel: array<Phyxel>;
 @group(0) @binding(6) var<storage, read_write> point_frame: array<PointFrame>;
 // M_I per point (`point_stress`), or δM_I (`stiffness_product`).
@@ -48,6 +57,10 @@
 @group(0) @binding(11) var<storage, read_write> forces: array<vec4<f32>>;
 @group(0) @binding(12) var<storage, read> contact: array<vec4<f32>>;
 @group(0) @binding(13) var<storage, read_write> frames: array<Frame>;
+// φ_i(x_I) of each edge of the points' rows (0 on a held-surface point's row).
+@group(0) @binding(14) var<storage, read> point_value: array<f32>;
+// The cold λ_I, μ_I of each point (`Quadrature::lame`), which `soften` scales.
+@group(0) @binding(15) var<storage, read> point_cold: array<vec2<f32>>;
 
 // What a point's row sums: the displacements u, K's input Q, or CG's direction S (z + β p).
 const DISPLACEMENT: u32 = 0u;
@@ -163,4 +176,50 @@ fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
         }
     }
     frames[i].precondition = preconditioner_block(i, block);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn soften(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    if (k >= params.points || is_held(k)) {
+        return;
+    }
+    var sum = 0.0;
+    var low = 3.0e38;
+    var high = -3.0e38;
+    for (var e = point_start[k]; e < point_start[k + 1u]; e++) {
+        let s = phyxel[point_edge[e].index].stiffness_scale;
+        sum += point_value[e] * s;
+        low = min(low, s);
+        high = max(high, s);
+    }
+    var softening = 1.0;
+    if (low <= high) {
+        softening = clamp(sum, low, high);
+    }
+    point[k].lambda = softening * point_cold[k].x;
+    point[k].mu = softening * point_cold[k].y;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn point_plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
+    let k = id.x;
+    if (k >= params.points || is_held(k)) {
+        return;
+    }
+    let cold = point_cold[k].y;
+    var softening = 1.0;
+    if (cold > 0.0) {
+        softening = point[k].mu / cold;
+    }
+    // F_I = I + Σ_i u_i ∇φ_i(x_I)ᵀ (row_sum without its other inputs: this pass binds only what it uses).
+    var f = IDENTITY;
+    for (var e = point_start[k]; e < point_start[k + 1u]; e++) {
+        let edge = point_edge[e];
+        f += outer(displacement[edge.index].xyz, edge.gradient);
+    }
+    let plastic_inverse = point_frame[k].plastic_inverse;
+    let elastic = f * plastic_inverse;
+    point_frame[k].plastic_inverse = flow_multiplicative(elastic, plastic_inverse,
+        params.yield_strain * softening);
 }

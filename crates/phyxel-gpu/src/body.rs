@@ -31,33 +31,15 @@ pub fn largest_binding_bytes(phyxels: usize, implicit: bool) -> u64 {
     largest as u64
 }
 
-/// Why a plastic body with background quadrature stays on the CPU (at upload, and when plasticity is
-/// switched on later: [`crate::GpuSolver::set_plasticity`]).
-pub(crate) const NO_PLASTIC_FLOW_AT_POINTS: &str = "the GPU backend carries no plastic flow at \
-    integration points: a plastic body with background quadrature runs on the CPU";
-
-/// Why a melting body with background quadrature stays on the CPU (at upload, and when melting is
-/// switched on later: [`crate::GpuSolver::set_melting`]).
-pub(crate) const NO_SOFTENING_AT_POINTS: &str = "the GPU backend does not soften integration \
-    points: a melting body with background quadrature runs on the CPU";
-
 /// Refuse what the GPU backend does not mirror.
 fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
     let implicit = sim.corotated_implicit().is_some();
-    if sim.body.quadrature().is_some() {
-        if !implicit {
-            return Err(GpuError(
-                "the GPU backend steps a body with background quadrature with corotated implicit \
-                 Euler only (explicit GPU steps use MKN04's nodal model)"
-                    .into(),
-            ));
-        }
-        if sim.plasticity.is_some() {
-            return Err(GpuError(NO_PLASTIC_FLOW_AT_POINTS.into()));
-        }
-        if sim.melting.is_some() {
-            return Err(GpuError(NO_SOFTENING_AT_POINTS.into()));
-        }
+    if sim.body.quadrature().is_some() && !implicit {
+        return Err(GpuError(
+            "the GPU backend steps a body with background quadrature with corotated implicit \
+             Euler only (explicit GPU steps use MKN04's nodal model)"
+                .into(),
+        ));
     }
     if sim.surface_contact.is_some() && sim.surfaces.len() > 1 {
         return Err(GpuError(

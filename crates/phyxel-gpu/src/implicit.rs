@@ -109,6 +109,7 @@ impl ImplicitStep {
             source::POLAR,
             source::ELASTICITY,
             layout,
+            source::PLASTICITY,
             source::COROTATED,
         ];
         let cg_sources = [common, mls_weight, layout, source::CONJUGATE_GRADIENT];
@@ -331,13 +332,30 @@ impl ImplicitStep {
         );
     }
 
-    /// Queue the multiplicative plastic flow (after the step and the melting passes, as on the CPU).
-    /// Nothing for a body with background quadrature, whose plastic flow at the integration points
-    /// the device does not mirror (such a body is refused at the upload when plastic).
+    /// Queue the multiplicative plastic flow (after the step and the melting passes, as on the CPU):
+    /// at the phyxels, or at the integration points of a body with background quadrature.
     pub fn encode_plastic_flow(&self, compute: &mut wgpu::ComputePass) {
-        if self.quadrature.is_none() {
-            self.plastic_flow_multiplicative.dispatch(compute);
+        match &self.quadrature {
+            Some(q) => q.plastic_flow().dispatch(compute),
+            None => self.plastic_flow_multiplicative.dispatch(compute),
         }
+    }
+
+    /// Queue the softening of the integration points from the phyxels' stiffness factors (after the
+    /// melting passes, as `Quadrature::soften` follows `Melting::heat` on the CPU); nothing for the
+    /// nodal model, whose phyxels carry their own factors.
+    pub fn encode_softening(&self, compute: &mut wgpu::ComputePass) {
+        if let Some(q) = &self.quadrature {
+            q.soften().dispatch(compute);
+        }
+    }
+
+    /// The integration points' frames (R_I, F_p,I⁻¹) and how many integration points lead them (the
+    /// held surface's points follow), for reading F_p,I back; None for the nodal model.
+    pub fn point_frames(&self) -> Option<(wgpu::Buffer, u32)> {
+        self.quadrature
+            .as_ref()
+            .map(|q| (q.point_frame.clone(), q.integration_points))
     }
 
     /// Points of the background quadrature (integration and held-surface points; 0 for the nodal

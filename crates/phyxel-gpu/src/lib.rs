@@ -43,7 +43,8 @@
 //! | `implicit::velocity_change`: right-hand side, contacts, impulses, second solve | `implicit_begin`, `implicit_rhs`, `contact_impulses`, `cg_restart` |
 //! | `conjugate_gradient::solve` | `cg_start`, `cg_reduce_start`, `cg_drop_guess`, `cg_product`, `cg_reduce_curvature`, `cg_update`, `cg_reduce_direction`, `cg_direction`, `cg_finish` |
 //! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
-//! | `Simulation::flow_multiplicative` | `plastic_flow_multiplicative` |
+//! | `Simulation::flow_multiplicative` (`Plasticity::flow_multiplicative`, shared: `flow_multiplicative` of `plasticity.wgsl`) | `plastic_flow_multiplicative`; at the integration points `point_plastic_flow` (quadrature.wgsl) |
+//! | `Quadrature::soften` (after `Melting::heat`) | `soften` (quadrature.wgsl) |
 //!
 //! For the 3D view, when it shares the solver's device ([`GpuContext::shared`]), two more files in
 //! `shaders/render/` write what it draws straight from the solver's buffers, mirroring what the page

@@ -29,6 +29,11 @@ pub struct PointData {
     /// the point I, in the rows' order (the CPU's `ShapeFunctions::edges_into`, then the held points).
     pub reverse_start: Vec<u32>,
     pub reverse: Vec<ShapeEdge>,
+    /// φ_i(x_I) of each row edge (0 on a held-surface point's row): what `soften` interpolates with.
+    pub values: Vec<f32>,
+    /// The cold λ_I, μ_I of each point (`Quadrature::lame`; 0 at a held-surface point), which `soften`
+    /// scales by s_I.
+    pub cold: Vec<[f32; 2]>,
 }
 
 impl PointData {
@@ -50,6 +55,12 @@ impl PointData {
             })
             .collect();
         let mut frames: Vec<PointFrame> = q.plastic_deformation.iter().map(|f| frame(*f)).collect();
+        let mut values: Vec<f32> = shape.value.iter().map(|&v| v as f32).collect();
+        let mut cold: Vec<[f32; 2]> = q
+            .lame
+            .iter()
+            .map(|l| [l.lambda as f32, l.mu as f32])
+            .collect();
         let mut start = shape.start.clone();
         let mut rows: Vec<ShapeEdge> = shape
             .particle
@@ -68,11 +79,13 @@ impl PointData {
                     ..IntegrationPoint::default()
                 });
                 frames.push(frame(DMat3::IDENTITY));
+                cold.push([0.0; 2]);
                 for e in held.start[s] as usize..held.start[s + 1] as usize {
                     rows.push(ShapeEdge {
                         gradient: [held.value[e] as f32, 0.0, 0.0],
                         index: held.particle[e],
                     });
+                    values.push(0.0);
                 }
                 start.push(rows.len() as u32);
             }
@@ -105,6 +118,8 @@ impl PointData {
             rows,
             reverse_start,
             reverse,
+            values,
+            cold,
         }
     }
 
@@ -155,6 +170,12 @@ pub fn quadrature_binding_bytes(q: &Quadrature) -> u64 {
 pub struct QuadratureStep {
     /// Integration points and held-surface points.
     pub points: u32,
+    /// Integration points alone (they come first).
+    pub integration_points: u32,
+    /// The points' frames (R_I, F_p,I⁻¹), for reading F_p back.
+    pub point_frame: wgpu::Buffer,
+    soften: Pass,
+    point_plastic_flow: Pass,
     point_stress: Pass,
     gather: Pass,
     stiffness_product: Pass,
@@ -203,11 +224,14 @@ impl QuadratureStep {
         );
         let particle_edge = storage("particle edges", bytemuck::cast_slice(&data.reverse));
         let point_force = zeroed(device, "point force matrices", points as usize * 48);
+        let point_value = storage("point shape values", bytemuck::cast_slice(&data.values));
+        let point_cold = storage("cold point Lamé", bytemuck::cast_slice(&data.cold));
         let sources = [
             source::COMMON,
             source::SYMMETRIC_EIGEN,
             source::POLAR,
             source::ELASTICITY,
+            source::PLASTICITY,
             source::IMPLICIT_WORK,
             source::QUADRATURE,
         ];
@@ -263,6 +287,32 @@ impl QuadratureStep {
         );
         Ok(Self {
             points,
+            integration_points: q.len() as u32,
+            soften: pass(
+                "soften",
+                &[
+                    (2, &point_start),
+                    (3, &point_edge),
+                    (4, &point),
+                    (5, &b.phyxel),
+                    (14, &point_value),
+                    (15, &point_cold),
+                ],
+                per_point,
+            ),
+            point_plastic_flow: pass(
+                "point_plastic_flow",
+                &[
+                    (1, &b.displacement),
+                    (2, &point_start),
+                    (3, &point_edge),
+                    (4, &point),
+                    (6, &point_frame),
+                    (15, &point_cold),
+                ],
+                per_point,
+            ),
+            point_frame: point_frame.clone(),
             point_stress: pass("point_stress", &rows, per_point),
             gather: pass("gather", &gather, per_particle),
             stiffness_product: pass("stiffness_product", &rows, per_point),
@@ -298,6 +348,16 @@ impl QuadratureStep {
     /// The block-Jacobi preconditioner blocks.
     pub fn diagonal(&self) -> [&Pass; 1] {
         [&self.stiffness_diagonal]
+    }
+
+    /// The points' λ_I, μ_I softened from the particles' stiffness factors (after the melting passes).
+    pub fn soften(&self) -> &Pass {
+        &self.soften
+    }
+
+    /// The multiplicative plastic flow at the integration points (after the step and the melting).
+    pub fn plastic_flow(&self) -> &Pass {
+        &self.point_plastic_flow
     }
 
     /// A CG iteration's product K S p, A p and the partial sums of p·Ap (cg_product's place).

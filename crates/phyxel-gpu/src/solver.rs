@@ -5,7 +5,7 @@
 //! submission per call, without waiting for the device; it times each pass of an explicit step
 //! ([`GpuSolver::profile_step`]) and reads the state back ([`crate::state`]).
 
-use crate::body::{BodyBuffers, NO_PLASTIC_FLOW_AT_POINTS, NO_SOFTENING_AT_POINTS};
+use crate::body::BodyBuffers;
 use crate::context::{GpuContext, GpuError};
 use crate::edge_windows::EdgeWindowPlan;
 use crate::explicit::ExplicitStep;
@@ -50,8 +50,6 @@ pub struct GpuSolver {
     rest_shape_followers: Vec<Pass>,
     /// Submissions of steps the device has not finished yet.
     in_flight: Arc<AtomicUsize>,
-    /// Whether the body is integrated by background quadrature (no plastic flow on the device then).
-    quadrature: bool,
 }
 
 /// [`GpuSolver::step`] queues nothing while this many submissions are unfinished: a page that asks for
@@ -124,11 +122,10 @@ impl GpuSolver {
             reference_update_strain: sim.reference_update_strain,
             rest_shape_followers: Vec::new(),
             in_flight: Arc::new(AtomicUsize::new(0)),
-            quadrature: sim.body.quadrature().is_some(),
         };
         solver.set_drag(sim.drag);
-        solver.set_melting(sim.melting)?;
-        solver.set_plasticity(sim.plasticity)?;
+        solver.set_melting(sim.melting);
+        solver.set_plasticity(sim.plasticity);
         Ok(solver)
     }
 
@@ -202,12 +199,9 @@ impl GpuSolver {
         }
     }
 
-    /// Plastic flow with these parameters, or (None) a purely elastic material. Refused for a body
-    /// integrated by background quadrature (the device carries no plastic state at its points).
-    pub fn set_plasticity(&mut self, plasticity: Option<Plasticity>) -> Result<(), GpuError> {
-        if self.quadrature && plasticity.is_some() {
-            return Err(GpuError(NO_PLASTIC_FLOW_AT_POINTS.into()));
-        }
+    /// Plastic flow with these parameters (at the phyxels, or at the integration points of a body with
+    /// background quadrature), or (None) a purely elastic material.
+    pub fn set_plasticity(&mut self, plasticity: Option<Plasticity>) {
         let p = plasticity.unwrap_or(Plasticity {
             yield_strain: 0.0,
             creep: 0.0,
@@ -217,15 +211,11 @@ impl GpuSolver {
         self.params.creep = p.creep as f32;
         self.params.max_strain = p.max_strain as f32;
         self.params.plastic = u32::from(plasticity.is_some());
-        Ok(())
     }
 
-    /// Heat and soften (`Melting`), or (None) keep temperatures and stiffness as they are. Refused
-    /// for a body integrated by background quadrature (the device does not soften its points).
-    pub fn set_melting(&mut self, melting: Option<Melting>) -> Result<(), GpuError> {
-        if self.quadrature && melting.is_some() {
-            return Err(GpuError(NO_SOFTENING_AT_POINTS.into()));
-        }
+    /// Heat and soften (`Melting`; a body with background quadrature softens its integration points
+    /// from its phyxels), or (None) keep temperatures and stiffness as they are.
+    pub fn set_melting(&mut self, melting: Option<Melting>) {
         self.params.melts = u32::from(melting.is_some());
         if let Some(m) = melting {
             let source = m.heat_source;
@@ -236,7 +226,6 @@ impl GpuSolver {
             self.params.melting_point = m.melting_point as f32;
             self.params.molten_stiffness = m.molten_stiffness as f32;
         }
-        Ok(())
     }
 
     fn melts(&self) -> bool {
@@ -294,6 +283,9 @@ impl GpuSolver {
                 if melts {
                     for pass in &self.heat {
                         pass.dispatch(&mut compute);
+                    }
+                    if let Step::Implicit(implicit) = &self.step {
+                        implicit.encode_softening(&mut compute);
                     }
                 }
                 if plastic {

@@ -1,12 +1,13 @@
 //! The state read back from the device: [`GpuState`] (displacements, velocities, temperatures, plastic
-//! strains, the rest shape, the status flags and the implicit step's CG statistics) and the
+//! strains, the rest shape, the status flags, the implicit step's CG statistics and F_p at the phyxels
+//! or the integration points) and the
 //! neighbourhoods as the device holds them, each as a future that owns what it needs — handles to the
 //! device, queue and buffers — so that the solver can go on stepping while it is pending.
 
 use crate::body::BodyBuffers;
 use crate::context::{GpuContext, GpuError};
 use crate::implicit::{next_budget, solve_stats, ImplicitStep};
-use crate::layout::{from_mat3, ImplicitFrame};
+use crate::layout::{from_mat3, ImplicitFrame, PointFrame};
 use crate::neighbours::from_reverse_owners;
 use crate::passes::zeroed;
 use crate::readback::{read_buffer, read_u32s};
@@ -36,6 +37,8 @@ pub struct GpuState {
     pub last_solve: Option<SolveStats>,
     /// The corotated model's plastic deformations F_p (implicit steps only).
     pub plastic_deformation: Option<Vec<DMat3>>,
+    /// F_p,I of the integration points of a body with background quadrature (implicit steps only).
+    pub point_plastic_deformation: Option<Vec<DMat3>>,
     /// The rest shape x̄ (moved by the reference updates).
     pub reference: Vec<DVec3>,
     /// Reference updates the device has made since the upload.
@@ -88,6 +91,7 @@ pub fn read_state(
             implicit.settings.max_iterations,
         )
     });
+    let point_frames = implicit.and_then(|implicit| implicit.point_frames());
     let frames_bytes = u64::from(b.phyxels) * size_of::<ImplicitFrame>() as u64;
     async move {
         let mut raw = Vec::with_capacity(buffers.len());
@@ -120,6 +124,20 @@ pub fn read_state(
             }
             None => (None, None),
         };
+        let point_plastic_deformation = match &point_frames {
+            Some((buffer, count)) => {
+                let bytes = u64::from(*count) * size_of::<PointFrame>() as u64;
+                let frames = read_buffer(&device, &queue, buffer, bytes)
+                    .await
+                    .map_err(GpuError)?;
+                let plastic = bytemuck::cast_slice::<u8, PointFrame>(&frames)
+                    .iter()
+                    .map(|frame| from_mat3(bytemuck::cast_slice(&frame.plastic_inverse)).inverse())
+                    .collect();
+                Some(plastic)
+            }
+            None => None,
+        };
         let [displacement, velocity, temperature, plastic, status, reference] =
             <[Vec<u8>; 6]>::try_from(raw).expect("six buffers read");
         let status: Vec<u32> = bytemuck::pod_collect_to_vec(&status);
@@ -140,6 +158,7 @@ pub fn read_state(
             blown_up: slot(status::BLOWN_UP) != 0,
             last_solve,
             plastic_deformation,
+            point_plastic_deformation,
             reference: vectors(&reference),
             reference_updates: slot(status::REFERENCE_UPDATES),
             neighbour_overflow: (overflow != 0).then_some(overflow),

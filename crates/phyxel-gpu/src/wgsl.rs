@@ -97,6 +97,7 @@ pub mod source {
     pub const HEAT: &str = include_str!("../../../shaders/heat.wgsl");
     pub const PLASTIC_FLOW: &str = include_str!("../../../shaders/plastic_flow.wgsl");
     pub const REFERENCE_UPDATE: &str = include_str!("../../../shaders/reference_update.wgsl");
+    pub const PLASTICITY: &str = include_str!("../../../shaders/plasticity.wgsl");
     pub const COROTATED: &str = include_str!("../../../shaders/corotated.wgsl");
     pub const QUADRATURE: &str = include_str!("../../../shaders/quadrature.wgsl");
     pub const CONJUGATE_GRADIENT: &str = include_str!("../../../shaders/conjugate_gradient.wgsl");
@@ -131,6 +132,7 @@ pub mod source {
         HEAT,
         PLASTIC_FLOW,
         REFERENCE_UPDATE,
+        PLASTICITY,
         COROTATED,
         QUADRATURE,
         CONJUGATE_GRADIENT,

@@ -3,7 +3,7 @@
 //! is slow, and correctness is the point. (The browser's twin of this file is tests/browser.rs.)
 #![cfg(not(target_arch = "wasm32"))]
 
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 use phyxel::lessons::explicit_implicit::Beam;
 use phyxel::meshless::body::{Body, SupportRadius};
 use phyxel::meshless::implicit::{CorotatedImplicit, Rayleigh, SolveStats};
@@ -393,7 +393,7 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
         refused.to_string().contains("no contact between objects"),
         "{refused}"
     );
-    // A body with background quadrature steps implicitly only, and elastically.
+    // A body with background quadrature steps implicitly only.
     let mut explicit = quadrature_cube();
     explicit.set_corotated_implicit(None);
     let refused = GpuSolver::new(&gpu, &explicit).err().unwrap();
@@ -403,47 +403,6 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
             .contains("background quadrature with corotated implicit"),
         "{refused}"
     );
-    let mut plastic = quadrature_cube();
-    plastic.plasticity = Some(phyxel::meshless::plasticity::Plasticity {
-        yield_strain: 0.01,
-        creep: 100.0,
-        max_strain: 0.5,
-    });
-    let refused = GpuSolver::new(&gpu, &plastic).err().unwrap();
-    assert!(
-        refused
-            .to_string()
-            .contains("no plastic flow at integration points"),
-        "{refused}"
-    );
-    // ... nor when plasticity is switched on after the upload.
-    let mut elastic = GpuSolver::new(&gpu, &quadrature_cube()).unwrap();
-    let refused = elastic.set_plasticity(plastic.plasticity).err().unwrap();
-    assert!(
-        refused
-            .to_string()
-            .contains("no plastic flow at integration points"),
-        "{refused}"
-    );
-    elastic.set_plasticity(None).unwrap();
-    // Melting likewise: the device would heat the phyxels but leave the points' stiffness cold.
-    let mut melting = quadrature_cube();
-    melting.melting = Some(phyxel::meshless::melting::Melting::default());
-    let refused = GpuSolver::new(&gpu, &melting).err().unwrap();
-    assert!(
-        refused
-            .to_string()
-            .contains("does not soften integration points"),
-        "{refused}"
-    );
-    let refused = elastic.set_melting(melting.melting).err().unwrap();
-    assert!(
-        refused
-            .to_string()
-            .contains("does not soften integration points"),
-        "{refused}"
-    );
-    elastic.set_melting(None).unwrap();
 }
 
 #[test]
@@ -676,6 +635,80 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_cube_landing_on_the_ground()
         1e-4 * size
     );
     assert!(gpu_solve.converged, "{gpu_solve:?}");
+}
+
+#[test]
+fn gpu_and_cpu_plastic_flow_at_integration_points_agree() {
+    // The sheared cube yields at once (c_yield 0.01 below its 0.05 shear, c_creep Δt ≥ 1: perfect
+    // plasticity) and keeps flowing as it lands: F_p,I at every point, on both, read back.
+    let mut sim = quadrature_cube();
+    sim.plasticity = Some(phyxel::meshless::plasticity::Plasticity {
+        yield_strain: 0.01,
+        creep: 100.0,
+        max_strain: 0.5,
+    });
+    let gpu = gpu();
+    let mut cpu = sim;
+    cpu.set_corotated_implicit(Some(tight_cg()));
+    let mut solver = GpuSolver::new(&gpu, &cpu).expect("a plastic quadrature body on the device");
+    let dt = 1.0 / 60.0;
+    for _ in 0..60 {
+        cpu.step(dt).unwrap();
+    }
+    assert!(solver.step(&gpu, dt, 60), "the device took the steps");
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    assert!(!state.blown_up);
+    let gap = worst_gap(&cpu.body.displacement, &state.displacement);
+    let q = cpu.body.quadrature().unwrap();
+    let points = state
+        .point_plastic_deformation
+        .expect("the points' F_p read back");
+    assert_eq!(points.len(), q.len());
+    let (mut worst, mut largest) = (0.0f64, 0.0f64);
+    for (cpu_fp, gpu_fp) in q.plastic_deformation.iter().zip(&points) {
+        worst = worst.max(
+            (*cpu_fp - *gpu_fp)
+                .to_cols_array()
+                .iter()
+                .map(|d| d.abs())
+                .fold(0.0, f64::max),
+        );
+        largest = largest.max(
+            (*cpu_fp - DMat3::IDENTITY)
+                .to_cols_array()
+                .iter()
+                .map(|d| d.abs())
+                .fold(0.0, f64::max),
+        );
+    }
+    eprintln!(
+        "plastic quadrature cube, 60 implicit steps: positions GPU vs CPU {gap:.2e} m; F_p,I differ by \
+         {worst:.2e} at most, flowed up to {largest:.3} from I"
+    );
+    assert!(largest > 0.01, "the points flowed ({largest})");
+    assert!(gap <= 1e-4 * 0.4, "positions differ by {gap} m");
+    assert!(worst <= 1e-3 * largest.max(1.0), "F_p,I differ by {worst}");
+}
+
+#[test]
+fn gpu_and_cpu_melting_at_integration_points_agree() {
+    // A heat source at the cube's centre softens its phyxels; each point interpolates their factors
+    // (s_I = Σ φ_i s_i, clamped), its λ_I, μ_I follow, and the softened cube sags alike on both.
+    let mut cpu = quadrature_cube();
+    cpu.melting = Some(phyxel::meshless::melting::Melting {
+        heat_source: Some(phyxel::meshless::melting::HeatSource {
+            position: DVec3::new(0.2, 0.5, 0.2),
+            radius: 0.3,
+            rate: 3000.0,
+        }),
+        ..phyxel::meshless::melting::Melting::default()
+    });
+    let (gap, cpu, _, _) = quadrature_gap(cpu, 120);
+    let q = cpu.body.quadrature().unwrap();
+    let softest = q.softening.iter().cloned().fold(1.0, f64::min);
+    eprintln!("melting quadrature cube, 120 implicit steps: GPU vs CPU {gap:.2e} m; softest point s_I = {softest:.3}");
+    assert!(softest < 0.5, "the points softened ({softest})");
+    assert!(gap <= 1e-4 * 0.4, "positions differ by {gap} m");
 }
 
 #[test]

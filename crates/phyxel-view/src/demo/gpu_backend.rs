@@ -2,6 +2,7 @@
 //! Steps are queued on the device, the state comes back asynchronously a few times per second
 //! ([`apply_state`]).
 
+use phyxel::meshless::body::Integration;
 use phyxel::meshless::implicit::SolveStats;
 use phyxel::meshless::melting::{AMBIENT_TEMPERATURE, MELTING_POINT};
 use phyxel::meshless::simulation::Elasticity;
@@ -64,12 +65,8 @@ impl Accelerator for GpuBackend {
             self.updates_at_upload = sim.reference_updates;
         }
         self.solver.set_drag(sim.drag);
-        self.solver
-            .set_melting(sim.melting)
-            .map_err(|refusal| format!("{refusal}; continuing on the CPU"))?;
-        self.solver
-            .set_plasticity(sim.plasticity)
-            .map_err(|refusal| format!("{refusal}; continuing on the CPU"))?;
+        self.solver.set_melting(sim.melting);
+        self.solver.set_plasticity(sim.plasticity);
         // False while the device is still busy with earlier steps: simulated time waits for it.
         Ok(self.solver.step(&self.context, dt, steps))
     }
@@ -201,6 +198,11 @@ pub fn apply_state(demo: &mut GpuDemo, state: Result<GpuState, GpuError>) -> Res
     body.plastic_strain = state.plastic_strain;
     if let Some(plastic) = state.plastic_deformation {
         body.plastic_deformation = plastic;
+    }
+    if let (Some(plastic), Integration::Quadrature(q)) =
+        (state.point_plastic_deformation, &mut body.integration)
+    {
+        q.plastic_deformation = plastic;
     }
     if let Some(melting) = sim.melting {
         body.stiffness_scale = melting.stiffness_scales(&body.temperature);

@@ -66,15 +66,19 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
     assert!(demo.step(1.0 / 60.0, 1.0).unwrap());
     assert_eq!(demo.backend(), "gpu");
     assert_eq!(demo.take_notice(), None);
-    // ... but not at Gauss points: a plastic body integrated by quadrature steps on the CPU, and
-    // the demo says why.
+    // ... and at the Gauss points: a plastic body integrated by quadrature stays on the device, its
+    // points' F_p coming back with the state.
     demo.set_implicit_model("quadrature").unwrap();
     assert!(demo.step(1.0 / 60.0, 1.0).unwrap());
-    assert_eq!(demo.backend(), "cpu");
-    let notice = demo.take_notice().unwrap();
-    assert!(
-        notice.contains("no plastic flow at integration points"),
-        "{notice}"
+    assert_eq!(demo.backend(), "gpu");
+    assert_eq!(demo.take_notice(), None);
+    let read = pollster::block_on(demo.gpu_state().unwrap()).unwrap();
+    let points = read.point_plastic_deformation.clone();
+    demo.apply_gpu_state(Ok(read)).unwrap();
+    assert_eq!(
+        Some(&demo.demo.sim.body.quadrature().unwrap().plastic_deformation),
+        points.as_ref(),
+        "F_p at the points"
     );
 }
 

@@ -43,8 +43,8 @@ pub enum Integration {
     Nodal(NodalVolume),
     /// At the Gauss points of a background grid cropped to the shape (Brunet et al. 2019 §3.3); the
     /// phyxels carry the degrees of freedom, their masses are the lumped ρ ∫ φ_i. Always corotated;
-    /// multiplicative plasticity lives at the points; melting's softening (a per-phyxel stiffness
-    /// scale) does not reach the points yet.
+    /// multiplicative plasticity lives at the points, and melting softens them from the phyxels'
+    /// stiffness factors (`Quadrature::soften`).
     Quadrature(Box<Quadrature>),
 }
 
