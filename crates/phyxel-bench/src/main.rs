@@ -1,5 +1,6 @@
 //! `cargo run --release -p phyxel-bench -- cube --n 20 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S] [--backend cpu|gpu]`
+//! `cargo run --release -p phyxel-bench -- cracks [--steps S]` (the cracks lesson's plate: [`cracks`])
 //! (`--window-bytes B` with `--backend gpu`: bind the rows and reverse lists in windows of B bytes, to
 //! measure what windowed passes cost on a body that fits one binding.)
 //!
@@ -21,6 +22,8 @@
 //! Where to start reading: `main` parses the options and picks `run` (the CPU cube), `run_gpu` or
 //! `run_implicit`; each fills a report that is printed as JSON. Measured numbers, with their machines
 //! and dates, are in docs/benchmarks.md.
+
+mod cracks;
 
 use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
@@ -80,6 +83,8 @@ struct GpuPassTime {
 
 struct Options {
     implicit: bool,
+    /// The cracks lesson's plate ([`cracks`]).
+    cracks: bool,
     n: usize,
     threads: usize,
     steps: usize,
@@ -141,6 +146,7 @@ struct ImplicitReport {
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         implicit: false,
+        cracks: false,
         n: 20,
         threads: rayon::current_num_threads(),
         steps: 100,
@@ -155,7 +161,15 @@ fn parse(args: &[String]) -> Result<Options, String> {
             options.implicit = true;
             options.n = 10;
         }
-        Some(other) => return Err(format!("unknown scene {other:?} (known: cube, implicit)")),
+        Some("cracks") => {
+            options.cracks = true;
+            options.steps = 4000;
+        }
+        Some(other) => {
+            return Err(format!(
+                "unknown scene {other:?} (known: cube, implicit, cracks)"
+            ))
+        }
     }
     while let Some(flag) = it.next() {
         let value = it.next().ok_or(format!("{flag} needs a value"))?;
@@ -232,7 +246,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]");
             std::process::exit(2);
         }
     };
@@ -243,6 +257,11 @@ fn main() {
     if options.quadrature && (!options.implicit || options.gpu) {
         eprintln!("phyxel-bench: --integration quadrature runs the implicit scene on the CPU only");
         std::process::exit(2);
+    }
+    if options.cracks {
+        let report = cracks::run(options.steps);
+        println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
+        return;
     }
     if options.implicit {
         let reports: Vec<ImplicitReport> = pool.install(|| {

@@ -77,6 +77,31 @@ pub fn notched_plate(material: Material, criterion: Criterion, pull: f64) -> Sol
     let y = 0.5 * width;
     let notch = Crack::segment(DVec2::new(-a, y), DVec2::new(0.25 * width, y), false, true);
     let mut solid = Solid::lattice(n, n, a, SUPPORT_RATIO, material, criterion, vec![notch]);
+    grip(&mut solid, pull);
+    solid
+}
+
+/// The same plate with no notch and fracture off: the elastic body [`notched_plate`] cracks, for
+/// measuring what cracking costs (`phyxel-bench cracks`).
+pub fn uncut_plate(material: Material, criterion: Criterion, pull: f64) -> Solid {
+    let n = PLATE_PARTICLES;
+    let mut solid = Solid::lattice(
+        n,
+        n,
+        PLATE_SPACING,
+        SUPPORT_RATIO,
+        material,
+        criterion,
+        Vec::new(),
+    );
+    grip(&mut solid, pull);
+    solid.fracture = false;
+    solid
+}
+
+/// Hold the plate's top and bottom [`HELD_ROWS`] and pull them apart at `pull` m/s each.
+fn grip(solid: &mut Solid, pull: f64) {
+    let n = PLATE_PARTICLES;
     for i in 0..solid.len() {
         let row = i / n;
         if row < HELD_ROWS || row >= n - HELD_ROWS {
@@ -84,5 +109,4 @@ pub fn notched_plate(material: Material, criterion: Criterion, pull: f64) -> Sol
             solid.held_velocity[i] = DVec2::new(0.0, if row < HELD_ROWS { -pull } else { pull });
         }
     }
-    solid
 }
