@@ -78,8 +78,16 @@ pub struct SurfaceContact {
     /// The reach r = `reach` × the smallest support radius: a vertex at most this deep inside
     /// another surface is found (deeper ones are not seen).
     pub reach: f64,
-    /// Gauss–Seidel sweeps over the contacts, for the impulses and for the projection.
+    /// Gauss–Seidel sweeps over the contacts, for the impulses and for the projection (and for
+    /// the friction of the implicit step).
     pub iterations: usize,
+    /// Implicit steps only: vertices up to `margin` × the smallest support radius *outside* another
+    /// surface at the predicted positions are candidates too (speculative contacts), so that what
+    /// the solve itself brings into contact is caught in the same step. At most `reach`.
+    pub margin: f64,
+    /// Implicit steps only: κ = Δt² k w, the contact's penalty stiffness k over its inertia per
+    /// step (w = Σ c_j²/m_j): a lone contact keeps 1/(1 + κ) of its predicted depth.
+    pub stiffness: f64,
 }
 
 impl Default for SurfaceContact {
@@ -87,6 +95,8 @@ impl Default for SurfaceContact {
         Self {
             reach: 1.0,
             iterations: 8,
+            margin: 0.25,
+            stiffness: 100.0,
         }
     }
 }
@@ -104,17 +114,20 @@ pub struct ContactReport {
     pub impulse: Vec<DVec3>,
 }
 
-/// One vertex of one surface inside another.
+/// One vertex of one surface inside (or, for the implicit step, near) another.
 #[derive(Clone, Debug)]
-struct Contact {
+pub struct Contact {
     /// (surface, vertex) and (surface, triangle).
-    vertex: (usize, usize),
-    triangle: (usize, usize),
-    normal: DVec3,
-    depth: f64,
-    /// (phyxel, c_j, 1/m_j), each phyxel once.
-    row: Vec<(usize, f64, f64)>,
-    inverse_mass: f64,
+    pub vertex: (usize, usize),
+    pub triangle: (usize, usize),
+    /// n: out of the triangle's surface, along which the vertex leaves it.
+    pub normal: DVec3,
+    /// d = −n · Σ_j c_j x_j: how deep the vertex lies inside (negative: how far outside).
+    pub depth: f64,
+    /// (phyxel, c_j, 1/m_j), each phyxel once; 1/m_j = 0 for a fixed phyxel.
+    pub row: Vec<(usize, f64, f64)>,
+    /// w = Σ_j c_j² / m_j.
+    pub inverse_mass: f64,
 }
 
 /// Find the contacts between the surfaces of `body` and resolve them in place (velocities, then
@@ -130,45 +143,7 @@ pub fn resolve(
         impulse: vec![DVec3::ZERO; surfaces.len()],
         ..ContactReport::default()
     };
-    if surfaces.len() < 2 || body.is_empty() {
-        return report;
-    }
-    let smallest_h = body
-        .support_radius
-        .iter()
-        .cloned()
-        .fold(f64::INFINITY, f64::min);
-    let reach = settings.reach * smallest_h;
-    // Broad phase on the phyxels, before any vertex is moved: a vertex lies within h of the phyxels
-    // it follows at rest, and within ‖F‖ h deformed; 2 h_max + r covers stretches up to 2.
-    let largest_h = body.support_radius.iter().cloned().fold(0.0, f64::max);
-    let positions = |j: &u32| body.reference[*j as usize] + body.displacement[*j as usize];
-    let around: Vec<(DVec3, DVec3)> = surfaces
-        .iter()
-        .map(|s| {
-            let (lo, hi) = bounding_box_of(s.followed_phyxels().iter().map(positions));
-            (lo - 2.0 * largest_h, hi + 2.0 * largest_h)
-        })
-        .collect();
-    let near: Vec<bool> = (0..surfaces.len())
-        .map(|k| (0..surfaces.len()).any(|l| l != k && overlap(around[k], around[l], reach)))
-        .collect();
-    if !near.contains(&true) {
-        return report;
-    }
-    let gradients = body.displacement_gradients();
-    let deformed: Vec<Vec<DVec3>> = surfaces
-        .iter()
-        .zip(&near)
-        .map(|(s, &near)| {
-            if near {
-                s.deformed_vertices(body, &gradients)
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    let contacts = find_contacts(surfaces, &deformed, reach, body, fixed);
+    let contacts = find(body, surfaces, fixed, settings.reach, 0.0);
     if contacts.is_empty() {
         return report;
     }
@@ -228,11 +203,130 @@ pub fn resolve(
     report
 }
 
+/// Coulomb friction after an implicit step's solve (which gave each contact its normal impulse
+/// λ_k ≥ 0): Gauss–Seidel sweeps over the contacts remove the tangential relative velocity
+/// (I − n nᵀ) Σ_j c_j v_j by an accumulated tangential impulse held within μ λ_k, as [`resolve`]
+/// does — dissipative, and keeping Σ m v since Σ_j c_j = 0. Returns each contact's tangential
+/// impulse.
+pub fn friction_impulses(
+    contacts: &[Contact],
+    normal_impulse: &[f64],
+    velocity: &mut [DVec3],
+    friction: f64,
+    iterations: usize,
+) -> Vec<DVec3> {
+    let mut tangential_impulse = vec![DVec3::ZERO; contacts.len()];
+    if friction <= 0.0 {
+        return tangential_impulse;
+    }
+    for _ in 0..iterations.max(1) {
+        for (k, c) in contacts.iter().enumerate() {
+            let limit = friction * normal_impulse[k].max(0.0);
+            if limit <= 0.0 {
+                continue;
+            }
+            let relative: DVec3 = c.row.iter().map(|&(j, cj, _)| cj * velocity[j]).sum();
+            let tangential = relative - relative.dot(c.normal) * c.normal;
+            let wanted = tangential_impulse[k] - tangential / c.inverse_mass;
+            let clamped = wanted.clamp_length_max(limit);
+            let delta = clamped - tangential_impulse[k];
+            tangential_impulse[k] = clamped;
+            for &(j, cj, inverse) in &c.row {
+                velocity[j] += cj * inverse * delta;
+            }
+        }
+    }
+    tangential_impulse
+}
+
+impl ContactReport {
+    /// The report of an implicit step's contacts: those that received a normal impulse are counted,
+    /// (a pull, λ < 0, too: see [`super::implicit::VelocityChange::surface_impulses`])
+    /// `deepest` is the largest of their depths `after` the step, and each surface's impulse sums
+    /// λ n + t (vertex side) and −(λ n + t) (triangle side).
+    pub fn of(
+        surfaces: usize,
+        contacts: &[Contact],
+        normal_impulse: &[f64],
+        tangential_impulse: &[DVec3],
+        after: &[f64],
+    ) -> Self {
+        let mut report = ContactReport {
+            impulse: vec![DVec3::ZERO; surfaces],
+            ..ContactReport::default()
+        };
+        for (k, c) in contacts.iter().enumerate() {
+            if normal_impulse[k] == 0.0 {
+                continue;
+            }
+            report.contacts += 1;
+            report.deepest = report.deepest.max(after[k]);
+            let delta = normal_impulse[k] * c.normal + tangential_impulse[k];
+            report.impulse[c.vertex.0] += delta;
+            report.impulse[c.triangle.0] -= delta;
+        }
+        report
+    }
+}
+
+/// The vertices of each surface inside another surface of `body` (at its current displacements) by
+/// at most `reach` × the smallest support radius, and — with `margin` > 0 — those outside it by at
+/// most `margin` × that radius (`depth` < 0), each with its row c_j. `fixed` phyxels get 1/m = 0.
+pub fn find(
+    body: &Body,
+    surfaces: &[EmbeddedSurface],
+    fixed: &[bool],
+    reach: f64,
+    margin: f64,
+) -> Vec<Contact> {
+    if surfaces.len() < 2 || body.is_empty() {
+        return Vec::new();
+    }
+    let smallest_h = body
+        .support_radius
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min);
+    let reach = reach * smallest_h;
+    let margin = (margin * smallest_h).clamp(0.0, reach);
+    // Broad phase on the phyxels, before any vertex is moved: a vertex lies within h of the phyxels
+    // it follows at rest, and within ‖F‖ h deformed; 2 h_max + r covers stretches up to 2.
+    let largest_h = body.support_radius.iter().cloned().fold(0.0, f64::max);
+    let positions = |j: &u32| body.reference[*j as usize] + body.displacement[*j as usize];
+    let around: Vec<(DVec3, DVec3)> = surfaces
+        .iter()
+        .map(|s| {
+            let (lo, hi) = bounding_box_of(s.followed_phyxels().iter().map(positions));
+            (lo - 2.0 * largest_h, hi + 2.0 * largest_h)
+        })
+        .collect();
+    let near: Vec<bool> = (0..surfaces.len())
+        .map(|k| (0..surfaces.len()).any(|l| l != k && overlap(around[k], around[l], reach)))
+        .collect();
+    if !near.contains(&true) {
+        return Vec::new();
+    }
+    let gradients = body.displacement_gradients();
+    let deformed: Vec<Vec<DVec3>> = surfaces
+        .iter()
+        .zip(&near)
+        .map(|(s, &near)| {
+            if near {
+                s.deformed_vertices(body, &gradients)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    find_contacts(surfaces, &deformed, reach, margin, body, fixed)
+}
+
 /// The contacts of every vertex of every surface with every other surface.
 fn find_contacts(
     surfaces: &[EmbeddedSurface],
     deformed: &[Vec<DVec3>],
     reach: f64,
+    margin: f64,
     body: &Body,
     fixed: &[bool],
 ) -> Vec<Contact> {
@@ -268,7 +362,7 @@ fn find_contacts(
                 if !(x.cmpge(lo).all() && x.cmple(hi).all()) {
                     continue;
                 }
-                let Some((t, bary, normal, depth)) = target.penetration(*x) else {
+                let Some((t, bary, normal, depth)) = target.signed_depth(*x, margin) else {
                     continue;
                 };
                 let row = contact_row(
@@ -473,7 +567,15 @@ impl<'a> TargetSurface<'a> {
 
     /// If `x` lies inside the surface within the reach: (triangle, barycentric coordinates of the
     /// closest point, normal n out of the surface, depth d).
+    #[cfg(test)]
     fn penetration(&self, x: DVec3) -> Option<(usize, [f64; 3], DVec3, f64)> {
+        self.signed_depth(x, 0.0)
+    }
+
+    /// As [`Self::penetration`], and where `x` lies outside within `margin` (≤ the reach): the
+    /// closest point's triangle and barycentric coordinates, n = (x − x_c)/|x − x_c| (along which it
+    /// moves away) and d = −|x − x_c| ≤ 0.
+    fn signed_depth(&self, x: DVec3, margin: f64) -> Option<(usize, [f64; 3], DVec3, f64)> {
         let [cx, cy, cz] = cell_of(x - self.origin, self.cell);
         let mut candidates: Vec<u32> = Vec::new();
         let mut best: Option<(usize, [f64; 3], DVec3, f64)> = None;
@@ -512,13 +614,22 @@ impl<'a> TargetSurface<'a> {
             return None;
         }
         let pseudo_normal = self.pseudo_normal(t, bary, &candidates);
+        let tiny = depth <= 1e-12 * self.reach;
         if (x - closest).dot(pseudo_normal) >= 0.0 {
-            return None;
+            if depth > margin || margin <= 0.0 {
+                return None;
+            }
+            let normal = if tiny {
+                self.face_normal(t)
+            } else {
+                (x - closest) / depth
+            };
+            return Some((t, bary, normal, -depth));
         }
-        let normal = if depth > 1e-12 * self.reach {
-            (closest - x) / depth
-        } else {
+        let normal = if tiny {
             self.face_normal(t)
+        } else {
+            (closest - x) / depth
         };
         Some((t, bary, normal, depth))
     }
