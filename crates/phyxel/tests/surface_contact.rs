@@ -229,7 +229,7 @@ fn equal_balls_meeting_head_on_keep_their_momentum_part_symmetrically_and_gain_n
         // (b) They part, equal and opposite, having bounced by their elasticity (restitution well
         // above 0 and at most 1), and never sank into each other by half a spacing.
         assert!(
-            (left + right).length() <= 1e-8 * speed,
+            (left + right).length() <= 1e-8f64.max(rounding) * speed,
             "{setup:?}: {left} vs {right}"
         );
         assert!(
@@ -455,7 +455,7 @@ fn deepest_now(sim: &Simulation) -> f64 {
 
 /// The deliverable of the in-solve contact (`contact.rs`, "Implicit steps"): the demo's collide
 /// scene at implicit steps of 1/60 s (the demo's automatic step) and 1/120 s, 6 and 10 across, by
-/// background quadrature (the demo's default) and, at 10 across and 1/60 s, at the phyxels. Until
+/// background quadrature (the demo's default) and, at 6 across and 1/60 s, at the phyxels. Until
 /// 2026-11-24 every one of these but 6 across at 1/120 s was stopped at the impact by the rotation
 /// check. The ball lands at 0.32 s, bounces, and — as with the explicit steps (the scene's own
 /// comment in `scene.rs`) — lands off the cube's centre and rolls off it onto the ground. Claims,
@@ -482,7 +482,7 @@ fn the_collide_scene_at_the_demos_implicit_steps_runs_through_the_impact() {
         (6, 1.0 / 120.0, true),
         (10, 1.0 / 60.0, true),
         (10, 1.0 / 120.0, true),
-        (10, 1.0 / 60.0, false),
+        (6, 1.0 / 60.0, false),
     ];
     for (resolution, dt, quadrature) in runs {
         let name = format!(

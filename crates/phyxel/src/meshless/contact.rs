@@ -34,10 +34,9 @@
 //! still-sliding pair apart, which turns it by μ_p n × v_rel. Both are small: a glancing blow in
 //! `tests/surface_contact.rs` keeps Σ m x × v to 8·10⁻⁴.)
 //!
-//! **Response: velocity impulses and a position projection after the step.** Both are applied to the
-//! state the integrator produced, so any integrator — the explicit ones and corotated implicit Euler,
-//! nodal or background quadrature (the surface embedding uses the MLS neighbourhoods, not the
-//! integration) — gets the same contact, and none of them needs the contact in its stability bound:
+//! **Explicit steps: velocity impulses and a position projection after the step** ([`resolve`]).
+//! Both are applied to the state the explicit integrator produced (the surface embedding uses the
+//! MLS neighbourhoods, not the integration), and the contact needs no place in its stability bound:
 //!
 //! * Velocities (sequential impulses, Gauss–Seidel over the contacts, accumulated impulse clamped
 //!   to λ ≥ 0): Δλ = −v_n / w with the effective inverse mass w = Σ_j c_j² / m_j, which brings v_n to
@@ -49,37 +48,83 @@
 //!   μ_p = d / w removes the depth without touching velocities, and Σ m_j δx_j = 0 leaves the centre
 //!   of mass — and the gravitational energy — where it was.
 //!
-//! **Known limit: long implicit steps.** The response comes after the solve, so the bodies feel it
-//! one step late. At the explicit steps and at implicit steps of 1/240 s (the tests) that is harmless;
-//! in the collide scene at 1/120 s (10 across) and 1/60 s (6 and 10 across) the projection after the
-//! impact — a step's approach, most of a spacing, removed at once through rows that reach two
-//! neighbourhoods deep — turns neighbourhoods by more than [`MAX_ROTATION_PER_STEP`] and the step is
-//! stopped with that message (measured 2026-11-24; without the projection the ball sinks to the
-//! reach instead, a projection of a fifth of the depth per step does both, and one through the
-//! weights ω̃ alone is stopped too; taking the approach out before the solve, at the positions
-//! u + Δt v, did not help either). The cure is the
-//! contact inside the solve: the rows c_j as constraints of the CG, as the resting contacts on the
-//! obstacles are ([`super::implicit`]).
+//! A penalty force k d n would instead add a stiffness k to the explicit step's bound (ω = √(k/m)
+//! must stay under 2/Δt, and a stiffness that stops a fast body within r is far above it).
+//!
+//! **Implicit steps: the contact inside the solve** ([`find`] here, the solve in
+//! [`super::implicit::velocity_change`], driven by `Simulation::advance_implicit`). After a long
+//! implicit step the response above came a step late: in the collide scene at 1/120 s (10 across)
+//! and 1/60 s (6 and 10 across) the projection after the impact — a step's approach, most of a
+//! spacing, removed at once through rows that reach two neighbourhoods deep — turned neighbourhoods
+//! by more than [`MAX_ROTATION_PER_STEP`] and the step was stopped (measured 2026-11-24; so were a
+//! projection of a fifth of the depth per step, one through the weights ω̃ alone, and taking the
+//! approach out before the solve). So corotated implicit Euler (nodal or background quadrature)
+//! takes the contacts into its linear system instead:
+//!
+//! * Detection at the start of the step, at the predicted displacements ũ = u + Δt v (the point
+//!   the solve linearizes about): every vertex inside another surface within the reach, and every
+//!   vertex *outside* it within the margin (`SurfaceContact::margin`, 0.25 h: speculative contacts,
+//!   so that what the solve itself brings into contact — Δt² g and the elastic response — is in
+//!   the same solve), each with its row c_j, normal n and predicted depth d̃ = −n·Σ_j c_j x̃_j
+//!   (negative outside). The rows and normals are frozen for the step; d is then linear in the
+//!   displacements, d⁺ = d̃ − Δt n·Σ_j c_j Δv_j.
+//! * Each contact is a penalty U_c = ½ k_c max(0, d_c)², taken at the end of the step like the
+//!   elastic forces (backward Euler, Baraff & Witkin 1998 eq. 18): the pressing contacts add
+//!   Δt² k_c (c n)(c n)ᵀ to the system matrix and Δt k_c d̃_c (c n) to the right-hand side. The
+//!   stiffness is scaled to the contact's inertia per step, Δt² k_c = κ / w_c (κ =
+//!   `SurfaceContact::stiffness` = 100): the compliant-constraint form (Servin, Lacoursière & Melin
+//!   2006, "Interactive simulation of elastic deformable materials"; Tournier et al. 2015, "Stable
+//!   constrained dynamics"), in which a lone contact keeps d⁺ = d̃/(1 + κ) of its predicted depth
+//!   whatever Δt, and the CG's conditioning grows by κ at most instead of by an arbitrary k.
+//! * Which contacts press (d⁺ > 0) is found by a primal–dual active set (Hintermüller, Ito &
+//!   Kunisch 2002): solve, let go of those that would pull, take in those that end inside, solve
+//!   again from the last Δv, at most 10 times. A resting patch has many more surface vertices than
+//!   phyxels, most of them redundant, and starting from all of them the set halves per solve; so
+//!   the first guess is the set that pressed in the last step plus the vertices new to the
+//!   candidates (then it settles in one or two solves).
+//! * Coulomb friction, lagged on the normal force (as IPC's, Li et al. 2020 §5): once the set has
+//!   settled, each pressing contact gets a tangential drag −η_c T Σ_j c_j v_j⁺ (T = I − n nᵀ) with
+//!   Δt η_c = μ λ_c / |v_t| from that solve's impulse λ_c = Δt k_c d_c⁺ and slip v_t (capped at
+//!   κ / w_c: sticking), and the system is solved once more. Friction as impulses *after* the solve
+//!   (as the explicit steps have it) was tried first: its impulses, through rows that share
+//!   phyxels, pushed other vertices inside, and a ball rolling over the cube's edge sank 0.27
+//!   spacing into it and gained up to 3 J a step.
+//!
+//! Why not the alternatives. The obstacles' contacts are constraints of the CG by Baraff & Witkin's
+//! filter (`implicit.rs`), which constrains one phyxel's velocity along a normal; a surface contact
+//! is a row over two objects' phyxels, and a resting patch has more vertices than phyxels, so its
+//! rows are dependent: no per-phyxel filter expresses them, and a projected CG on C Δv = e
+//! (Gould, Hribar & Nocedal 2001) needs (C P⁻¹ Cᵀ)⁻¹, singular for dependent rows; an LCP on the
+//! Schur complement C A⁻¹ Cᵀ needs a solve per contact. The penalty keeps the system symmetric
+//! positive definite, takes dependent rows as they come, and keeps its properties:
+//!
+//! * momentum: Σ_j c_j = 0, so the contact term adds nothing to Σ_j (A Δv)_j or Σ_j b_j, and Σ m v
+//!   moves only by the CG's residual (measured: 3·10⁻⁶ N·s of M v = 34 N·s through a 2 m/s impact in
+//!   free flight at 1/60 s, CG to 10⁻⁸);
+//! * energy: with the rows frozen, U_c is convex, and one backward Euler step on a convex
+//!   potential, v⁺ = argmin ½|v − v₀|²_M + U(x + Δt v), cannot raise the energy (the drag only
+//!   dissipates); what re-linearizing each step and the corotated model's frozen rotations leave is
+//!   measured in `tests/surface_contact.rs`.
+//!
+//! Measured 2026-11-24 (`tests/surface_contact.rs`, test profile, shared 2-core machine): the collide
+//! scene at the demo's implicit steps, 3 s each (the ball lands at 0.32 s, bounces, and rolls off the
+//! cube, as with explicit steps):
+//!
+//! MEASUREMENTS
 //!
 //! [`MAX_ROTATION_PER_STEP`]: super::simulation::MAX_ROTATION_PER_STEP
-//!
-//! A penalty force k d n would instead add a stiffness k to the explicit step's bound (ω = √(k/m)
-//! must stay under 2/Δt, and a stiffness that stops a fast body within r is far above it) and, in the
-//! implicit step, a term in the system matrix that changes as contacts come and go; the post-step
-//! impulse needs neither and cannot make a step unstable.
 
 use super::body::Body;
 use super::surface::EmbeddedSurface;
 use glam::DVec3;
 
-/// Settings of the surface contact ([`resolve`]).
+/// Settings of the surface contact ([`resolve`]; the implicit step's in its solve).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SurfaceContact {
     /// The reach r = `reach` × the smallest support radius: a vertex at most this deep inside
     /// another surface is found (deeper ones are not seen).
     pub reach: f64,
-    /// Gauss–Seidel sweeps over the contacts, for the impulses and for the projection (and for
-    /// the friction of the implicit step).
+    /// Gauss–Seidel sweeps over the contacts, for the impulses and for the projection.
     pub iterations: usize,
     /// Implicit steps only: vertices up to `margin` × the smallest support radius *outside* another
     /// surface at the predicted positions are candidates too (speculative contacts), so that what
@@ -201,42 +246,6 @@ pub fn resolve(
         }
     }
     report
-}
-
-/// Coulomb friction after an implicit step's solve (which gave each contact its normal impulse
-/// λ_k ≥ 0): Gauss–Seidel sweeps over the contacts remove the tangential relative velocity
-/// (I − n nᵀ) Σ_j c_j v_j by an accumulated tangential impulse held within μ λ_k, as [`resolve`]
-/// does — dissipative, and keeping Σ m v since Σ_j c_j = 0. Returns each contact's tangential
-/// impulse.
-pub fn friction_impulses(
-    contacts: &[Contact],
-    normal_impulse: &[f64],
-    velocity: &mut [DVec3],
-    friction: f64,
-    iterations: usize,
-) -> Vec<DVec3> {
-    let mut tangential_impulse = vec![DVec3::ZERO; contacts.len()];
-    if friction <= 0.0 {
-        return tangential_impulse;
-    }
-    for _ in 0..iterations.max(1) {
-        for (k, c) in contacts.iter().enumerate() {
-            let limit = friction * normal_impulse[k].max(0.0);
-            if limit <= 0.0 {
-                continue;
-            }
-            let relative: DVec3 = c.row.iter().map(|&(j, cj, _)| cj * velocity[j]).sum();
-            let tangential = relative - relative.dot(c.normal) * c.normal;
-            let wanted = tangential_impulse[k] - tangential / c.inverse_mass;
-            let clamped = wanted.clamp_length_max(limit);
-            let delta = clamped - tangential_impulse[k];
-            tangential_impulse[k] = clamped;
-            for &(j, cj, inverse) in &c.row {
-                velocity[j] += cj * inverse * delta;
-            }
-        }
-    }
-    tangential_impulse
 }
 
 impl ContactReport {

@@ -141,6 +141,8 @@ pub struct SurfacePenalty<'a> {
     /// Per contact: whether the first solve presses with it (the caller's guess, e.g. the contacts
     /// that pressed in the last step and those new since); empty: every contact inside at x̃.
     pub first_guess: &'a [bool],
+    /// Coulomb's μ between the objects.
+    pub friction: f64,
 }
 
 /// The result of one implicit step's solve.
@@ -154,6 +156,8 @@ pub struct VelocityChange {
     /// ends apart), and its depth d_c⁺ = d̃_c − Δt n·Σ_j c_j Δv_j at the end of the step.
     pub surface_impulses: Vec<f64>,
     pub surface_depths: Vec<f64>,
+    /// The friction impulse −Δt η_c T Σ_j c_j v_j⁺ (N·s) each surface contact received.
+    pub surface_friction: Vec<DVec3>,
 }
 
 /// The most solves of one step while the set of pressing surface contacts changes (a primal–dual
@@ -225,6 +229,10 @@ pub fn velocity_change(
         .enumerate()
         .map(|(i, k)| DMat3::IDENTITY * (mass_factor * body.mass[i]) - stiffness_factor * k)
         .collect();
+    // Friction's Δt η_c per contact: zero until the pressing set has settled (see the loop's end).
+    let mut drag = vec![0.0; surface.contacts.len()];
+    let mut friction_pass = false;
+    let tangential = |normal: DVec3, w: DVec3| w - normal.dot(w) * normal;
     let mut active = vec![true; loads.contacts.len()];
     let mut iterations = 0;
     let mut passes = 0;
@@ -248,7 +256,11 @@ pub fn velocity_change(
                     .iter()
                     .map(|&(j, cj, _)| cj * contact.normal.dot(z[j]))
                     .sum();
-                let scaled = penalty[c] * along * contact.normal;
+                let mut scaled = penalty[c] * along * contact.normal;
+                if drag[c] > 0.0 {
+                    let relative: DVec3 = contact.row.iter().map(|&(j, cj, _)| cj * z[j]).sum();
+                    scaled += drag[c] * tangential(contact.normal, relative);
+                }
                 for &(j, cj, _) in &contact.row {
                     az[j] += cj * scaled;
                 }
@@ -260,9 +272,16 @@ pub fn velocity_change(
         for &(c, contact) in &in_contact {
             let nn = super::mls::outer(contact.normal, contact.normal);
             // Δt k_c d̃_c = (κ / w_c) d̃_c / Δt.
-            let push = penalty[c] * contact.depth / dt * contact.normal;
+            let mut push = penalty[c] * contact.depth / dt * contact.normal;
+            let mut block = nn * penalty[c];
+            if drag[c] > 0.0 {
+                // The friction force at the end of the step, −η_c T Σ_j c_j (v_j + Δv_j).
+                let relative: DVec3 = contact.row.iter().map(|&(j, cj, _)| cj * velocity[j]).sum();
+                push -= drag[c] * tangential(contact.normal, relative);
+                block += (DMat3::IDENTITY - nn) * drag[c];
+            }
             for &(j, cj, _) in &contact.row {
-                blocks[j] += nn * (penalty[c] * cj * cj);
+                blocks[j] += block * (cj * cj);
                 b[j] += cj * push;
             }
         }
@@ -331,18 +350,34 @@ pub fn velocity_change(
         let surface_settled = now_pressing == pressing;
         let released_once = active.iter().any(|a| !a);
         let obstacles_settled = adhesive.is_empty() || released_once;
-        if std::env::var("PHYXEL_DEBUG").is_ok() {
-            eprintln!(
-                "pass {passes}: {} it, res {:.1e}, pressing {} → {}, deepest {:.4}, obstacle adhesive {}",
-                solution.iterations,
-                solution.relative_residual,
-                pressing.iter().filter(|p| **p).count(),
-                now_pressing.iter().filter(|p| **p).count(),
-                surface_depths.iter().cloned().fold(0.0, f64::max),
-                adhesive.len()
-            );
+        let settled = (obstacles_settled && surface_settled) || passes >= ACTIVE_SET_PASSES;
+        if settled && !friction_pass && surface.friction > 0.0 && pressing.contains(&true) {
+            // Coulomb friction, lagged on the normal force: each pressing contact gets a
+            // tangential drag −η_c T Σ_j c_j v_j⁺ with Δt η_c = μ λ_c / |v_t|, λ_c and the slip v_t
+            // from this solve (at most κ / w_c, sticking), and the system is solved once more.
+            for (c, contact) in surface.contacts.iter().enumerate() {
+                if !pressing[c] {
+                    continue;
+                }
+                let lambda = (penalty[c] * surface_depths[c] / dt).max(0.0);
+                let relative: DVec3 = contact
+                    .row
+                    .iter()
+                    .map(|&(j, cj, _)| cj * (velocity[j] + dv[j]))
+                    .sum();
+                let slip = tangential(contact.normal, relative).length();
+                let stick = penalty[c];
+                drag[c] = if slip * stick > surface.friction * lambda {
+                    surface.friction * lambda / slip
+                } else {
+                    stick
+                };
+            }
+            friction_pass = true;
+            guess = dv;
+            continue;
         }
-        if (obstacles_settled && surface_settled) || passes >= ACTIVE_SET_PASSES {
+        if settled || friction_pass {
             // λ_c = Δt k_c d_c⁺ over the contacts the last solve pressed with: what it applied (a
             // pull, λ_c < 0, only where the passes ran out before the set settled).
             let surface_impulses = surface_depths
@@ -350,6 +385,19 @@ pub fn velocity_change(
                 .zip(&pressing)
                 .zip(&penalty)
                 .map(|((&d, &on), &p)| if on { p * d / dt } else { 0.0 })
+                .collect();
+            let surface_friction = surface
+                .contacts
+                .iter()
+                .zip(&drag)
+                .map(|(contact, &drag)| {
+                    let relative: DVec3 = contact
+                        .row
+                        .iter()
+                        .map(|&(j, cj, _)| cj * (velocity[j] + dv[j]))
+                        .sum();
+                    -drag * tangential(contact.normal, relative)
+                })
                 .collect();
             return VelocityChange {
                 dv,
@@ -361,6 +409,7 @@ pub fn velocity_change(
                 contact_impulses: contact_impulses.into_iter().map(|j| j.max(0.0)).collect(),
                 surface_impulses,
                 surface_depths,
+                surface_friction,
             };
         }
         if !released_once {

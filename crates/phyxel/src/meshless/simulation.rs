@@ -818,6 +818,7 @@ impl Simulation {
             contacts: &surface_contacts,
             stiffness: self.surface_contact.map_or(0.0, |c| c.stiffness),
             first_guess: &first_guess,
+            friction: self.environment.friction,
         };
         let guess = Some(self.last_velocity_change.as_slice()).filter(|g| !g.is_empty());
         let step = implicit::velocity_change(
@@ -833,14 +834,7 @@ impl Simulation {
         for (v, dv) in velocity.iter_mut().zip(&step.dv) {
             *v += *dv;
         }
-        if let Some(contact) = self.surface_contact {
-            let tangential = contact::friction_impulses(
-                &surface_contacts,
-                &step.surface_impulses,
-                &mut velocity,
-                self.environment.friction,
-                contact.iterations,
-            );
+        if self.surface_contact.is_some() {
             self.candidate_vertices = surface_contacts.iter().map(|c| c.vertex).collect();
             self.candidate_vertices.sort_unstable();
             self.pressing_vertices = surface_contacts
@@ -854,7 +848,7 @@ impl Simulation {
                 self.surfaces.len(),
                 &surface_contacts,
                 &step.surface_impulses,
-                &tangential,
+                &step.surface_friction,
                 &step.surface_depths,
             ));
         }
