@@ -182,6 +182,7 @@ const ACTIVE_SET_PASSES: usize = 10;
 ///
 /// for the pressing contacts (d_c⁺ > 0); which those are is found by solving again while it changes
 /// (at most [`ACTIVE_SET_PASSES`] solves), each warm-started from the last.
+#[allow(clippy::too_many_arguments)]
 pub fn velocity_change(
     body: &Body,
     velocity: &[DVec3],
@@ -214,7 +215,9 @@ pub fn velocity_change(
         .contacts
         .iter()
         .enumerate()
-        .map(|(c, contact)| contact.depth > 0.0 && surface.first_guess.get(c).copied().unwrap_or(true))
+        .map(|(c, contact)| {
+            contact.depth > 0.0 && surface.first_guess.get(c).copied().unwrap_or(true)
+        })
         .collect();
     let base_b = b.clone();
     // A z = (1 + Δt α) M z − (Δt β + Δt²) K z (+ the pressing contacts' Δt² k_c (c n)(c n)ᵀ z).
