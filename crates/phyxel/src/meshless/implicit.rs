@@ -181,7 +181,11 @@ const ACTIVE_SET_PASSES: usize = 10;
 ///   A += Σ_c Δt² k_c (c n)(c n)ᵀ,   b += Σ_c Δt k_c d̃_c (c n),   Δt² k_c = κ / w_c,
 ///
 /// for the pressing contacts (d_c⁺ > 0); which those are is found by solving again while it changes
-/// (at most [`ACTIVE_SET_PASSES`] solves), each warm-started from the last.
+/// (at most `ACTIVE_SET_PASSES` = 10 solves), each warm-started from the last. Then, with μ > 0, each
+/// pressing contact gets Coulomb friction lagged on that solve's normal impulse λ_c and slip v_t: a
+/// drag −η_c T Σ_j c_j v_j⁺ (T = I − n nᵀ) with Δt η_c = min(μ λ_c / |v_t|, κ / w_c), which adds
+/// Δt η_c (c ⊗ T)(c ⊗ T)ᵀ to A and −Δt η_c (c ⊗ T) Σ_j c_j v_j to b, and the system is solved once
+/// more (symmetric positive definite still, dissipative, Σ_j c_j = 0 keeping Σ m v).
 #[allow(clippy::too_many_arguments)]
 pub fn velocity_change(
     body: &Body,
