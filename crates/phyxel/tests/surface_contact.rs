@@ -625,7 +625,10 @@ fn through_an_implicit_impact_in_free_flight_momentum_is_kept_and_no_energy_is_g
 /// The collide scene at the demo's defaults — 10 across, symplectic Euler at 0.1 of h√(ρ/E), damping
 /// 0.5/s — for 100 000 steps, with the soaks' energy bounds (`tests/soak.rs`): below
 /// E₀ + 0.1·M·g·d (the integrator's ωΔt/2 share of what gravity released over the drop d = 0.3 m
-/// plus the ball's 0.2 m) and above −M·g·h; no NaN; and at rest at the end.
+/// plus the ball's 0.2 m) and above −M·g·h; no NaN; and at rest at the end. Measured 2026-11-24
+/// (test profile, shared 2-core machine): 792 phyxels, 88 s simulated, 511 steps in contact (the ball
+/// rolls off the cube), the energy never above E₀ = 320.1 J; 42 s alone, 53–82 s beside this file's
+/// other tests.
 #[test]
 fn the_collide_scene_soaks_100000_steps_at_the_demos_defaults() {
     let description = SceneDescription {
