@@ -41,7 +41,7 @@ fn scene_resolution(objects: Objects) -> u32 {
     match objects {
         Objects::Cube | Objects::Sphere => 8,
         Objects::Several => 5,
-        // Soaked in `tests/surface_contact.rs`: 100 000 steps at the default 10 across, 10 000 at 6.
+        // Soaked for 10 000 steps at 6 across in `tests/surface_contact.rs`.
         Objects::Collide => 6,
         Objects::Torus | Objects::Bunny => SceneDescription::default().resolution,
     }
