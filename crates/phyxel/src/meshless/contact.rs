@@ -34,10 +34,9 @@
 //! still-sliding pair apart, which turns it by μ_p n × v_rel. Both are small: a glancing blow in
 //! `tests/surface_contact.rs` keeps Σ m x × v to 8·10⁻⁴.)
 //!
-//! **Response: velocity impulses and a position projection after the step.** Both are applied to the
-//! state the integrator produced, so any integrator — the explicit ones and corotated implicit Euler,
-//! nodal or background quadrature (the surface embedding uses the MLS neighbourhoods, not the
-//! integration) — gets the same contact, and none of them needs the contact in its stability bound:
+//! **Explicit steps: velocity impulses and a position projection after the step** ([`resolve`]).
+//! Both are applied to the state the explicit integrator produced (the surface embedding uses the
+//! MLS neighbourhoods, not the integration), and the contact needs no place in its stability bound:
 //!
 //! * Velocities (sequential impulses, Gauss–Seidel over the contacts, accumulated impulse clamped
 //!   to λ ≥ 0): Δλ = −v_n / w with the effective inverse mass w = Σ_j c_j² / m_j, which brings v_n to
@@ -49,30 +48,100 @@
 //!   μ_p = d / w removes the depth without touching velocities, and Σ m_j δx_j = 0 leaves the centre
 //!   of mass — and the gravitational energy — where it was.
 //!
-//! **Known limit: long implicit steps.** The response comes after the solve, so the bodies feel it
-//! one step late. At the explicit steps and at implicit steps of 1/240 s (the tests) that is harmless;
-//! in the collide scene at 1/120 s (10 across) and 1/60 s (6 and 10 across) the projection after the
-//! impact — a step's approach, most of a spacing, removed at once through rows that reach two
-//! neighbourhoods deep — turns neighbourhoods by more than [`MAX_ROTATION_PER_STEP`] and the step is
-//! stopped with that message (measured 2026-11-24; without the projection the ball sinks to the
-//! reach instead, a projection of a fifth of the depth per step does both, and one through the
-//! weights ω̃ alone is stopped too; taking the approach out before the solve, at the positions
-//! u + Δt v, did not help either). The cure is the
-//! contact inside the solve: the rows c_j as constraints of the CG, as the resting contacts on the
-//! obstacles are ([`super::implicit`]).
+//! A penalty force k d n would instead add a stiffness k to the explicit step's bound (ω = √(k/m)
+//! must stay under 2/Δt, and a stiffness that stops a fast body within r is far above it).
+//!
+//! **Implicit steps: the contact inside the solve** ([`find`] here, the solve in
+//! [`super::implicit::velocity_change`], driven by `Simulation::advance_implicit`). After a long
+//! implicit step the response above came a step late: in the collide scene at 1/120 s (10 across)
+//! and 1/60 s (6 and 10 across) the projection after the impact — a step's approach, most of a
+//! spacing, removed at once through rows that reach two neighbourhoods deep — turned neighbourhoods
+//! by more than [`MAX_ROTATION_PER_STEP`] and the step was stopped (measured 2026-11-24; so were a
+//! projection of a fifth of the depth per step, one through the weights ω̃ alone, and taking the
+//! approach out before the solve). So corotated implicit Euler (nodal or background quadrature)
+//! takes the contacts into its linear system instead:
+//!
+//! * Detection at the start of the step, at the predicted displacements ũ = u + Δt v (the point
+//!   the solve linearizes about): every vertex inside another surface within the reach, and every
+//!   vertex *outside* it within the margin (`SurfaceContact::margin`, 0.25 h: speculative contacts,
+//!   so that what the solve itself brings into contact — Δt² g and the elastic response — is in
+//!   the same solve), each with its row c_j, normal n and predicted depth d̃ = −n·Σ_j c_j x̃_j
+//!   (negative outside). The rows and normals are frozen for the step; d is then linear in the
+//!   displacements, d⁺ = d̃ − Δt n·Σ_j c_j Δv_j.
+//! * Each contact is a penalty U_c = ½ k_c max(0, d_c)², taken at the end of the step like the
+//!   elastic forces (backward Euler, Baraff & Witkin 1998 eq. 18): the pressing contacts add
+//!   Δt² k_c (c n)(c n)ᵀ to the system matrix and Δt k_c d̃_c (c n) to the right-hand side. The
+//!   stiffness is scaled to the contact's inertia per step, Δt² k_c = κ / w_c (κ =
+//!   `SurfaceContact::stiffness` = 100): the compliant-constraint form (Servin, Lacoursière & Melin
+//!   2006, "Interactive simulation of elastic deformable materials"; Tournier et al. 2015, "Stable
+//!   constrained dynamics"), in which a lone contact keeps d⁺ = d̃/(1 + κ) of its predicted depth
+//!   whatever Δt, and the CG's conditioning grows by κ at most instead of by an arbitrary k.
+//! * Which contacts press (d⁺ > 0) is found by a primal–dual active set (Hintermüller, Ito &
+//!   Kunisch 2002): solve, let go of those that would pull, take in those that end inside, solve
+//!   again from the last Δv, at most 10 times. A resting patch has many more surface vertices than
+//!   phyxels, most of them redundant, and starting from all of them the set halves per solve; so
+//!   the first guess is the set that pressed in the last step plus the vertices new to the
+//!   candidates (then it settles in one or two solves).
+//! * Coulomb friction, lagged on the normal force (as IPC's, Li et al. 2020 §5): once the set has
+//!   settled, each pressing contact gets a tangential drag −η_c T Σ_j c_j v_j⁺ (T = I − n nᵀ) with
+//!   Δt η_c = μ λ_c / |v_t| from that solve's impulse λ_c = Δt k_c d_c⁺ and slip v_t (capped at
+//!   κ / w_c: sticking), and the system is solved once more. Friction as impulses *after* the solve
+//!   (as the explicit steps have it) was tried first: its impulses, through rows that share
+//!   phyxels, pushed other vertices inside, and a ball rolling over the cube's edge sank 0.27
+//!   spacing into it and gained up to 3 J a step.
+//!
+//! Why not the alternatives. The obstacles' contacts are constraints of the CG by Baraff & Witkin's
+//! filter (`implicit.rs`), which constrains one phyxel's velocity along a normal; a surface contact
+//! is a row over two objects' phyxels, and a resting patch has more vertices than phyxels, so its
+//! rows are dependent: no per-phyxel filter expresses them, and a projected CG on C Δv = e
+//! (Gould, Hribar & Nocedal 2001) needs (C P⁻¹ Cᵀ)⁻¹, singular for dependent rows; an LCP on the
+//! Schur complement C A⁻¹ Cᵀ needs a solve per contact. The penalty keeps the system symmetric
+//! positive definite, takes dependent rows as they come, and keeps its properties:
+//!
+//! * momentum: Σ_j c_j = 0, so the contact term adds nothing to Σ_j (A Δv)_j or Σ_j b_j, and Σ m v
+//!   moves only by the CG's residual (measured: 3·10⁻⁶ N·s of M v = 34 N·s through a 2 m/s impact in
+//!   free flight at 1/60 s, CG to 10⁻⁸);
+//! * energy: with the rows frozen, U_c is convex, and one backward Euler step on a convex
+//!   potential, v⁺ = argmin ½|v − v₀|²_M + U(x + Δt v), cannot raise the energy (the drag only
+//!   dissipates); what re-linearizing each step and the corotated model's frozen rotations leave is
+//!   measured in `tests/surface_contact.rs`.
+//!
+//! Measured 2026-11-24 (`tests/surface_contact.rs`, test profile, a shared 2-core machine): the
+//! collide scene at the demo's implicit steps (CG to 10⁻⁴, damping 0.5/s, μ = 0.5), from the drop
+//! until the ball has rolled off the cube (as with explicit steps, it lands off-centre, bounces and
+//! rolls off at 1.15–1.25 s; 2.4 s nodal), no step stopped:
+//!
+//! | across, Δt, model | deepest vertex over the top / in all | CG a step (most) | largest energy rise in a contact step | run |
+//! | --- | --- | --- | --- | --- |
+//! | 6, 1/60 s, quadrature | 0.008 / 0.026 spacing | 439 | none (−0.15 J) | 23 s |
+//! | 6, 1/120 s, quadrature | 0.003 / 0.005 | 485 | none (−0.07 J) | 24 s |
+//! | 10, 1/60 s, quadrature | 0.042 / 0.042 | 522 | 0.042 J of 215 J | 30 s |
+//! | 10, 1/120 s, quadrature | 0.008 / 0.008 | 525 | none (−0.08 J) | 38 s |
+//! | 6, 1/60 s, nodal | 0.011 / 0.014 | 355 | 0.006 J of 232 J | 10 s |
+//!
+//! (free fall takes 15–30 CG iterations a step). A resting ball's contact carries 1.0000 of its
+//! weight at 1/240, 1/120 and 1/60 s; two balls head on keep Σ m v to the CG tolerance.
+//!
+//! **Known limits (2026-11-24).** (1) At 10 across and 1/60 s the ball, once it has rolled off the
+//! cube, is stopped by [`MAX_ROTATION_PER_STEP`] when it hits the ground (quadrature at 1.27 s, nodal
+//! at 1.42 s) — in steps with no surface contact: the obstacles' contact is still a projection after
+//! the solve plus a filter on the phyxels already on the obstacle, and a spinning ball's impact is
+//! removed in one step, as the surface contact's was. The cure is the same: obstacle contacts
+//! predicted at u + Δt v, with a prescribed velocity change in the filtered CG (Baraff & Witkin's z),
+//! to be mirrored on the GPU. (2) The energy is not exactly non-increasing per step: the rows, normals
+//! and the corotated model's rotations are frozen for a step and re-linearized at the next, and the
+//! friction is lagged; the table's rises are at most 2·10⁻⁴ of the energy. (3) Contact steps cost
+//! 10–30 times a free step's CG iterations (the penalty's κ and the active-set solves), so the
+//! 10-across demo at 1/60 s runs below real time on the CPU while the ball is on the cube. (4) A
+//! vertex deeper than the reach at the predicted positions is not seen.
 //!
 //! [`MAX_ROTATION_PER_STEP`]: super::simulation::MAX_ROTATION_PER_STEP
-//!
-//! A penalty force k d n would instead add a stiffness k to the explicit step's bound (ω = √(k/m)
-//! must stay under 2/Δt, and a stiffness that stops a fast body within r is far above it) and, in the
-//! implicit step, a term in the system matrix that changes as contacts come and go; the post-step
-//! impulse needs neither and cannot make a step unstable.
 
 use super::body::Body;
 use super::surface::EmbeddedSurface;
 use glam::DVec3;
 
-/// Settings of the surface contact ([`resolve`]).
+/// Settings of the surface contact ([`resolve`]; the implicit step's in its solve).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SurfaceContact {
     /// The reach r = `reach` × the smallest support radius: a vertex at most this deep inside
@@ -80,6 +149,13 @@ pub struct SurfaceContact {
     pub reach: f64,
     /// Gauss–Seidel sweeps over the contacts, for the impulses and for the projection.
     pub iterations: usize,
+    /// Implicit steps only: vertices up to `margin` × the smallest support radius *outside* another
+    /// surface at the predicted positions are candidates too (speculative contacts), so that what
+    /// the solve itself brings into contact is caught in the same step. At most `reach`.
+    pub margin: f64,
+    /// Implicit steps only: κ = Δt² k w, the contact's penalty stiffness k over its inertia per
+    /// step (w = Σ c_j²/m_j): a lone contact keeps 1/(1 + κ) of its predicted depth.
+    pub stiffness: f64,
 }
 
 impl Default for SurfaceContact {
@@ -87,6 +163,8 @@ impl Default for SurfaceContact {
         Self {
             reach: 1.0,
             iterations: 8,
+            margin: 0.25,
+            stiffness: 100.0,
         }
     }
 }
@@ -104,17 +182,20 @@ pub struct ContactReport {
     pub impulse: Vec<DVec3>,
 }
 
-/// One vertex of one surface inside another.
+/// One vertex of one surface inside (or, for the implicit step, near) another.
 #[derive(Clone, Debug)]
-struct Contact {
+pub struct Contact {
     /// (surface, vertex) and (surface, triangle).
-    vertex: (usize, usize),
-    triangle: (usize, usize),
-    normal: DVec3,
-    depth: f64,
-    /// (phyxel, c_j, 1/m_j), each phyxel once.
-    row: Vec<(usize, f64, f64)>,
-    inverse_mass: f64,
+    pub vertex: (usize, usize),
+    pub triangle: (usize, usize),
+    /// n: out of the triangle's surface, along which the vertex leaves it.
+    pub normal: DVec3,
+    /// d = −n · Σ_j c_j x_j: how deep the vertex lies inside (negative: how far outside).
+    pub depth: f64,
+    /// (phyxel, c_j, 1/m_j), each phyxel once; 1/m_j = 0 for a fixed phyxel.
+    pub row: Vec<(usize, f64, f64)>,
+    /// w = Σ_j c_j² / m_j.
+    pub inverse_mass: f64,
 }
 
 /// Find the contacts between the surfaces of `body` and resolve them in place (velocities, then
@@ -130,45 +211,7 @@ pub fn resolve(
         impulse: vec![DVec3::ZERO; surfaces.len()],
         ..ContactReport::default()
     };
-    if surfaces.len() < 2 || body.is_empty() {
-        return report;
-    }
-    let smallest_h = body
-        .support_radius
-        .iter()
-        .cloned()
-        .fold(f64::INFINITY, f64::min);
-    let reach = settings.reach * smallest_h;
-    // Broad phase on the phyxels, before any vertex is moved: a vertex lies within h of the phyxels
-    // it follows at rest, and within ‖F‖ h deformed; 2 h_max + r covers stretches up to 2.
-    let largest_h = body.support_radius.iter().cloned().fold(0.0, f64::max);
-    let positions = |j: &u32| body.reference[*j as usize] + body.displacement[*j as usize];
-    let around: Vec<(DVec3, DVec3)> = surfaces
-        .iter()
-        .map(|s| {
-            let (lo, hi) = bounding_box_of(s.followed_phyxels().iter().map(positions));
-            (lo - 2.0 * largest_h, hi + 2.0 * largest_h)
-        })
-        .collect();
-    let near: Vec<bool> = (0..surfaces.len())
-        .map(|k| (0..surfaces.len()).any(|l| l != k && overlap(around[k], around[l], reach)))
-        .collect();
-    if !near.contains(&true) {
-        return report;
-    }
-    let gradients = body.displacement_gradients();
-    let deformed: Vec<Vec<DVec3>> = surfaces
-        .iter()
-        .zip(&near)
-        .map(|(s, &near)| {
-            if near {
-                s.deformed_vertices(body, &gradients)
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    let contacts = find_contacts(surfaces, &deformed, reach, body, fixed);
+    let contacts = find(body, surfaces, fixed, settings.reach, 0.0);
     if contacts.is_empty() {
         return report;
     }
@@ -228,11 +271,94 @@ pub fn resolve(
     report
 }
 
+impl ContactReport {
+    /// The report of an implicit step's contacts: those that received a normal impulse are counted,
+    /// (a pull, λ < 0, too: see [`super::implicit::VelocityChange::surface_impulses`])
+    /// `deepest` is the largest of their depths `after` the step, and each surface's impulse sums
+    /// λ n + t (vertex side) and −(λ n + t) (triangle side).
+    pub fn of(
+        surfaces: usize,
+        contacts: &[Contact],
+        normal_impulse: &[f64],
+        tangential_impulse: &[DVec3],
+        after: &[f64],
+    ) -> Self {
+        let mut report = ContactReport {
+            impulse: vec![DVec3::ZERO; surfaces],
+            ..ContactReport::default()
+        };
+        for (k, c) in contacts.iter().enumerate() {
+            if normal_impulse[k] == 0.0 {
+                continue;
+            }
+            report.contacts += 1;
+            report.deepest = report.deepest.max(after[k]);
+            let delta = normal_impulse[k] * c.normal + tangential_impulse[k];
+            report.impulse[c.vertex.0] += delta;
+            report.impulse[c.triangle.0] -= delta;
+        }
+        report
+    }
+}
+
+/// The vertices of each surface inside another surface of `body` (at its current displacements) by
+/// at most `reach` × the smallest support radius, and — with `margin` > 0 — those outside it by at
+/// most `margin` × that radius (`depth` < 0), each with its row c_j. `fixed` phyxels get 1/m = 0.
+pub fn find(
+    body: &Body,
+    surfaces: &[EmbeddedSurface],
+    fixed: &[bool],
+    reach: f64,
+    margin: f64,
+) -> Vec<Contact> {
+    if surfaces.len() < 2 || body.is_empty() {
+        return Vec::new();
+    }
+    let smallest_h = body
+        .support_radius
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min);
+    let reach = reach * smallest_h;
+    let margin = (margin * smallest_h).clamp(0.0, reach);
+    // Broad phase on the phyxels, before any vertex is moved: a vertex lies within h of the phyxels
+    // it follows at rest, and within ‖F‖ h deformed; 2 h_max + r covers stretches up to 2.
+    let largest_h = body.support_radius.iter().cloned().fold(0.0, f64::max);
+    let positions = |j: &u32| body.reference[*j as usize] + body.displacement[*j as usize];
+    let around: Vec<(DVec3, DVec3)> = surfaces
+        .iter()
+        .map(|s| {
+            let (lo, hi) = bounding_box_of(s.followed_phyxels().iter().map(positions));
+            (lo - 2.0 * largest_h, hi + 2.0 * largest_h)
+        })
+        .collect();
+    let near: Vec<bool> = (0..surfaces.len())
+        .map(|k| (0..surfaces.len()).any(|l| l != k && overlap(around[k], around[l], reach)))
+        .collect();
+    if !near.contains(&true) {
+        return Vec::new();
+    }
+    let gradients = body.displacement_gradients();
+    let deformed: Vec<Vec<DVec3>> = surfaces
+        .iter()
+        .zip(&near)
+        .map(|(s, &near)| {
+            if near {
+                s.deformed_vertices(body, &gradients)
+            } else {
+                Vec::new()
+            }
+        })
+        .collect();
+    find_contacts(surfaces, &deformed, reach, margin, body, fixed)
+}
+
 /// The contacts of every vertex of every surface with every other surface.
 fn find_contacts(
     surfaces: &[EmbeddedSurface],
     deformed: &[Vec<DVec3>],
     reach: f64,
+    margin: f64,
     body: &Body,
     fixed: &[bool],
 ) -> Vec<Contact> {
@@ -268,7 +394,7 @@ fn find_contacts(
                 if !(x.cmpge(lo).all() && x.cmple(hi).all()) {
                     continue;
                 }
-                let Some((t, bary, normal, depth)) = target.penetration(*x) else {
+                let Some((t, bary, normal, depth)) = target.signed_depth(*x, margin) else {
                     continue;
                 };
                 let row = contact_row(
@@ -473,7 +599,15 @@ impl<'a> TargetSurface<'a> {
 
     /// If `x` lies inside the surface within the reach: (triangle, barycentric coordinates of the
     /// closest point, normal n out of the surface, depth d).
+    #[cfg(test)]
     fn penetration(&self, x: DVec3) -> Option<(usize, [f64; 3], DVec3, f64)> {
+        self.signed_depth(x, 0.0)
+    }
+
+    /// As [`Self::penetration`], and where `x` lies outside within `margin` (≤ the reach): the
+    /// closest point's triangle and barycentric coordinates, n = (x − x_c)/|x − x_c| (along which it
+    /// moves away) and d = −|x − x_c| ≤ 0.
+    fn signed_depth(&self, x: DVec3, margin: f64) -> Option<(usize, [f64; 3], DVec3, f64)> {
         let [cx, cy, cz] = cell_of(x - self.origin, self.cell);
         let mut candidates: Vec<u32> = Vec::new();
         let mut best: Option<(usize, [f64; 3], DVec3, f64)> = None;
@@ -512,13 +646,22 @@ impl<'a> TargetSurface<'a> {
             return None;
         }
         let pseudo_normal = self.pseudo_normal(t, bary, &candidates);
+        let tiny = depth <= 1e-12 * self.reach;
         if (x - closest).dot(pseudo_normal) >= 0.0 {
-            return None;
+            if depth > margin || margin <= 0.0 {
+                return None;
+            }
+            let normal = if tiny {
+                self.face_normal(t)
+            } else {
+                (x - closest) / depth
+            };
+            return Some((t, bary, normal, -depth));
         }
-        let normal = if depth > 1e-12 * self.reach {
-            (closest - x) / depth
-        } else {
+        let normal = if tiny {
             self.face_normal(t)
+        } else {
+            (closest - x) / depth
         };
         Some((t, bary, normal, depth))
     }

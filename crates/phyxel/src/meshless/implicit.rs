@@ -17,6 +17,7 @@
 //! side.
 
 use super::body::Body;
+use super::contact::Contact;
 use super::corotated::{elastic_forces, rotations, stiffness_diagonal, stiffness_product};
 use crate::conjugate_gradient::{self, block_jacobi, block_jacobi_inverses, Tolerance};
 use glam::{DMat3, DVec3};
@@ -143,6 +144,21 @@ impl Loads<'_> {
     }
 }
 
+/// Contacts between the objects' surfaces ([`super::contact`]) taken inside the solve as stiff
+/// penalties (see [`velocity_change`] and the surface-contact paragraph of `contact.rs`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SurfacePenalty<'a> {
+    /// The candidates, found at the predicted displacements u + Δt v, with their predicted depth.
+    pub contacts: &'a [Contact],
+    /// κ = Δt² k_c w_c ([`super::contact::SurfaceContact::stiffness`]).
+    pub stiffness: f64,
+    /// Per contact: whether the first solve presses with it (the caller's guess, e.g. the contacts
+    /// that pressed in the last step and those new since); empty: every contact inside at x̃.
+    pub first_guess: &'a [bool],
+    /// Coulomb's μ between the objects.
+    pub friction: f64,
+}
+
 /// The result of one implicit step's solve.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VelocityChange {
@@ -150,7 +166,17 @@ pub struct VelocityChange {
     pub stats: SolveStats,
     /// The normal impulse J ≥ 0 (N·s) each entry of [`Loads::contacts`] received (0 if released).
     pub contact_impulses: Vec<f64>,
+    /// The normal impulse λ_c = Δt k_c d_c⁺ ≥ 0 (N·s) each surface contact received (0 where it
+    /// ends apart), and its depth d_c⁺ = d̃_c − Δt n·Σ_j c_j Δv_j at the end of the step.
+    pub surface_impulses: Vec<f64>,
+    pub surface_depths: Vec<f64>,
+    /// The friction impulse −Δt η_c T Σ_j c_j v_j⁺ (N·s) each surface contact received.
+    pub surface_friction: Vec<DVec3>,
 }
+
+/// The most solves of one step while the set of pressing surface contacts changes (a primal–dual
+/// active set, Hintermüller, Ito & Kunisch 2002; it settles in 1–3 here).
+const ACTIVE_SET_PASSES: usize = 10;
 
 /// The velocity change Δv of one linearized implicit Euler step (module docs), by block-Jacobi
 /// preconditioned CG started from `guess` (the previous step's Δv is a good one; zero otherwise).
@@ -159,12 +185,28 @@ pub struct VelocityChange {
 /// Fixed phyxels and resting contacts are constraints S_i Δv_i = Δv_i's free part, solved with Baraff &
 /// Witkin's filtered ("modified") PCG: the system S A S + (I − S) with right-hand side S b. A contact
 /// whose constraint impulse J = n·(A Δv − b) comes out adhesive (J < 0) is released and the system
-/// solved again once.
+/// solved again.
+///
+/// Surface contacts (`surface`, rows c_j over the phyxels of two objects, normal n, predicted depth
+/// d̃ = −n·Σ_j c_j x̃_j at x̃ = x + Δt v) are penalties U_c = ½ k_c max(0, d_c)², taken at the end of
+/// the step like the elastic forces: with d_c⁺ = d̃_c − Δt n·Σ_j c_j Δv_j, the force −∂U_c/∂x_j =
+/// k_c d_c⁺ c_j n enters as
+///
+///   A += Σ_c Δt² k_c (c n)(c n)ᵀ,   b += Σ_c Δt k_c d̃_c (c n),   Δt² k_c = κ / w_c,
+///
+/// for the pressing contacts (d_c⁺ > 0); which those are is found by solving again while it changes
+/// (at most `ACTIVE_SET_PASSES` = 10 solves), each warm-started from the last. Then, with μ > 0, each
+/// pressing contact gets Coulomb friction lagged on that solve's normal impulse λ_c and slip v_t: a
+/// drag −η_c T Σ_j c_j v_j⁺ (T = I − n nᵀ) with Δt η_c = min(μ λ_c / |v_t|, κ / w_c), which adds
+/// Δt η_c (c ⊗ T)(c ⊗ T)ᵀ to A and −Δt η_c (c ⊗ T) Σ_j c_j v_j to b, and the system is solved once
+/// more (symmetric positive definite still, dissipative, Σ_j c_j = 0 keeping Σ m v).
+#[allow(clippy::too_many_arguments)]
 pub fn velocity_change(
     body: &Body,
     velocity: &[DVec3],
     dt: f64,
     loads: Loads,
+    surface: SurfacePenalty,
     mass_damping: f64,
     settings: CorotatedImplicit,
     guess: Option<&[DVec3]>,
@@ -181,25 +223,89 @@ pub fn velocity_change(
     for i in 0..n {
         b[i] = dt * (b[i] - mass_damping * body.mass[i] * velocity[i]) + stiffness_factor * kv[i];
     }
-    // A z = (1 + Δt α) M z − (Δt β + Δt²) K z.
-    let system = |z: &[DVec3]| -> Vec<DVec3> {
+    // The surface contacts' Δt² k_c = κ / w_c, and the pressing ones (at first: those inside at x̃).
+    let penalty: Vec<f64> = surface
+        .contacts
+        .iter()
+        .map(|c| surface.stiffness.max(0.0) / c.inverse_mass)
+        .collect();
+    let mut pressing: Vec<bool> = surface
+        .contacts
+        .iter()
+        .enumerate()
+        .map(|(c, contact)| {
+            contact.depth > 0.0 && surface.first_guess.get(c).copied().unwrap_or(true)
+        })
+        .collect();
+    let base_b = b.clone();
+    // A z = (1 + Δt α) M z − (Δt β + Δt²) K z (+ the pressing contacts' Δt² k_c (c n)(c n)ᵀ z).
+    let elastic_system = |z: &[DVec3]| -> Vec<DVec3> {
         let kz = stiffness_product(body, &r, z);
         (0..n)
             .map(|i| mass_factor * body.mass[i] * z[i] - stiffness_factor * kz[i])
             .collect()
     };
-    let blocks: Vec<DMat3> = stiffness_diagonal(body, &r)
+    let elastic_blocks: Vec<DMat3> = stiffness_diagonal(body, &r)
         .into_iter()
         .enumerate()
         .map(|(i, k)| DMat3::IDENTITY * (mass_factor * body.mass[i]) - stiffness_factor * k)
         .collect();
+    // Friction's Δt η_c per contact: zero until the pressing set has settled (see the loop's end).
+    let mut drag = vec![0.0; surface.contacts.len()];
+    let mut friction_pass = false;
+    let tangential = |normal: DVec3, w: DVec3| w - normal.dot(w) * normal;
     let mut active = vec![true; loads.contacts.len()];
     let mut iterations = 0;
+    let mut passes = 0;
     let mut guess: Vec<DVec3> = match guess {
         Some(g) if g.len() == n => g.to_vec(),
         _ => vec![DVec3::ZERO; n],
     };
     loop {
+        passes += 1;
+        let in_contact: Vec<(usize, &Contact)> = surface
+            .contacts
+            .iter()
+            .enumerate()
+            .filter(|(c, _)| pressing[*c])
+            .collect();
+        let system = |z: &[DVec3]| -> Vec<DVec3> {
+            let mut az = elastic_system(z);
+            for &(c, contact) in &in_contact {
+                let along: f64 = contact
+                    .row
+                    .iter()
+                    .map(|&(j, cj, _)| cj * contact.normal.dot(z[j]))
+                    .sum();
+                let mut scaled = penalty[c] * along * contact.normal;
+                if drag[c] > 0.0 {
+                    let relative: DVec3 = contact.row.iter().map(|&(j, cj, _)| cj * z[j]).sum();
+                    scaled += drag[c] * tangential(contact.normal, relative);
+                }
+                for &(j, cj, _) in &contact.row {
+                    az[j] += cj * scaled;
+                }
+            }
+            az
+        };
+        let mut blocks = elastic_blocks.clone();
+        b.clone_from(&base_b);
+        for &(c, contact) in &in_contact {
+            let nn = super::mls::outer(contact.normal, contact.normal);
+            // Δt k_c d̃_c = (κ / w_c) d̃_c / Δt.
+            let mut push = penalty[c] * contact.depth / dt * contact.normal;
+            let mut block = nn * penalty[c];
+            if drag[c] > 0.0 {
+                // The friction force at the end of the step, −η_c T Σ_j c_j (v_j + Δv_j).
+                let relative: DVec3 = contact.row.iter().map(|&(j, cj, _)| cj * velocity[j]).sum();
+                push -= drag[c] * tangential(contact.normal, relative);
+                block += (DMat3::IDENTITY - nn) * drag[c];
+            }
+            for &(j, cj, _) in &contact.row {
+                blocks[j] += block * (cj * cj);
+                b[j] += cj * push;
+            }
+        }
         let filters = loads.filters(n, &active);
         let filter =
             |v: &[DVec3]| -> Vec<DVec3> { v.iter().zip(&filters).map(|(v, s)| *s * *v).collect() };
@@ -248,8 +354,72 @@ pub fn velocity_change(
             .filter(|(k, j)| active[*k] && **j < 0.0)
             .map(|(k, _)| k)
             .collect();
-        let second_pass = active.iter().any(|a| !a);
-        if adhesive.is_empty() || second_pass {
+        // Each surface contact's depth at the end of the step, and whether it presses there.
+        let surface_depths: Vec<f64> = surface
+            .contacts
+            .iter()
+            .map(|c| {
+                let approach: f64 = c
+                    .row
+                    .iter()
+                    .map(|&(j, cj, _)| cj * c.normal.dot(dv[j]))
+                    .sum();
+                c.depth - dt * approach
+            })
+            .collect();
+        let now_pressing: Vec<bool> = surface_depths.iter().map(|&d| d > 0.0).collect();
+        let surface_settled = now_pressing == pressing;
+        let released_once = active.iter().any(|a| !a);
+        let obstacles_settled = adhesive.is_empty() || released_once;
+        let settled = (obstacles_settled && surface_settled) || passes >= ACTIVE_SET_PASSES;
+        if settled && !friction_pass && surface.friction > 0.0 && pressing.contains(&true) {
+            // Coulomb friction, lagged on the normal force: each pressing contact gets a
+            // tangential drag −η_c T Σ_j c_j v_j⁺ with Δt η_c = μ λ_c / |v_t|, λ_c and the slip v_t
+            // from this solve (at most κ / w_c, sticking), and the system is solved once more.
+            for (c, contact) in surface.contacts.iter().enumerate() {
+                if !pressing[c] {
+                    continue;
+                }
+                let lambda = (penalty[c] * surface_depths[c] / dt).max(0.0);
+                let relative: DVec3 = contact
+                    .row
+                    .iter()
+                    .map(|&(j, cj, _)| cj * (velocity[j] + dv[j]))
+                    .sum();
+                let slip = tangential(contact.normal, relative).length();
+                let stick = penalty[c];
+                drag[c] = if slip * stick > surface.friction * lambda {
+                    surface.friction * lambda / slip
+                } else {
+                    stick
+                };
+            }
+            friction_pass = true;
+            guess = dv;
+            continue;
+        }
+        if settled || friction_pass {
+            // λ_c = Δt k_c d_c⁺ over the contacts the last solve pressed with: what it applied (a
+            // pull, λ_c < 0, only where the passes ran out before the set settled).
+            let surface_impulses = surface_depths
+                .iter()
+                .zip(&pressing)
+                .zip(&penalty)
+                .map(|((&d, &on), &p)| if on { p * d / dt } else { 0.0 })
+                .collect();
+            let surface_friction = surface
+                .contacts
+                .iter()
+                .zip(&drag)
+                .map(|(contact, &drag)| {
+                    let relative: DVec3 = contact
+                        .row
+                        .iter()
+                        .map(|&(j, cj, _)| cj * (velocity[j] + dv[j]))
+                        .sum();
+                    -drag * tangential(contact.normal, relative)
+                })
+                .collect();
             return VelocityChange {
                 dv,
                 stats: SolveStats {
@@ -258,11 +428,17 @@ pub fn velocity_change(
                     converged: solution.converged,
                 },
                 contact_impulses: contact_impulses.into_iter().map(|j| j.max(0.0)).collect(),
+                surface_impulses,
+                surface_depths,
+                surface_friction,
             };
         }
-        for k in adhesive {
-            active[k] = false;
+        if !released_once {
+            for k in adhesive {
+                active[k] = false;
+            }
         }
+        pressing = now_pressing;
         guess = dv;
     }
 }

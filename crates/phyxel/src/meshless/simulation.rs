@@ -322,6 +322,10 @@ pub struct Simulation {
     pub surface_contact: Option<SurfaceContact>,
     /// What the last step's surface contact did.
     last_contact: Option<ContactReport>,
+    /// The implicit step's surface-contact candidates and those that pressed, as (surface, vertex),
+    /// sorted: the next step's first guess of the pressing set.
+    candidate_vertices: Vec<(usize, usize)>,
+    pressing_vertices: Vec<(usize, usize)>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
     /// Where the fused symplectic Euler step writes the next displacements and velocities (kept between
@@ -360,6 +364,8 @@ impl Simulation {
             surfaces: Vec::new(),
             surface_contact: None,
             last_contact: None,
+            candidate_vertices: Vec::new(),
+            pressing_vertices: Vec::new(),
             size,
             next_state: (Vec::new(), Vec::new()),
         }
@@ -499,7 +505,12 @@ impl Simulation {
                 implicit,
             });
         }
-        let surfaces_touched = self.resolve_surface_contacts();
+        // The implicit step took the surfaces' contacts inside its solve (`advance_implicit`).
+        let surfaces_touched = if implicit {
+            self.last_contact.as_ref().is_some_and(|r| r.contacts > 0)
+        } else {
+            self.resolve_surface_contacts()
+        };
         if flags & TOUCHED != 0 || surfaces_touched {
             // A multistep method's remembered x(t − Δt) or v(t − Δt/2) predates the correction.
             self.integrator.reset();
@@ -764,11 +775,50 @@ impl Simulation {
                 })
             })
             .collect();
+        // Contacts between the objects' surfaces: found at the predicted displacements u + Δt v,
+        // within the reach inside and the margin outside, and taken in the solve.
+        let surface_contacts = match self.surface_contact {
+            Some(contact) if self.surfaces.len() > 1 => {
+                let predicted: Vec<DVec3> = body
+                    .displacement
+                    .iter()
+                    .zip(&velocity)
+                    .map(|(u, v)| *u + dt * *v)
+                    .collect();
+                let current = std::mem::replace(&mut body.displacement, predicted);
+                let found = contact::find(
+                    body,
+                    &self.surfaces,
+                    &self.fixed,
+                    contact.reach,
+                    contact.margin,
+                );
+                body.displacement = current;
+                found
+            }
+            _ => Vec::new(),
+        };
         let loads = Loads {
             gravity: self.environment.gravity,
             extra: &drag,
             fixed: &self.fixed,
             contacts: &contacts,
+        };
+        // The first solve presses with the vertices that pressed in the last step and with those
+        // new to the candidates (the set then settles in a pass or two instead of ~log₂ of the
+        // redundant vertices of a resting patch).
+        let first_guess: Vec<bool> = surface_contacts
+            .iter()
+            .map(|c| {
+                self.pressing_vertices.binary_search(&c.vertex).is_ok()
+                    || self.candidate_vertices.binary_search(&c.vertex).is_err()
+            })
+            .collect();
+        let penalty = implicit::SurfacePenalty {
+            contacts: &surface_contacts,
+            stiffness: self.surface_contact.map_or(0.0, |c| c.stiffness),
+            first_guess: &first_guess,
+            friction: self.environment.friction,
         };
         let guess = Some(self.last_velocity_change.as_slice()).filter(|g| !g.is_empty());
         let step = implicit::velocity_change(
@@ -776,12 +826,31 @@ impl Simulation {
             &velocity,
             dt,
             loads,
+            penalty,
             self.environment.damping + settings.rayleigh.mass,
             settings,
             guess,
         );
         for (v, dv) in velocity.iter_mut().zip(&step.dv) {
             *v += *dv;
+        }
+        if self.surface_contact.is_some() {
+            self.candidate_vertices = surface_contacts.iter().map(|c| c.vertex).collect();
+            self.candidate_vertices.sort_unstable();
+            self.pressing_vertices = surface_contacts
+                .iter()
+                .zip(&step.surface_impulses)
+                .filter(|(_, &l)| l > 0.0)
+                .map(|(c, _)| c.vertex)
+                .collect();
+            self.pressing_vertices.sort_unstable();
+            self.last_contact = Some(ContactReport::of(
+                self.surfaces.len(),
+                &surface_contacts,
+                &step.surface_impulses,
+                &step.surface_friction,
+                &step.surface_depths,
+            ));
         }
         // Coulomb friction from the contact impulses: the tangential velocity loses at most μ J / m.
         for (&(i, normal), &impulse) in contacts.iter().zip(&step.contact_impulses) {
