@@ -366,7 +366,7 @@ impl Fluid {
         let mut worst = (0.0, 0);
         for i in 0..self.x.len() {
             let travel = (self.x[i] - self.saved_x[i]).length();
-            if !(travel <= worst.0) {
+            if travel > worst.0 || travel.is_nan() {
                 worst = (travel, i);
             }
             if !self.v[i].is_finite() {
@@ -375,13 +375,13 @@ impl Fluid {
             }
         }
         let error = self.density_error();
-        let message = if !(worst.0 <= limit) {
+        let message = if worst.0 > limit || worst.0.is_nan() {
             Some(format!(
                 "{solver} at t = {:.4} s with Δt = {:.3e} s moved particle {} by {:.3} h in one step \
                  (the limit is {MAX_STEP_TRAVEL} h): the CFL condition is violated; lower Δt or the stiffness",
                 self.time, dt, worst.1, worst.0 / self.kernel.h
             ))
-        } else if !(error <= MAX_DENSITY_ERROR) {
+        } else if error > MAX_DENSITY_ERROR || error.is_nan() {
             Some(format!(
                 "{solver} at t = {:.4} s: the mean density error reached {:.1} % (the limit is {} %): \
                  the pressure solve diverged; lower Δt or raise the iterations",

@@ -86,6 +86,7 @@ impl Pbf {
             fluid.x[i] += dt * v;
         }
         fluid.find_neighbours()?;
+        fluid.keep_off_walls();
         let rho0 = fluid.rest_density();
         let epsilon = self.relaxation / (fluid.spacing() * fluid.spacing());
         let scorr_w = fluid.kernel.w(self.scorr_dq * fluid.kernel.h);
@@ -153,7 +154,6 @@ impl Pbf {
         }
         // The last correction moved the particles: neighbours and densities at the final positions.
         fluid.find_neighbours()?;
-        fluid.keep_off_walls();
         fluid.compute_densities();
         self.last_max_constraint = fluid.max_density_error();
         for i in 0..n {
