@@ -91,7 +91,7 @@ pub struct Fluid {
 
 impl Fluid {
     /// A fluid of particles at `x` (at rest) inside walls sampled by `boundary_points`. The neighbour
-    /// grid covers the walls' and the fluid's bounding box padded by 2h, and as high again above it.
+    /// grid covers the walls' and the fluid's bounding box padded by 2h, and three times as high again above it.
     pub fn new(
         x: Vec<Vector>,
         boundary_points: Vec<Vector>,
@@ -131,9 +131,10 @@ impl Fluid {
             lo = lo.min(blo);
             hi = hi.max(bhi);
         }
-        // Room above the walls for splashes: the box's height again.
+        // Room above the open box for splashes: three times its height (a jet up the far wall of the
+        // lesson's dam break reached twice the box's height).
         let pad = Vector::splat(2.0 * kernel.h);
-        let above = Vector::new(0.0, hi.y - lo.y);
+        let above = Vector::new(0.0, 3.0 * (hi.y - lo.y));
         let grid = CellGrid::new(lo - pad, hi + pad + above, kernel.h);
         if grid.cells() > 4_000_000 {
             return Err(FluidError::BadInput(format!(
