@@ -134,6 +134,12 @@ impl NeighbourLists {
         &self.index[self.start[i] as usize..self.start[i + 1] as usize]
     }
 
+    /// The positions of query i's neighbours in the flat list (to index per-pair data kept alongside).
+    #[inline]
+    pub fn range(&self, i: usize) -> std::ops::Range<usize> {
+        self.start[i] as usize..self.start[i + 1] as usize
+    }
+
     /// The number of (query, neighbour) pairs.
     pub fn pairs(&self) -> usize {
         self.index.len()
