@@ -1,6 +1,8 @@
 //! The fluid solvers' claims, against theory (hydrostatics, conservation, the wall standing in for
 //! fluid) and experiment (Martin & Moyce 1952's dam break). Times measured on the 2-core build
-//! machine in the test profile (phyxel at opt-level 3), 2026-11-24, are in each test's comment.
+//! machine in the test profile (phyxel at opt-level 3), 2026-11-24, are in each test's comment (run
+//! alone, before DFSPH cached its kernel gradients, which made its runs about 4× faster; the whole
+//! file with the lesson's tests took 26–61 s as other work shared the machine).
 
 use super::grid::{CellGrid, NeighbourLists};
 use super::kernel::Vector;
