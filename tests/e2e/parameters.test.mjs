@@ -24,6 +24,7 @@ const NAMES = {
   'explicit-implicit': ['young', 'poisson', 'density', 'across', 'explicitDt', 'implicitDt', 'damping', 'tolerance', 'maxIterations'],
   'integrating-solid': ['integration', 'across', 'height', 'slenderness', 'young', 'poisson', 'density', 'magnification', 'points', 'ratio', 'cylinderAcross', 'cylinderMagnification'],
   cracks: ['criterion', 'strength', 'c_prop', 'kappa', 'pull'],
+  'sph-fluids': ['solver', 'colour', 'across', 'xsph', 'iterations', 'sound'],
   phyxels: [
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
     'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'implicitModel', 'cgTolerance',
@@ -44,6 +45,7 @@ const TABLES = {
   'explicit-implicit': 'ExplicitImplicitLesson.parameters',
   'integrating-solid': 'IntegratingSolidLesson.parameters',
   cracks: 'CracksLesson.parameters',
+  'sph-fluids': 'SphFluidsLesson.parameters',
   phyxels: 'PhyxelDemo.parameters',
 };
 

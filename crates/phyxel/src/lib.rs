@@ -11,8 +11,13 @@
 //! `meshless/simulation.rs` is the step itself. Each lesson page has its physics in a file of
 //! [`lessons`] named like the page (`pbd.html` → `lessons/pbd.rs`), with the page's symbols and its
 //! parameter table ([`params::Param`]); [`integrators`] and [`kernels`] are the shared pieces they use.
+//!
+//! [`fluids`] holds the SPH fluid solvers (WCSPH, DFSPH, PBF) with particle walls and the free surface
+//! by marching squares: a fluid, its solver switched at run time, stepped at the CFL step, refusing a
+//! step that would blow up.
 
 pub mod conjugate_gradient;
+pub mod fluids;
 pub mod integrators;
 pub mod kernels;
 pub mod lessons;

@@ -10,5 +10,6 @@ export const DEMOS = [
   { id: 'explicit-implicit', title: 'Explicit vs implicit' },
   { id: 'integrating-solid', title: 'Integrating a meshless solid' },
   { id: 'cracks', title: 'Cracks in a meshless solid' },
+  { id: 'sph-fluids', title: 'SPH fluids' },
   { id: 'phyxels', title: 'Elastic, plastic and melting objects (3D)' },
 ];

@@ -9,4 +9,5 @@ pub mod mls_gradient;
 pub mod neighbourhood_search;
 pub mod pbd;
 pub mod sph_approximation;
+pub mod sph_fluids;
 pub mod time_integration;

@@ -1,0 +1,66 @@
+//! The fluid solvers' vector type and smoothing kernel. Everything that depends on the dimension is
+//! here and in `grid.rs` (the 3×3 cell scan): the 3D fluid swaps `Vector` for `DVec3`, `DIMENSION`
+//! for `Three` and the scan for 3×3×3 cells; the solvers are written in vectors and kernel calls only.
+//!
+//! The kernel is the cubic spline of [`crate::kernels`] (KBST19 eq. 4, support h, normalized in
+//! `DIMENSION`), with its constant and powers of h taken once.
+
+use crate::kernels::{Dimension, Kernel};
+use glam::DVec2;
+
+/// A position, velocity or gradient.
+pub type Vector = DVec2;
+/// The dimension the kernel is normalized in.
+pub const DIMENSION: Dimension = Dimension::Two;
+
+/// W(r) = σ_d / h^d f(r/h) and ∇W(x) = σ_d / h^(d+1) f′(|x|/h) x/|x| of the cubic spline.
+#[derive(Clone, Copy, Debug)]
+pub struct SmoothingKernel {
+    /// The support radius h (W = 0 for r ≥ h).
+    pub h: f64,
+    inv_h: f64,
+    w_scale: f64,
+    grad_scale: f64,
+}
+
+impl SmoothingKernel {
+    pub fn cubic_spline(h: f64) -> Self {
+        let sigma = Kernel::CubicSpline.normalization(DIMENSION);
+        let d = DIMENSION.number();
+        Self {
+            h,
+            inv_h: 1.0 / h,
+            w_scale: sigma / h.powi(d),
+            grad_scale: sigma / h.powi(d + 1),
+        }
+    }
+
+    /// The cubic spline's f(q) and f′(q) (KBST19 eq. 4 with support h), inlined for the inner loops.
+    #[inline(always)]
+    fn shape(q: f64) -> (f64, f64) {
+        if q >= 1.0 {
+            (0.0, 0.0)
+        } else if q <= 0.5 {
+            (6.0 * (q * q * q - q * q) + 1.0, 18.0 * q * q - 12.0 * q)
+        } else {
+            let p = 1.0 - q;
+            (2.0 * p * p * p, -6.0 * p * p)
+        }
+    }
+
+    /// W(r, h).
+    #[inline(always)]
+    pub fn w(&self, r: f64) -> f64 {
+        self.w_scale * Self::shape(r * self.inv_h).0
+    }
+
+    /// ∇W at x = x_i − x_j (zero at x = 0 and beyond the support).
+    #[inline(always)]
+    pub fn grad_w(&self, x: Vector) -> Vector {
+        let r = x.length();
+        if r <= 1e-9 * self.h || r >= self.h {
+            return Vector::ZERO;
+        }
+        x * (self.grad_scale * Self::shape(r * self.inv_h).1 / r)
+    }
+}

@@ -1,0 +1,38 @@
+//! SPH fluids in 2D (issue 19): the weakly compressible solver of seed 002 §6.1–6.4 (WCSPH), a
+//! pressure solver that keeps the density at rest (DFSPH, Bender & Koschier 2015) and position-based
+//! fluids (PBF, Macklin & Müller 2013), all against walls sampled by particles with Akinci et al.'s
+//! (2012) volumes, so any collider shape works; the free surface by marching squares (seed 002 §6.5).
+//!
+//! The files, in the order a reader takes them (each uses only those before it):
+//!
+//! - `error.rs` — what is refused and why ([`FluidError`]);
+//! - `kernel.rs` — the vector type and the cubic-spline kernel (all that names the dimension, with
+//!   the 3×3 cell scan of `grid.rs`);
+//! - `grid.rs` — the cell grid and the neighbour lists in compressed rows;
+//! - `boundary.rs` — wall particles and their volumes V_b;
+//! - `fluid.rs` — the particles and the passes every solver shares (density, gravity and stirring,
+//!   XSPH, the blow-up check);
+//! - `wcsph.rs`, `dfsph.rs`, `pbf.rs` — the three solvers' steps;
+//! - `simulation.rs` — a fluid with its solver, switched at run time, stepped at the CFL step;
+//! - `surface.rs` — marching squares;
+//! - `scene.rs` — the column and the dam break;
+//! - `tests.rs` — the claims, against theory and Martin & Moyce's experiment.
+
+pub mod boundary;
+pub mod dfsph;
+pub mod error;
+pub mod fluid;
+pub mod grid;
+pub mod kernel;
+pub mod pbf;
+pub mod scene;
+pub mod simulation;
+pub mod surface;
+#[cfg(test)]
+mod tests;
+pub mod wcsph;
+
+pub use error::FluidError;
+pub use fluid::{Fluid, FluidSettings, StepReport, Stir};
+pub use scene::Column;
+pub use simulation::{FluidSimulation, Solver};

@@ -1,0 +1,171 @@
+//! Position-based fluids (Macklin & Müller 2013, "Position Based Fluids", SIGGRAPH): one density
+//! constraint per particle, C_i = ρ_i/ρ₀ − 1 (eq. 1), solved on predicted positions x* by Jacobi
+//! iterations:
+//!
+//! - λ_i = −C_i / (Σ_k |∇_k C_i|² + ε) (eq. 11) with ∇_k C_i = (1/ρ₀) Σ_j m ∇W_ij for k = i and
+//!   −(m/ρ₀) ∇W_ik for a neighbour k (eq. 8); a wall particle b adds (1/ρ₀) ρ₀ V_b ∇W_ib to ∇_i C_i and,
+//!   being static, no term of its own;
+//! - Δx_i = (1/ρ₀) [Σ_j m (λ_i + λ_j + s_corr) ∇W_ij + Σ_b ρ₀ V_b λ_i ∇W_ib] (eqs. 12, 14), with the
+//!   tensile-instability term s_corr = −k (W_ij / W(Δq))ⁿ (eq. 13; k = 0 turns it off).
+//!
+//! Only compression is a violation (C_i clamped at 0: the free surface). The iterations stop when every
+//! C_i is below `tolerance` or at `max_iterations`; then v = (x* − x)/Δt and XSPH (eq. 17). The
+//! pressure shown is the one WCSPH's force would need to move the particles as far: p_i = −ρ₀ Σ λ_i/Δt².
+
+use super::error::FluidError;
+use super::fluid::{Fluid, StepReport};
+use super::kernel::Vector;
+
+/// PBF's iteration settings and its per-particle buffers.
+#[derive(Clone, Debug)]
+pub struct Pbf {
+    /// Every density constraint C_i must end below this (0.01: 1 % compression).
+    pub tolerance: f64,
+    pub max_iterations: u32,
+    /// ε of eq. 11 (relaxation), as a fraction of the constraint gradient's scale (1/Δx)².
+    pub relaxation: f64,
+    /// k of eq. 13 (0: no tensile-instability correction).
+    pub scorr_k: f64,
+    /// n of eq. 13.
+    pub scorr_n: i32,
+    /// Δq of eq. 13 as a fraction of h.
+    pub scorr_dq: f64,
+    /// The CFL number λ of Δt = λ Δx / v_max.
+    pub cfl: f64,
+    lambda: Vec<f64>,
+    lambda_sum: Vec<f64>,
+    x_old: Vec<Vector>,
+    /// The largest C_i after the last step's iterations.
+    pub last_max_constraint: f64,
+}
+
+impl Default for Pbf {
+    fn default() -> Self {
+        Self {
+            tolerance: 0.01,
+            max_iterations: 100,
+            relaxation: 1e-4,
+            scorr_k: 0.0,
+            scorr_n: 4,
+            scorr_dq: 0.2,
+            cfl: 0.4,
+            lambda: Vec::new(),
+            lambda_sum: Vec::new(),
+            x_old: Vec::new(),
+            last_max_constraint: 0.0,
+        }
+    }
+}
+
+impl Pbf {
+    /// Δt = λ Δx / v_max, at most `dt_max`.
+    pub fn time_step(&self, fluid: &Fluid, dt_max: f64) -> f64 {
+        let v = fluid.max_speed();
+        if v > 0.0 {
+            (self.cfl * fluid.spacing() / v).min(dt_max)
+        } else {
+            dt_max
+        }
+    }
+
+    /// One step of Δt (Macklin & Müller 2013, Algorithm 1, without vorticity confinement). Leaves
+    /// neighbours and densities at the new positions.
+    pub fn step(&mut self, fluid: &mut Fluid, dt: f64) -> Result<StepReport, FluidError> {
+        let n = fluid.len();
+        self.lambda.resize(n, 0.0);
+        self.lambda_sum.clear();
+        self.lambda_sum.resize(n, 0.0);
+        self.x_old.clear();
+        self.x_old.extend_from_slice(&fluid.x);
+        // v ← v + Δt a_ext, x* ← x + Δt v
+        fluid.non_pressure_accelerations();
+        for i in 0..n {
+            let a = fluid.scratch[i];
+            fluid.v[i] += dt * a;
+            let v = fluid.v[i];
+            fluid.x[i] += dt * v;
+        }
+        fluid.find_neighbours()?;
+        fluid.keep_off_walls();
+        let rho0 = fluid.rest_density();
+        let epsilon = self.relaxation / (fluid.spacing() * fluid.spacing());
+        let scorr_w = fluid.kernel.w(self.scorr_dq * fluid.kernel.h);
+        let mut iterations = 0;
+        loop {
+            fluid.compute_densities();
+            let max_constraint = fluid.max_density_error();
+            self.last_max_constraint = max_constraint;
+            if max_constraint <= self.tolerance || iterations >= self.max_iterations {
+                break;
+            }
+            iterations += 1;
+            // λ_i (eq. 11)
+            for i in 0..n {
+                let constraint = (fluid.density[i] / rho0 - 1.0).max(0.0);
+                if constraint == 0.0 {
+                    self.lambda[i] = 0.0;
+                    continue;
+                }
+                let xi = fluid.x[i];
+                let mut grad_i = Vector::ZERO;
+                let mut sum_square = 0.0;
+                for &j in fluid.fluid_neighbours.of(i) {
+                    let g = (fluid.mass / rho0) * fluid.kernel.grad_w(xi - fluid.x[j as usize]);
+                    grad_i += g;
+                    sum_square += g.length_squared();
+                }
+                for &b in fluid.boundary_neighbours.of(i) {
+                    let b = b as usize;
+                    grad_i +=
+                        fluid.boundary.volume[b] * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
+                }
+                self.lambda[i] = -constraint / (grad_i.length_squared() + sum_square + epsilon);
+            }
+            // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
+            for i in 0..n {
+                let xi = fluid.x[i];
+                let li = self.lambda[i];
+                let mut dx = Vector::ZERO;
+                for &j in fluid.fluid_neighbours.of(i) {
+                    let j = j as usize;
+                    let xij = xi - fluid.x[j];
+                    let scorr = if self.scorr_k > 0.0 {
+                        -self.scorr_k * (fluid.kernel.w(xij.length()) / scorr_w).powi(self.scorr_n)
+                    } else {
+                        0.0
+                    };
+                    dx += (fluid.mass / rho0 * (li + self.lambda[j] + scorr))
+                        * fluid.kernel.grad_w(xij);
+                }
+                if li != 0.0 {
+                    for &b in fluid.boundary_neighbours.of(i) {
+                        let b = b as usize;
+                        dx += (fluid.boundary.volume[b] * li)
+                            * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
+                    }
+                }
+                fluid.scratch[i] = dx;
+            }
+            for i in 0..n {
+                let dx = fluid.scratch[i];
+                fluid.x[i] += dx;
+                self.lambda_sum[i] += self.lambda[i];
+            }
+        }
+        // The last correction moved the particles: neighbours and densities at the final positions.
+        fluid.find_neighbours()?;
+        fluid.compute_densities();
+        self.last_max_constraint = fluid.max_density_error();
+        for i in 0..n {
+            fluid.v[i] = (fluid.x[i] - self.x_old[i]) / dt;
+            fluid.pressure[i] = -rho0 * self.lambda_sum[i] / (dt * dt);
+        }
+        fluid.xsph_viscosity();
+        fluid.time += dt;
+        Ok(StepReport {
+            dt,
+            iterations,
+            density_error: fluid.density_error(),
+        })
+    }
+}

@@ -1,0 +1,119 @@
+//! The scenes of the tests and the lesson: a column of fluid in an open box, at rest (the hydrostatic
+//! test) or released against an empty stretch of floor (the dam break of Martin & Moyce 1952).
+
+use super::boundary::Boundary;
+use super::error::FluidError;
+use super::fluid::{Fluid, FluidSettings, MAX_FLUID_PARTICLES};
+use super::kernel::Vector;
+
+/// Layers of boundary particles in each wall (h = 2Δx reaches two spacings; three is safe).
+pub const WALL_LAYERS: usize = 3;
+
+/// A rectangular column of fluid, `column_width` × `column_height`, in the left corner of an open box
+/// `box_width` × `box_height` (equal widths: the hydrostatic column; a wider box: the dam break).
+#[derive(Clone, Copy, Debug)]
+pub struct Column {
+    pub column_width: f64,
+    pub column_height: f64,
+    pub box_width: f64,
+    pub box_height: f64,
+    /// Particle spacing Δx.
+    pub spacing: f64,
+    pub rest_density: f64,
+    /// |g| (m/s²), downwards.
+    pub gravity: f64,
+    /// XSPH's ξ.
+    pub xsph: f64,
+}
+
+impl Column {
+    /// Martin & Moyce's column of width a and height n² a (they ran n² = 1 and 2) in a box `length` a
+    /// long, with `per_width` particles across a.
+    pub fn martin_moyce(a: f64, n_squared: f64, length: f64, per_width: usize) -> Self {
+        Self {
+            column_width: a,
+            column_height: n_squared * a,
+            box_width: length * a,
+            box_height: (n_squared + 0.5) * a,
+            spacing: a / per_width as f64,
+            rest_density: 1000.0,
+            gravity: 9.81,
+            xsph: 0.01,
+        }
+    }
+
+    /// The particle lattice's size across and up, refused beyond [`MAX_FLUID_PARTICLES`].
+    pub fn lattice(&self) -> Result<(usize, usize), FluidError> {
+        let values = [
+            self.column_width,
+            self.column_height,
+            self.box_width,
+            self.box_height,
+            self.spacing,
+        ];
+        if values.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
+            return Err(FluidError::BadInput(
+                "the column, the box and the spacing must have positive sizes".into(),
+            ));
+        }
+        if self.column_width > self.box_width + 1e-9 || self.column_height > self.box_height + 1e-9
+        {
+            return Err(FluidError::BadInput(
+                "the column must fit in the box".into(),
+            ));
+        }
+        let nx = (self.column_width / self.spacing).round();
+        let ny = (self.column_height / self.spacing).round();
+        let count = nx * ny;
+        if count > MAX_FLUID_PARTICLES as f64 {
+            return Err(FluidError::TooManyParticles {
+                what: "fluid",
+                count: if count < 1e15 {
+                    count as usize
+                } else {
+                    usize::MAX
+                },
+                limit: MAX_FLUID_PARTICLES,
+            });
+        }
+        if count < 1.0 {
+            return Err(FluidError::BadInput(
+                "the column holds no particle at this spacing".into(),
+            ));
+        }
+        Ok((nx as usize, ny as usize))
+    }
+
+    /// The fluid: particles at the centres of a Δx lattice filling the column, walls of
+    /// [`WALL_LAYERS`] layers.
+    pub fn build(&self) -> Result<Fluid, FluidError> {
+        let (nx, ny) = self.lattice()?;
+        let dx = self.spacing;
+        let walls_per_side = (self.box_height / dx).round() * WALL_LAYERS as f64;
+        let floor = (self.box_width / dx).round() * WALL_LAYERS as f64;
+        if 2.0 * walls_per_side + floor > super::boundary::MAX_BOUNDARY_PARTICLES as f64 {
+            return Err(FluidError::TooManyParticles {
+                what: "boundary",
+                count: (2.0 * walls_per_side + floor) as usize,
+                limit: super::boundary::MAX_BOUNDARY_PARTICLES,
+            });
+        }
+        let mut x = Vec::with_capacity(nx * ny);
+        for j in 0..ny {
+            for i in 0..nx {
+                x.push(Vector::new((i as f64 + 0.5) * dx, (j as f64 + 0.5) * dx));
+            }
+        }
+        let walls = Boundary::box_walls(self.box_width, self.box_height, dx, WALL_LAYERS);
+        Fluid::new(
+            x,
+            walls,
+            FluidSettings {
+                rest_density: self.rest_density,
+                spacing: dx,
+                gravity: Vector::new(0.0, -self.gravity),
+                xsph: self.xsph,
+            },
+        )
+    }
+}

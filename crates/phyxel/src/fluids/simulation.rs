@@ -1,0 +1,161 @@
+//! A fluid and the solver that steps it, chosen and switched at run time: WCSPH, DFSPH or PBF. The
+//! time step follows the CFL condition of the solver in use; a refused step leaves the state as it was.
+
+use super::dfsph::Dfsph;
+use super::error::FluidError;
+use super::fluid::{Fluid, StepReport};
+use super::pbf::Pbf;
+use super::wcsph::Wcsph;
+
+/// The solvers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Solver {
+    /// Weakly compressible SPH (seed 002 §6).
+    Wcsph,
+    /// Divergence-free SPH (Bender & Koschier 2015).
+    Dfsph,
+    /// Position-based fluids (Macklin & Müller 2013).
+    Pbf,
+}
+
+impl Solver {
+    pub const ALL: [Solver; 3] = [Solver::Wcsph, Solver::Dfsph, Solver::Pbf];
+
+    /// The public name (URL and message value).
+    pub fn id(self) -> &'static str {
+        match self {
+            Solver::Wcsph => "wcsph",
+            Solver::Dfsph => "dfsph",
+            Solver::Pbf => "pbf",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::Wcsph => "WCSPH",
+            Solver::Dfsph => "DFSPH",
+            Solver::Pbf => "PBF",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Result<Solver, FluidError> {
+        Solver::ALL
+            .into_iter()
+            .find(|s| s.id() == id)
+            .ok_or_else(|| {
+                FluidError::BadInput(format!("solver: {id:?} is not one of wcsph, dfsph, pbf"))
+            })
+    }
+}
+
+/// A fluid stepped by one of the solvers.
+#[derive(Clone, Debug)]
+pub struct FluidSimulation {
+    pub fluid: Fluid,
+    pub solver: Solver,
+    pub wcsph: Wcsph,
+    pub dfsph: Dfsph,
+    pub pbf: Pbf,
+    /// The longest step the incompressible solvers take (s); WCSPH's is its CFL bound.
+    pub dt_max: f64,
+    /// A fixed Δt instead of the CFL step (the bad-input tests use it to violate the bound).
+    pub fixed_dt: Option<f64>,
+    /// The last step's report.
+    pub last: StepReport,
+    steps: u64,
+}
+
+impl FluidSimulation {
+    /// `fluid` stepped by `solver`; neighbours and densities are computed for its positions.
+    pub fn new(
+        mut fluid: Fluid,
+        solver: Solver,
+        wcsph: Wcsph,
+        dt_max: f64,
+    ) -> Result<Self, FluidError> {
+        if !(dt_max.is_finite() && dt_max > 0.0) {
+            return Err(FluidError::BadInput(
+                "the largest time step must be positive".into(),
+            ));
+        }
+        fluid.find_neighbours()?;
+        fluid.compute_densities();
+        Ok(Self {
+            fluid,
+            solver,
+            wcsph,
+            dfsph: Dfsph::default(),
+            pbf: Pbf::default(),
+            dt_max,
+            fixed_dt: None,
+            last: StepReport::default(),
+            steps: 0,
+        })
+    }
+
+    /// Switch solvers; the particles, their velocities and the time carry over.
+    pub fn set_solver(&mut self, solver: Solver) {
+        if solver != self.solver {
+            self.solver = solver;
+            self.dfsph.invalidate();
+        }
+    }
+
+    /// The step the CFL condition allows the current solver now.
+    pub fn time_step(&self) -> f64 {
+        match self.solver {
+            Solver::Wcsph => self.wcsph.time_step(&self.fluid),
+            Solver::Dfsph => self.dfsph.time_step(&self.fluid, self.dt_max),
+            Solver::Pbf => self.pbf.time_step(&self.fluid, self.dt_max),
+        }
+    }
+
+    /// One step (the CFL step or the fixed one). A refused step leaves the state before it.
+    pub fn step(&mut self) -> Result<StepReport, FluidError> {
+        let dt = self.fixed_dt.unwrap_or_else(|| self.time_step());
+        self.fluid.save();
+        let result = match self.solver {
+            Solver::Wcsph => self.wcsph.step(&mut self.fluid, dt),
+            Solver::Dfsph => self.dfsph.step(&mut self.fluid, dt),
+            Solver::Pbf => self.pbf.step(&mut self.fluid, dt),
+        };
+        let report = match result {
+            Ok(report) => report,
+            Err(error) => {
+                self.fluid.restore();
+                self.dfsph.invalidate();
+                return Err(error);
+            }
+        };
+        if let Err(error) = self.fluid.check_step(dt, self.solver.name()) {
+            self.dfsph.invalidate();
+            return Err(error);
+        }
+        self.steps += 1;
+        self.last = report;
+        Ok(report)
+    }
+
+    /// Steps until `duration` more seconds are simulated (the last step shortened to land on it).
+    pub fn advance(&mut self, duration: f64) -> Result<u32, FluidError> {
+        let end = self.fluid.time + duration;
+        let mut steps = 0;
+        while self.fluid.time < end - 1e-12 {
+            let saved = self.fixed_dt;
+            let dt = saved.unwrap_or_else(|| self.time_step());
+            if self.fluid.time + dt > end {
+                self.fixed_dt = Some(end - self.fluid.time);
+            }
+            let result = self.step();
+            self.fixed_dt = saved;
+            result?;
+            steps += 1;
+        }
+        Ok(steps)
+    }
+
+    /// Steps taken.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+}
