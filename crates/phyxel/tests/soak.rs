@@ -533,3 +533,76 @@ fn soak_cracks_plate() {
         plate.dissipated
     );
 }
+
+/// The SPH fluids lesson's dam break at the page's defaults (DFSPH, 30 across: 1 800 particles, ξ =
+/// 0.01, 100 iterations, the CFL step up to 1/240 s) for 100 000 steps: the column collapses, sloshes
+/// and settles. Nothing adds energy — gravity's work is the fall of the water's centre of mass, and
+/// XSPH, the pressure projections and the walls only take energy out — so E = ½Σmv² + Σmgy never
+/// exceeds E₀ but for the step's own error, bounded here by the energy one step of free fall adds to
+/// every particle, M g² Δt² (E₀ is the column's potential energy above the floor). Every particle stays
+/// in the (closed) box and the mass is unchanged bit for bit. Measured 2026-11-24: 10 000 steps (33 s
+/// simulated) in 49 s on the loaded 2-core machine, the water settled (fastest particle 0.04 m/s).
+#[test]
+fn soak_sph_fluids_dam_break() {
+    use phyxel::fluids::Solver;
+    use phyxel::lessons::sph_fluids::{dam_break, param, Settings};
+    let settings = Settings::new(
+        param::ACROSS.default,
+        param::XSPH.default,
+        param::ITERATIONS.default,
+        param::SOUND.default,
+    )
+    .expect("the defaults are valid");
+    let mut sim = dam_break(settings, Solver::Dfsph).expect("the dam break builds");
+    let g = sim.fluid.settings.gravity.length();
+    let n = sim.fluid.x.len();
+    let energy = |s: &phyxel::fluids::FluidSimulation| -> f64 {
+        let f = &s.fluid;
+        f.x.iter()
+            .zip(&f.v)
+            .map(|(x, v)| f.mass * (0.5 * v.length_squared() + g * x.y))
+            .sum()
+    };
+    let mass = sim.fluid.total_mass();
+    let e0 = energy(&sim);
+    let slack = mass * g * g * phyxel::lessons::sph_fluids::DT_MAX.powi(2);
+    let (mut highest, start) = (e0, Instant::now());
+    let steps = soak_steps();
+    for step in 0..steps {
+        sim.step()
+            .unwrap_or_else(|e| panic!("dam break: step {step} refused: {e}"));
+        if step % 100 == 99 {
+            let e = energy(&sim);
+            assert!(
+                e.is_finite() && e <= e0 + slack,
+                "dam break after {} steps: E = {e} J > E₀ + {slack} = {} J",
+                step + 1,
+                e0 + slack
+            );
+            highest = highest.max(e);
+        }
+    }
+    assert_eq!(sim.fluid.total_mass(), mass, "the mass changed");
+    assert_eq!(sim.fluid.x.len(), n);
+    let (length, height) = (
+        phyxel::lessons::sph_fluids::BOX_LENGTH * phyxel::lessons::sph_fluids::COLUMN_WIDTH,
+        phyxel::lessons::sph_fluids::BOX_HEIGHT * phyxel::lessons::sph_fluids::COLUMN_WIDTH,
+    );
+    assert!(
+        sim.fluid.x.iter().all(|x| x.is_finite()
+            && x.x >= 0.0
+            && x.x <= length
+            && x.y >= 0.0
+            && x.y <= height),
+        "a particle left the box"
+    );
+    let fastest = sim.fluid.v.iter().map(|v| v.length()).fold(0.0, f64::max);
+    println!(
+        "SPH dam break (DFSPH, {n} particles): {steps} steps ({:.1} s simulated) in {:.1} s; E₀ = {e0:.3} J, \
+         highest {highest:.3} J (bound {:.3}), final {:.3} J, fastest particle {fastest:.2e} m/s",
+        sim.fluid.time,
+        start.elapsed().as_secs_f64(),
+        e0 + slack,
+        energy(&sim)
+    );
+}

@@ -55,9 +55,16 @@ impl Boundary {
         Ok(Self { x: points, volume })
     }
 
-    /// The walls of an open-topped box [0, width] × [0, height]: `layers` rows of particles at spacing
-    /// `spacing` outside each side and below the floor, the first half a spacing from the wall.
-    pub fn box_walls(width: f64, height: f64, spacing: f64, layers: usize) -> Vec<Vector> {
+    /// The walls of a box [0, width] × [0, height], open-topped or with a `lid`: `layers` rows of
+    /// particles at spacing `spacing` outside each side, below the floor (and above the lid), the first
+    /// half a spacing from the wall.
+    pub fn box_walls(
+        width: f64,
+        height: f64,
+        spacing: f64,
+        layers: usize,
+        lid: bool,
+    ) -> Vec<Vector> {
         let mut points = Vec::new();
         let nx = (width / spacing).round() as i64;
         let ny = (height / spacing).round() as i64;
@@ -72,6 +79,12 @@ impl Boundary {
                 let y = (j as f64 + 0.5) * spacing;
                 points.push(Vector::new(-offset, y));
                 points.push(Vector::new(width + offset, y));
+            }
+            // The lid, over the side walls' layers likewise.
+            if lid {
+                for i in -l..nx + l {
+                    points.push(Vector::new((i as f64 + 0.5) * spacing, height + offset));
+                }
             }
         }
         points

@@ -63,6 +63,7 @@ pub fn dam_break(settings: Settings, solver: Solver) -> Result<FluidSimulation, 
     let a = COLUMN_WIDTH;
     let mut column = Column::martin_moyce(a, 2.0, BOX_LENGTH, settings.across);
     column.box_height = BOX_HEIGHT * a;
+    column.lid = true;
     column.xsph = settings.xsph;
     let fluid = column.build()?;
     let mut wcsph = Wcsph::for_height(column.gravity, column.column_height);
