@@ -22,13 +22,27 @@ async fn the_pool_starts_and_its_threads_step_the_cube_as_theory_says() {
     let mut cube = BenchCube::new(f64::from(n)).unwrap();
     let start = cube.positions();
     reset_work_counters();
-    let steps = 10;
-    cube.step(f64::from(steps)).unwrap();
-    // Both threads computed phyxels: 8³ phyxels × 2 per-phyxel passes × 10 steps in all.
-    let work = work_per_thread();
+    // Batches of 10 steps until both threads have computed phyxels (a Web Worker just started may
+    // not wake before the first batch is done: one run in four failed here with a single batch of
+    // 10 steps, all 10 240 phyxel passes on one thread), at most 20 batches; 8³ phyxels × 2
+    // per-phyxel passes a step in all.
+    let batch = 10;
+    let mut steps = 0;
+    let mut work = Vec::new();
+    for _ in 0..20 {
+        cube.step(f64::from(batch)).unwrap();
+        steps += batch;
+        work = work_per_thread();
+        if work.iter().all(|w| *w > 0.0) {
+            break;
+        }
+    }
     assert_eq!(work.len(), 2);
     assert_eq!(work.iter().sum::<f64>(), f64::from(n * n * n * 2 * steps));
-    assert!(work.iter().all(|w| *w > 0.0), "work per thread {work:?}");
+    assert!(
+        work.iter().all(|w| *w > 0.0),
+        "work per thread after {steps} steps: {work:?}"
+    );
     // At rest and undeformed, the cube feels no elastic force: it falls as symplectic Euler with
     // damping c = 0.5/s says, v ← v + Δt (g − c v), y ← y + Δt v, every phyxel alike.
     let dt = cube.time_step();
