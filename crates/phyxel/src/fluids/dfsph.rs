@@ -109,12 +109,7 @@ impl Dfsph {
 
     /// Δt = λ Δx / v_max, at most `dt_max`.
     pub fn time_step(&self, fluid: &Fluid, dt_max: f64) -> f64 {
-        let v = fluid.max_speed();
-        if v > 0.0 {
-            (self.cfl * fluid.spacing() / v).min(dt_max)
-        } else {
-            dt_max
-        }
+        fluid.cfl_time_step(self.cfl, dt_max)
     }
 
     /// One step of Δt (Bender & Koschier 2017, Algorithm 1). Expects neighbours and densities at the
@@ -144,14 +139,7 @@ impl Dfsph {
             fluid.v[i] += dt * a;
         }
         let density_iterations = self.solve(fluid, dt, Solve::Density);
-        for i in 0..n {
-            let v = fluid.v[i];
-            fluid.x[i] += dt * v;
-        }
-        fluid.time += dt;
-        fluid.find_neighbours()?;
-        fluid.keep_off_walls();
-        fluid.compute_densities();
+        fluid.drift(dt)?;
         self.compute_alpha(fluid);
         let divergence_iterations = self.solve(fluid, dt, Solve::Divergence);
         for i in 0..n {

@@ -298,6 +298,31 @@ impl Fluid {
             .sqrt()
     }
 
+    /// The CFL step of the incompressible solvers: Δt = λ Δx / v_max with CFL number `cfl`, at most
+    /// `dt_max` (and `dt_max` at rest).
+    pub fn cfl_time_step(&self, cfl: f64, dt_max: f64) -> f64 {
+        let v = self.max_speed();
+        if v > 0.0 {
+            (cfl * self.spacing() / v).min(dt_max)
+        } else {
+            dt_max
+        }
+    }
+
+    /// Move every particle by Δt v and the clock by Δt, then take the neighbours, the walls' hard
+    /// constraint ([`Fluid::keep_off_walls`]) and the densities at the new positions: how WCSPH and
+    /// DFSPH end their steps' position update.
+    pub fn drift(&mut self, dt: f64) -> Result<(), FluidError> {
+        for (x, v) in self.x.iter_mut().zip(&self.v) {
+            *x += dt * *v;
+        }
+        self.time += dt;
+        self.find_neighbours()?;
+        self.keep_off_walls();
+        self.compute_densities();
+        Ok(())
+    }
+
     /// The accelerations that are not pressure: gravity and the pointer's stirring, into `scratch`.
     pub fn non_pressure_accelerations(&mut self) {
         let g = self.settings.gravity;

@@ -60,12 +60,7 @@ impl Default for Pbf {
 impl Pbf {
     /// Δt = λ Δx / v_max, at most `dt_max`.
     pub fn time_step(&self, fluid: &Fluid, dt_max: f64) -> f64 {
-        let v = fluid.max_speed();
-        if v > 0.0 {
-            (self.cfl * fluid.spacing() / v).min(dt_max)
-        } else {
-            dt_max
-        }
+        fluid.cfl_time_step(self.cfl, dt_max)
     }
 
     /// One step of Δt (Macklin & Müller 2013, Algorithm 1, without vorticity confinement). Leaves

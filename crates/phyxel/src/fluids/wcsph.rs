@@ -75,14 +75,7 @@ impl Wcsph {
             fluid.v[i] += dt * a;
         }
         fluid.xsph_viscosity();
-        for i in 0..fluid.len() {
-            let v = fluid.v[i];
-            fluid.x[i] += dt * v;
-        }
-        fluid.time += dt;
-        fluid.find_neighbours()?;
-        fluid.keep_off_walls();
-        fluid.compute_densities();
+        fluid.drift(dt)?;
         Ok(StepReport {
             dt,
             iterations: 1,
