@@ -1,7 +1,10 @@
 // `conjugate_gradient::solve` (crates/phyxel/src/conjugate_gradient.rs) as `implicit::velocity_change`
 // calls it: block-Jacobi preconditioned CG on Baraff & Witkin's filtered system
 //
-//   apply(z) = S A (S z) + (I − S) z,  A z = m (1 + Δt α) z − (Δt β + Δt²) K z,  right-hand side S b.
+//   apply(z) = S A (S z) + (I − S) z,  A z = m (1 + Δt α) z − (Δt β + Δt²) K z + O z,
+//
+// right-hand side S b with b the prescribed solve's b − A z̄ (implicit.wgsl), O the held phyxels'
+// friction drag (`obstacle_block`); Δv = z̄ + S x.
 //
 // The host dispatches, per iteration: cg_stiffness_stresses (the force matrices of K S p for the new
 // direction p = z + β p, formed on the fly), cg_product (p = z + β p, its own row of the force gather
@@ -40,7 +43,7 @@ fn constraint_filter(i: u32) -> mat3x3<f32> {
 // apply(z)_i from z_i and (K S z)_i.
 fn apply_row(i: u32, z: vec3<f32>, ksz: vec3<f32>) -> vec3<f32> {
     let s = constraint_filter(i);
-    let a_sz = phyxel[i].mass * mass_factor() * (s * z) - stiffness_factor() * ksz;
+    let a_sz = phyxel[i].mass * mass_factor() * (s * z) - stiffness_factor() * ksz + obstacle_block(i) * (s * z);
     return s * a_sz + (z - s * z);
 }
 
@@ -235,7 +238,7 @@ fn cg_reduce_direction(@builtin(local_invocation_index) local: u32) {
     work[scalar_index(1u)] = vec4<f32>(flags.x, total.y / scalars.z, iterations, RUNNING);
 }
 
-// Δv = S x (zero for a zero right-hand side), and Q = Δv for the contact impulses' K Δv.
+// Δv = z̄ + S x (S x zero for a zero right-hand side), and Q = S x for the contact impulses' K S x.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_finish(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
@@ -246,10 +249,10 @@ fn cg_finish(@builtin(global_invocation_id) id: vec3<u32>) {
         return; // the second solve was not needed: Δv stands
     }
     let state = work[scalar_index(1u)].w;
-    var dv = constraint_filter(i) * vector(X, i);
+    var y = constraint_filter(i) * vector(X, i);
     if (state == ZERO_RHS) {
-        dv = vec3<f32>(0.0);
+        y = vec3<f32>(0.0);
     }
-    store(DV, i, dv);
-    store(Q, i, dv);
+    store(DV, i, prescribed(i) + y);
+    store(Q, i, y);
 }

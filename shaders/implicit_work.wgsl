@@ -1,7 +1,7 @@
 // Shared by the implicit step's passes (corotated.wgsl, quadrature.wgsl, conjugate_gradient.wgsl,
 // implicit.wgsl; prepended after common.wgsl and mls.wgsl): the layout of the work buffer, the
-// constraint filters, the vector K is applied to, the block-Jacobi blocks and inverse and the workgroup
-// sums of the reductions. The constants it shares with
+// constraint filters and prescribed velocity changes, the obstacles' friction blocks, the vector K is
+// applied to, the block-Jacobi blocks and inverse and the workgroup sums of the reductions. The constants it shares with
 // crates/phyxel-gpu/src/implicit.rs (SECTIONS, OWN_OFFSETS, SCALAR_SLOTS, the CG states) and the
 // per-phyxel `Frame` (R_i, F_p,i⁻¹, P_i) come from the prelude (`wgsl::work`, `layout::ImplicitFrame`).
 //
@@ -15,28 +15,33 @@ const P: u32 = 3u; // search direction
 const AP: u32 = 4u; // A p
 const B: u32 = 5u; // right-hand side b = Δt (f + m g + drag − α m v) + (Δt β + Δt²) K v
 const Q: u32 = 6u; // the vector K is applied to next (stiffness_stresses reads it)
-const DV: u32 = 7u; // the step's Δv = S x
+const DV: u32 = 7u; // the step's Δv = z̄ + S x
 const GUESS: u32 = 8u; // the last step's Δv: the next CG's initial guess
 // OWN_OFFSETS (the prelude) = 9: Σ_j x̄_ij w_ij, which A_i⁻¹ makes Σ_j d_ij (constant with the reference shape)
-const IMPULSE: u32 = 10u; // x: the contact impulse J_i ≥ 0 (N·s)
-// SECTIONS (the prelude) = 11 sections in all.
+// The obstacle contact (`implicit::ObstacleContact`, `implicit::Friction`): its impulse J_i ≥ 0 (N·s),
+// the prescribed n·Δv_i = z_i (m/s), the sticking drag Δt η_i (kg), the sliding impulse (N·s).
+const IMPULSE: u32 = 10u;
+// Its friction's slip direction ŝ_i (xyz) and Coulomb's limit μ J_i of the last step (w).
+const SLIP: u32 = 11u;
+// SECTIONS (the prelude) = 12 sections in all.
 
 // CG scalars at section(SECTIONS) + 0..SCALAR_SLOTS (the prelude; crates/phyxel-gpu/src/implicit.rs
 // `solve_stats` reads [1].z, [1].w and [2].w):
 //   [0] = (‖S b‖², r·r, r·z, p·Ap)
 //   [1] = (α, β, CG iterations this step, state: 0 running, 1 converged, 2 stopped on non-positive
 //          curvature, 3 zero right-hand side)
-//   [2] = (solve 1 or 2, 1 when a contact was released, 1 when the second solve is skipped (no contact
-//          was released), final relative residual)
+//   [2] = (solve 1 or 2, 1 when the held contacts changed, 1 when the second solve is skipped (they
+//          did not), final relative residual)
 const SCALARS: u32 = 0u;
 const PARTIALS: u32 = SCALAR_SLOTS;
 
 // CG's states RUNNING, CONVERGED, STOPPED and ZERO_RHS come from the prelude.
 
-// Contact states in contact[i].w (normal in xyz).
+// Obstacle contact states in contact[i].w (the obstacle's normal at x̃_i in xyz): none, a candidate
+// this solve holds, a candidate it leaves free.
 const NO_CONTACT: f32 = 0.0;
-const IN_CONTACT: f32 = 1.0;
-const RELEASED: f32 = 2.0;
+const HELD: f32 = 1.0;
+const FREE: f32 = 2.0;
 
 fn section(s: u32) -> u32 {
     return s * params.phyxels;
@@ -74,17 +79,39 @@ fn stiffness_factor() -> f32 {
     return dt * params.rayleigh_stiffness + dt * dt;
 }
 
-// Baraff & Witkin's filter S_i (`Loads::filters`): 0 for a fixed phyxel, I − n nᵀ in contact, else I.
+// Baraff & Witkin's filter S_i (`Loads::filters`): 0 for a fixed phyxel, I − n nᵀ where held, else I.
 fn filter_of(i: u32, c: vec4<f32>, fixed: f32) -> mat3x3<f32> {
     if (fixed > 0.5) {
         return mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     }
     let identity = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
-    if (c.w == IN_CONTACT) {
+    if (c.w == HELD) {
         let n = c.xyz;
         return identity - mat3x3<f32>(n * n.x, n * n.y, n * n.z);
     }
     return identity;
+}
+
+// Baraff & Witkin's prescribed velocity change z̄_i = z_i n_i of a held phyxel, 0 elsewhere
+// (`Loads::prescribed`).
+fn prescribed(i: u32) -> vec3<f32> {
+    let c = contact[i];
+    if (c.w == HELD) {
+        return work[section(IMPULSE) + i].y * c.xyz;
+    }
+    return vec3<f32>(0.0);
+}
+
+// A held phyxel's friction drag in its diagonal block of A, Δt η_i (I − n nᵀ); zero elsewhere
+// (`implicit::velocity_change`).
+fn obstacle_block(i: u32) -> mat3x3<f32> {
+    let c = contact[i];
+    if (c.w != HELD) {
+        return mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    }
+    let n = c.xyz;
+    let identity = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
+    return work[section(IMPULSE) + i].z * (identity - mat3x3<f32>(n * n.x, n * n.y, n * n.z));
 }
 
 // The vector K is applied to: Q, or in a CG iteration the filtered new direction S (z + β p)
@@ -100,10 +127,11 @@ fn product_input(j: u32, in_cg: bool) -> vec3<f32> {
 }
 
 // The block-Jacobi preconditioner block of particle k from its diagonal stiffness block K_kk
-// (`implicit::velocity_change`): P_k = S_k (m_k (1 + Δt α) I − (Δt β + Δt²) K_kk)⁻¹ S_k + (I − S_k).
+// (`implicit::velocity_change`): P_k = S_k (m_k (1 + Δt α) I − (Δt β + Δt²) K_kk + O_k)⁻¹ S_k + (I − S_k),
+// O_k the friction drag of a held phyxel.
 fn preconditioner_block(k: u32, stiffness: mat3x3<f32>) -> mat3x3<f32> {
     let identity = mat3x3<f32>(vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0, 0.0, 1.0));
-    let system = phyxel[k].mass * mass_factor() * identity - stiffness_factor() * stiffness;
+    let system = phyxel[k].mass * mass_factor() * identity - stiffness_factor() * stiffness + obstacle_block(k);
     let s = filter_of(k, contact[k], phyxel[k].fixed);
     return s * inverse3(system) * s + (identity - s);
 }

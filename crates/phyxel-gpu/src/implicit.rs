@@ -49,6 +49,7 @@ pub struct ImplicitStep {
     cg_reduce_direction: Pass,
     cg_finish: Pass,
     contact_impulses: Pass,
+    prescribed_rhs: Pass,
     cg_restart: Pass,
     implicit_integrate: Pass,
     rotation_per_step: Pass,
@@ -231,8 +232,12 @@ impl ImplicitStep {
             cg_update: cg("cg_update"),
             cg_reduce_direction: cg("cg_reduce_direction"),
             cg_finish: cg("cg_finish"),
-            contact_impulses: implicit("contact_impulses", &joined(&step_buffers, &[])),
-            cg_restart: implicit("cg_restart", &[(5, &b.phyxel), (8, &work), (9, &contact)]),
+            contact_impulses: implicit(
+                "contact_impulses",
+                &joined(&step_buffers, &[(3, &b.velocity)]),
+            ),
+            cg_restart: implicit("cg_restart", &[(8, &work)]),
+            prescribed_rhs: implicit("prescribed_rhs", &step_buffers),
             implicit_integrate: implicit(
                 "implicit_integrate",
                 &[
@@ -241,7 +246,6 @@ impl ImplicitStep {
                     (5, &b.phyxel),
                     (7, &b.status),
                     (8, &work),
-                    (9, &contact),
                 ],
             ),
             rotation_per_step: implicit(
@@ -299,7 +303,10 @@ impl ImplicitStep {
         run(compute, &[&self.implicit_rhs]);
         for solve in 0..2 {
             if solve == 1 {
+                // The changed contacts' K Δz̄ for the prescribed right-hand side.
                 run(compute, &[&self.cg_restart]);
+                run(compute, stiffness);
+                run(compute, &[&self.prescribed_rhs]);
             }
             run(compute, diagonal);
             run(compute, stiffness);

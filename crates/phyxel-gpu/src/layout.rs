@@ -168,12 +168,15 @@ shared_structs! {
         rayleigh_stiffness: f32,
         /// CG's relative tolerance: ‖r‖ ≤ tolerance ‖S b‖.
         cg_tolerance: f32,
-        /// A phyxel within this distance (m) of an obstacle rests on it: CONTACT_DISTANCE · h_min.
+        /// A phyxel predicted within this distance (m) of an obstacle touches it: the first solve
+        /// holds it (CONTACT_DISTANCE · h_min).
         contact_distance: f32,
         /// The weight ‖M g‖ = |g| √(Σ m_i²) over the phyxels not held (N): CG measures its residual
         /// against at least Δt times it, the step's weight impulse (`Tolerance::reference_norm`).
         weight_norm: f32,
-        _pad0: f32,
+        /// Phyxels predicted within this distance (m) of an obstacle are its contact candidates in the
+        /// implicit step: `implicit::OBSTACLE_MARGIN` · h_min.
+        contact_margin: f32,
         _pad1: f32,
         _pad2: f32,
     }

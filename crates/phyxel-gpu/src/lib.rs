@@ -40,7 +40,7 @@
 //! | `Quadrature::stiffness_product` (per integration point, seed 003 eq. 14; then the gather) | `stiffness_product`, `cg_stiffness_product`, and `cg_gathered_product` in CG's place of `cg_product` |
 //! | `Quadrature::stiffness_diagonal` (with `HeldSurface::add_diagonal`) + the block-Jacobi inverses | `stiffness_diagonal` (quadrature.wgsl) |
 //! | `corotated_stress`, `corotated_force_differential`, `corotated_diagonal_block` (`meshless/elasticity.rs`), `polar_rotation` (`meshless/polar.rs`): the corotated point of both models | functions of `elasticity.wgsl` and `polar.wgsl` |
-//! | `implicit::velocity_change`: right-hand side, contacts, impulses, second solve | `implicit_begin`, `implicit_rhs`, `contact_impulses`, `cg_restart` |
+//! | `implicit::velocity_change`: right-hand side, contacts, impulses, second solve | `implicit_begin`, `implicit_rhs`, `contact_impulses`, `cg_restart`, `prescribed_rhs` |
 //! | `conjugate_gradient::solve` | `cg_start`, `cg_reduce_start`, `cg_drop_guess`, `cg_product`, `cg_reduce_curvature`, `cg_update`, `cg_reduce_direction`, `cg_direction`, `cg_finish` |
 //! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
 //! | `Simulation::flow_multiplicative` (`Plasticity::flow_multiplicative`, shared: `flow_multiplicative` of `plasticity.wgsl`) | `plastic_flow_multiplicative`; at the integration points `point_plastic_flow` (quadrature.wgsl) |

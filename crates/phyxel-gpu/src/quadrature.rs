@@ -325,6 +325,7 @@ impl QuadratureStep {
                     (4, &point),
                     (5, &b.phyxel),
                     (6, &point_frame),
+                    (8, step.work),
                     (9, &particle_start),
                     (10, &particle_edge),
                     (12, step.contact),

@@ -16,6 +16,7 @@ use crate::passes::Pass;
 use crate::readback::read_buffer;
 use crate::reference_update::ReferenceUpdate;
 use crate::state::{read_neighbourhoods, read_state, GpuState};
+use phyxel::meshless::implicit::OBSTACLE_MARGIN;
 use phyxel::meshless::melting::Melting;
 use phyxel::meshless::neighbours::Neighbourhoods;
 use phyxel::meshless::plasticity::Plasticity;
@@ -106,6 +107,7 @@ impl GpuSolver {
             params.rayleigh_stiffness = settings.rayleigh.stiffness.max(0.0) as f32;
             params.cg_tolerance = settings.tolerance as f32;
             params.contact_distance = (CONTACT_DISTANCE * body.min_support_radius) as f32;
+            params.contact_margin = (OBSTACLE_MARGIN * body.min_support_radius) as f32;
             let held = |i: usize| sim.fixed.get(i).copied().unwrap_or(false);
             let squares: f64 = (0..sim.body.len())
                 .filter(|&i| !held(i))

@@ -5,6 +5,7 @@
 //! (`layout::tests`) checks the prelude's struct layouts against Rust's.
 
 use crate::layout::wgsl_structs;
+use phyxel::meshless::implicit::STICKING_DRAG;
 use phyxel::meshless::melting::AMBIENT_TEMPERATURE;
 use phyxel::meshless::mls::DEFAULT_RELATIVE_THRESHOLD;
 use phyxel::meshless::neighbours::HASH_PRIMES;
@@ -45,7 +46,7 @@ pub mod status {
 /// the CG scalars, then one partial sum per workgroup.
 pub mod work {
     /// Sections of n vec4.
-    pub const SECTIONS: u32 = 11;
+    pub const SECTIONS: u32 = 12;
     /// The section of Σ_j x̄_ij w_ij per phyxel (A_i⁻¹ times it is Σ_j d_ij), written at the upload.
     pub const OWN_OFFSETS: u32 = 9;
     /// vec4 slots of CG scalars after the sections.
@@ -169,6 +170,9 @@ pub fn prelude() -> String {
     text += "// `simulation::MAX_ROTATION_PER_STEP`: the largest angle (rad) an implicit step may turn a \
              neighbourhood by.\n";
     text += &f("MAX_ROTATION_PER_STEP", MAX_ROTATION_PER_STEP);
+    text += "// `implicit::STICKING_DRAG`: Δt η / m of the obstacles' sticking friction in the implicit \
+             step.\n";
+    text += &f("STICKING_DRAG", STICKING_DRAG);
     text += "// `mls::DEFAULT_RELATIVE_THRESHOLD`: the safe inverse drops eigenvalues below this fraction \
              of the largest.\n";
     text += &f("SAFE_INVERSE_THRESHOLD", DEFAULT_RELATIVE_THRESHOLD);

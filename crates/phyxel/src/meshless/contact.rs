@@ -122,13 +122,12 @@
 //! (free fall takes 15–30 CG iterations a step). A resting ball's contact carries 1.0000 of its
 //! weight at 1/240, 1/120 and 1/60 s; two balls head on keep Σ m v to the CG tolerance.
 //!
-//! **Known limits (2026-11-24).** (1) At 10 across and 1/60 s the ball, once it has rolled off the
-//! cube, is stopped by [`MAX_ROTATION_PER_STEP`] when it hits the ground (quadrature at 1.27 s, nodal
-//! at 1.42 s) — in steps with no surface contact: the obstacles' contact is still a projection after
-//! the solve plus a filter on the phyxels already on the obstacle, and a spinning ball's impact is
-//! removed in one step, as the surface contact's was. The cure is the same: obstacle contacts
-//! predicted at u + Δt v, with a prescribed velocity change in the filtered CG (Baraff & Witkin's z),
-//! to be mirrored on the GPU. (2) The energy is not exactly non-increasing per step: the rows, normals
+//! **Known limits (2026-11-24).** (1) Until 2026-11-25, at 10 across and 1/60 s the ball, once it had
+//! rolled off the cube, was stopped by [`MAX_ROTATION_PER_STEP`] when it hit the ground (quadrature at
+//! 1.27 s, nodal at 1.42 s): the obstacles' contact was a projection after the solve, with friction
+//! after it too. The obstacles' contacts are now predicted at u + Δt v and taken inside the solve as
+//! well (`implicit.rs`, "Obstacles inside the solve"; on the GPU too), and the scene runs to its end
+//! (`tests/surface_contact.rs`). (2) The energy is not exactly non-increasing per step: the rows, normals
 //! and the corotated model's rotations are frozen for a step and re-linearized at the next, and the
 //! friction is lagged; the table's rises are at most 2·10⁻⁴ of the energy. (3) Contact steps cost
 //! 10–30 times a free step's CG iterations (the penalty's κ and the active-set solves), so the

@@ -15,6 +15,46 @@
 //! Fixed phyxels (Dirichlet conditions: a clamped end) keep their displacement and have zero
 //! velocity: their rows and columns of the system are replaced by the identity with a zero right-hand
 //! side.
+//!
+//! **Obstacles inside the solve.** The static obstacles (`collision::Collider`: the ground, walls)
+//! are candidates for a phyxel i where it is predicted to be at the end of the step, x̃_i = x_i + Δt
+//! v_i: the first obstacle with φ(x̃_i) ≤ [`OBSTACLE_MARGIN`]·h, with its normal n_i at x̃_i
+//! ([`ObstacleContact`]). A held contact constrains the normal velocity at the end of the step,
+//!
+//!   n_i·v_i⁺ = −max(φ(x_i), 0) / Δt,   i.e.  n_i·Δv_i = z_i = −max(φ(x_i), 0) / Δt − n_i·v_i,
+//!
+//! which brings a phyxel that is still above the obstacle exactly onto it and holds one that rests
+//! on it (φ = 0). It is Baraff & Witkin's constraint with a prescribed velocity change (1998 §5.3,
+//! their z): the filter S_i = I − n_i n_iᵀ, Δv = z̄ + S y with z̄_i = z_i n_i, and CG on S A S y =
+//! S (b − A z̄) ([`prescribed_rhs`]). The impact's stop reaches the neighbours through the elastic
+//! forces in the same solve. Which contacts are held is an active set with one update (Hintermüller,
+//! Ito & Kunisch 2002): the first solve holds those predicted on or in the obstacle (φ(x̃_i) ≤
+//! `touching`, a millionth of h); then a held one whose impulse J_i = n_i·(A Δv − b)_i comes out
+//! adhesive (J_i < 0) is let go, a free candidate that the solve carries in (n_i·Δv_i < z_i) is
+//! held, and if the set changed the system is solved once more. What the second solve still brings
+//! in, the post-step projection removes. (Until 2026-11-25 the
+//! contacts were found at x, not x̃, and a whole step's approach was projected away after the solve:
+//! a spinning ball hitting the ground at 1/60 s in the collide scene turned its neighbourhoods past
+//! the rotation check, `simulation::MAX_ROTATION_PER_STEP`. A penalty ½ k max(0, d)² in place of the
+//! constraint, as the surfaces' contacts have, was tried: with Δt² k = 100 m_i a stiff cube resting
+//! on the ground sank 1.1·10⁻⁴ m into it, 10³ times its self-weight compression. Holding only the
+//! contacts predicted at x̃ let the phyxels just above the ground that the solve itself carries in —
+//! 0.3 mm above at x̃, 6 mm in at the end — be stopped by the projection, and the rotation check
+//! stopped that step.)
+//!
+//! Coulomb friction acts on the held phyxels inside the solve too, lagged on the last step's normal
+//! impulse J_i ([`Friction`]; T_i = I − n_i n_iᵀ, slip s_i = T_i v_i): a phyxel whose friction
+//! impulse μ J_i could stop its slip (μ J_i ≥ m_i |s_i|) sticks — a drag −η_i T_i v_i⁺ at the end of
+//! the step with Δt η_i = c m_i ([`STICKING_DRAG`]), which adds Δt η_i T_i to A_ii and −Δt η_i s_i to
+//! b_i; one that slides gets Coulomb's impulse −μ J_i ŝ_i in b_i. The friction takes part in the
+//! one update: a sticking phyxel whose drag came out beyond the cone (Δt η_i |T_i v_i⁺| > μ J_i)
+//! slides in the second solve, along its slip, and a sliding one whose slip turned back sticks. (A
+//! drag Δt η_i = μ J_i / |s_i| for sliding too applies μ J_i |s_i⁺|/|s_i|, short of μ J_i by the
+//! step's slowing: a cube pushed along the ground decelerated 4 % slower than μ g and took 20 %
+//! longer to stop; an uncapped sticking drag stopped it at three times μ g at the end.) Friction as
+//! a velocity change of the contact phyxels after the solve (what the step did until 2026-11-25)
+//! shears their neighbourhoods alone, and stopped the same spinning ball as well. The terms are
+//! diagonal in the phyxels, so the block-Jacobi preconditioner holds them exactly.
 
 use super::body::Body;
 use super::contact::Contact;
@@ -77,6 +117,94 @@ pub struct SolveStats {
     pub converged: bool,
 }
 
+/// Obstacle contacts are candidates within this fraction of the smallest support radius at the
+/// predicted positions x̃ (module docs): what a step's fall under gravity and the solve's elastic
+/// response may carry in.
+pub const OBSTACLE_MARGIN: f64 = 0.25;
+
+/// Δt η / m of the obstacles' sticking friction (module docs): a lone phyxel keeps 1/(1 + c) of its
+/// slip per step where Coulomb's cone allows it to stick.
+pub const STICKING_DRAG: f64 = 100.0;
+
+/// Phyxel `phyxel` predicted on or in an obstacle at x̃ = x + Δt v (module docs, "Obstacles inside
+/// the solve").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ObstacleContact {
+    pub phyxel: usize,
+    /// The obstacle's outward normal ∇φ(x̃_i).
+    pub normal: DVec3,
+    /// The prescribed n_i·Δv_i = −max(φ(x_i), 0)/Δt − n_i·v_i (m/s) while held.
+    pub target: f64,
+    /// Whether the first solve holds it: predicted on or in the obstacle (φ(x̃_i) ≤ `touching`).
+    pub held: bool,
+    /// Its Coulomb friction for the step.
+    pub friction: Friction,
+}
+
+/// A held obstacle contact's Coulomb friction within the solve (module docs), lagged on the last
+/// step's normal impulse J: sticking, a drag −η T v⁺ at the end of the step; or sliding, the impulse
+/// μ J against the slip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Friction {
+    /// μ J (N·s).
+    pub limit: f64,
+    /// Δt η (kg) while sticking, 0 while sliding.
+    pub drag: f64,
+    /// μ J (N·s) while sliding, 0 while sticking.
+    pub sliding: f64,
+    /// The unit slip the sliding impulse opposes.
+    pub slip: DVec3,
+}
+
+impl Friction {
+    /// The friction of a phyxel of mass `mass` slipping at the tangential velocity `slip` on an
+    /// obstacle that pushed it with the normal impulse J in the last step (`limit` = μ J): where μ J
+    /// ≥ m |slip| it sticks, Δt η = c m ([`STICKING_DRAG`]), else it slides. None without a push.
+    pub fn start(limit: f64, slip: DVec3, mass: f64) -> Self {
+        let (drag, sliding) = if limit <= 0.0 {
+            (0.0, 0.0)
+        } else if limit >= mass * slip.length() {
+            (STICKING_DRAG * mass, 0.0)
+        } else {
+            (0.0, limit)
+        };
+        Self {
+            limit: limit.max(0.0),
+            drag,
+            sliding,
+            slip: slip.normalize_or_zero(),
+        }
+    }
+
+    /// What it adds to b_i: −Δt η T v − μ J ŝ (`slip` = T v, the slip at the start of the step).
+    pub fn rhs(&self, slip: DVec3) -> DVec3 {
+        -self.drag * slip - self.sliding * self.slip
+    }
+
+    /// The friction for a second solve from the slip `slip_end` = T v⁺ the first solve left: a
+    /// sticking phyxel whose drag would exceed Coulomb's cone (Δt η |T v⁺| > μ J) slides along that
+    /// slip; a sliding one whose slip turned back (T v⁺·ŝ < 0: the impulse would have stopped it)
+    /// sticks.
+    pub fn after_solve(&self, slip_end: DVec3, mass: f64) -> Self {
+        if self.drag > 0.0 && self.drag * slip_end.length() > self.limit {
+            Self {
+                drag: 0.0,
+                sliding: self.limit,
+                slip: slip_end.normalize_or_zero(),
+                ..*self
+            }
+        } else if self.sliding > 0.0 && slip_end.dot(self.slip) < 0.0 {
+            Self {
+                drag: STICKING_DRAG * mass,
+                sliding: 0.0,
+                ..*self
+            }
+        } else {
+            *self
+        }
+    }
+}
+
 /// The forces on the body besides elasticity and damping, and its constraints, for one step.
 #[derive(Clone, Copy, Debug)]
 pub struct Loads<'a> {
@@ -85,9 +213,9 @@ pub struct Loads<'a> {
     pub extra: &'a [(usize, DVec3)],
     /// Phyxels held in place (Dirichlet); an empty slice fixes none.
     pub fixed: &'a [bool],
-    /// Phyxels resting on an obstacle, with the obstacle's outward normal: their velocity change
-    /// along it is constrained to zero within the solve (released where the constraint would pull).
-    pub contacts: &'a [(usize, DVec3)],
+    /// Phyxels predicted on or in an obstacle: constraints on their normal velocity within the
+    /// solve (released where the constraint would pull; module docs).
+    pub contacts: &'a [ObstacleContact],
 }
 
 impl Loads<'_> {
@@ -127,12 +255,12 @@ impl Loads<'_> {
     }
 
     /// The constraint filters S_i of Baraff & Witkin 1998 §5.3: 0 for a fixed phyxel, I − n nᵀ for
-    /// one in (active) contact, I otherwise.
+    /// one held by an obstacle (`active`), I otherwise.
     fn filters(&self, n: usize, active: &[bool]) -> Vec<DMat3> {
         let mut filters = vec![DMat3::IDENTITY; n];
-        for (&(i, normal), &on) in self.contacts.iter().zip(active) {
+        for (c, &on) in self.contacts.iter().zip(active) {
             if on {
-                filters[i] -= super::mls::outer(normal, normal);
+                filters[c.phyxel] -= super::mls::outer(c.normal, c.normal);
             }
         }
         for (i, f) in filters.iter_mut().enumerate() {
@@ -141,6 +269,17 @@ impl Loads<'_> {
             }
         }
         filters
+    }
+
+    /// Baraff & Witkin's prescribed velocity changes z̄_i = z_i n_i of the held phyxels (0 elsewhere).
+    fn prescribed(&self, n: usize, active: &[bool]) -> Vec<DVec3> {
+        let mut z = vec![DVec3::ZERO; n];
+        for (c, &on) in self.contacts.iter().zip(active) {
+            if on {
+                z[c.phyxel] = c.target * c.normal;
+            }
+        }
+        z
     }
 }
 
@@ -182,10 +321,15 @@ const ACTIVE_SET_PASSES: usize = 10;
 /// preconditioned CG started from `guess` (the previous step's Δv is a good one; zero otherwise).
 /// `mass_damping` is α, the environment's damping plus the Rayleigh α.
 ///
-/// Fixed phyxels and resting contacts are constraints S_i Δv_i = Δv_i's free part, solved with Baraff &
-/// Witkin's filtered ("modified") PCG: the system S A S + (I − S) with right-hand side S b. A contact
-/// whose constraint impulse J = n·(A Δv − b) comes out adhesive (J < 0) is released and the system
-/// solved again.
+/// Fixed phyxels are constraints S_i Δv_i = 0, solved with Baraff & Witkin's filtered ("modified")
+/// PCG: the system S A S + (I − S) with right-hand side S b.
+///
+/// The obstacles' held contacts (`loads.contacts`, found at x̃ = x + Δt v) prescribe n_i·Δv_i = z_i
+/// (module docs): Δv = z̄ + S y with CG on S A S y = S (b − A z̄). Then a held contact whose impulse
+/// J = n·(A Δv − b) comes out adhesive (J < 0) is let go, a free one the solve carried in (n·Δv_i <
+/// z_i) is held, and if that changed the set the system is solved again (once). The held ones'
+/// friction adds Δt η_i T_i to A_ii (sticking) and [`Friction::rhs`] to b_i; it takes part in the
+/// update (a sticking contact beyond Coulomb's cone slides, a sliding one that turned back sticks).
 ///
 /// Surface contacts (`surface`, rows c_j over the phyxels of two objects, normal n, predicted depth
 /// d̃ = −n·Σ_j c_j x̃_j at x̃ = x + Δt v) are penalties U_c = ½ k_c max(0, d_c)², taken at the end of
@@ -237,6 +381,11 @@ pub fn velocity_change(
             contact.depth > 0.0 && surface.first_guess.get(c).copied().unwrap_or(true)
         })
         .collect();
+    // The obstacles' constraints held in this solve and their friction: the caller's guess, updated
+    // once.
+    let mut active: Vec<bool> = loads.contacts.iter().map(|c| c.held).collect();
+    let mut friction: Vec<Friction> = loads.contacts.iter().map(|c| c.friction).collect();
+    let mut updated = false;
     let base_b = b.clone();
     // A z = (1 + Δt α) M z − (Δt β + Δt²) K z (+ the pressing contacts' Δt² k_c (c n)(c n)ᵀ z).
     let elastic_system = |z: &[DVec3]| -> Vec<DVec3> {
@@ -254,7 +403,6 @@ pub fn velocity_change(
     let mut drag = vec![0.0; surface.contacts.len()];
     let mut friction_pass = false;
     let tangential = |normal: DVec3, w: DVec3| w - normal.dot(w) * normal;
-    let mut active = vec![true; loads.contacts.len()];
     let mut iterations = 0;
     let mut passes = 0;
     let mut guess: Vec<DVec3> = match guess {
@@ -269,8 +417,19 @@ pub fn velocity_change(
             .enumerate()
             .filter(|(c, _)| pressing[*c])
             .collect();
+        let held: Vec<(&ObstacleContact, &Friction)> = loads
+            .contacts
+            .iter()
+            .zip(&friction)
+            .zip(&active)
+            .filter(|(_, &on)| on)
+            .map(|(c, _)| c)
+            .collect();
         let system = |z: &[DVec3]| -> Vec<DVec3> {
             let mut az = elastic_system(z);
+            for (c, f) in &held {
+                az[c.phyxel] += f.drag * tangential(c.normal, z[c.phyxel]);
+            }
             for &(c, contact) in &in_contact {
                 let along: f64 = contact
                     .row
@@ -306,7 +465,16 @@ pub fn velocity_change(
                 b[j] += cj * push;
             }
         }
+        for (c, f) in &held {
+            // Sticking: the drag at the end of the step, −η_i T_i (v_i + Δv_i); sliding: −μ J_i ŝ_i.
+            let nn = super::mls::outer(c.normal, c.normal);
+            blocks[c.phyxel] += (DMat3::IDENTITY - nn) * f.drag;
+            b[c.phyxel] += f.rhs(tangential(c.normal, velocity[c.phyxel]));
+        }
         let filters = loads.filters(n, &active);
+        // Δv = z̄ + S y: CG on S A S y = S (b − A z̄).
+        let prescribed = loads.prescribed(n, &active);
+        let rhs = prescribed_rhs(&b, &prescribed, system);
         let filter =
             |v: &[DVec3]| -> Vec<DVec3> { v.iter().zip(&filters).map(|(v, s)| *s * *v).collect() };
         let apply = |z: &Vec<DVec3>| -> Vec<DVec3> {
@@ -322,13 +490,18 @@ pub fn velocity_change(
             .collect();
         let solution = conjugate_gradient::solve(
             apply,
-            &filter(&b),
+            &filter(&rhs),
             filter(&guess),
             block_jacobi(&inverses),
             settings.cg_tolerance(loads.weight_impulse(body, dt)),
         );
         iterations += solution.iterations;
-        let dv = filter(&solution.x);
+        let dv: Vec<DVec3> = filter(&solution.x)
+            .into_iter()
+            .zip(&prescribed)
+            .map(|(y, z)| y + *z)
+            .collect();
+        // Each held contact's impulse J = n·(A Δv − b); adhesive ones (J < 0) are released once.
         let contact_impulses: Vec<f64> = if loads.contacts.is_empty() {
             Vec::new()
         } else {
@@ -337,22 +510,29 @@ pub fn velocity_change(
                 .contacts
                 .iter()
                 .zip(&active)
-                .map(
-                    |(&(i, normal), &on)| {
-                        if on {
-                            normal.dot(adv[i] - b[i])
-                        } else {
-                            0.0
-                        }
-                    },
-                )
+                .map(|(c, &on)| {
+                    if on {
+                        c.normal.dot(adv[c.phyxel] - b[c.phyxel])
+                    } else {
+                        0.0
+                    }
+                })
                 .collect()
         };
-        let adhesive: Vec<usize> = contact_impulses
+        // The set for a second solve: the held ones that push (J ≥ 0), the free ones carried in, and
+        // the held ones' friction within Coulomb's cone.
+        let now_active: Vec<bool> = loads
+            .contacts
             .iter()
-            .enumerate()
-            .filter(|(k, j)| active[*k] && **j < 0.0)
-            .map(|(k, _)| k)
+            .zip(&active)
+            .zip(&contact_impulses)
+            .map(|((c, &on), &j)| {
+                if on {
+                    j >= 0.0
+                } else {
+                    c.normal.dot(dv[c.phyxel]) < c.target
+                }
+            })
             .collect();
         // Each surface contact's depth at the end of the step, and whether it presses there.
         let surface_depths: Vec<f64> = surface
@@ -369,8 +549,21 @@ pub fn velocity_change(
             .collect();
         let now_pressing: Vec<bool> = surface_depths.iter().map(|&d| d > 0.0).collect();
         let surface_settled = now_pressing == pressing;
-        let released_once = active.iter().any(|a| !a);
-        let obstacles_settled = adhesive.is_empty() || released_once;
+        let now_friction: Vec<Friction> = loads
+            .contacts
+            .iter()
+            .zip(&friction)
+            .zip(active.iter().zip(&now_active))
+            .map(|((c, f), (&was, &now))| {
+                let i = c.phyxel;
+                if was && now {
+                    f.after_solve(tangential(c.normal, velocity[i] + dv[i]), body.mass[i])
+                } else {
+                    *f
+                }
+            })
+            .collect();
+        let obstacles_settled = updated || (now_active == active && now_friction == friction);
         let settled = (obstacles_settled && surface_settled) || passes >= ACTIVE_SET_PASSES;
         if settled && !friction_pass && surface.friction > 0.0 && pressing.contains(&true) {
             // Coulomb friction, lagged on the normal force: each pressing contact gets a
@@ -433,14 +626,30 @@ pub fn velocity_change(
                 surface_friction,
             };
         }
-        if !released_once {
-            for k in adhesive {
-                active[k] = false;
-            }
+        if !updated && !obstacles_settled {
+            active = now_active;
+            friction = now_friction;
+            updated = true;
         }
         pressing = now_pressing;
         guess = dv;
     }
+}
+
+/// The right-hand side of Baraff & Witkin's prescribed solve, b − A z̄ (module docs): CG then finds
+/// y in Δv = z̄ + S y. `system` is A; b itself where nothing is prescribed.
+fn prescribed_rhs(
+    b: &[DVec3],
+    prescribed: &[DVec3],
+    system: impl Fn(&[DVec3]) -> Vec<DVec3>,
+) -> Vec<DVec3> {
+    if prescribed.iter().all(|z| *z == DVec3::ZERO) {
+        return b.to_vec();
+    }
+    b.iter()
+        .zip(system(prescribed))
+        .map(|(b, az)| *b - az)
+        .collect()
 }
 
 /// Settings of the static (equilibrium) solve.

@@ -198,8 +198,9 @@ pub const MAX_TRAVEL_PER_STEP: f64 = 0.4;
 /// stretching (a stiff body pushing back after a deep contact, say) are handled exactly and allowed.
 pub const MAX_ROTATION_PER_STEP: f64 = 0.4;
 
-/// A phyxel within this fraction of the smallest support radius of an obstacle's surface rests on it:
-/// the implicit step constrains its normal velocity inside the solve.
+/// A phyxel predicted within this fraction of the smallest support radius of an obstacle's surface
+/// (or inside it) at the end of an implicit step touches it: the solve holds its normal velocity
+/// (`implicit`'s module docs, "Obstacles inside the solve").
 pub const CONTACT_DISTANCE: f64 = 1e-6;
 
 /// What happens to each phyxel after it is integrated: the blow-up test on the integrated state, then
@@ -300,6 +301,9 @@ pub struct Simulation {
     /// The last implicit step's Δv (the next CG's initial guess) and its solve.
     last_velocity_change: Vec<DVec3>,
     last_solve: Option<SolveStats>,
+    /// Each phyxel's normal impulse J_i from the obstacles in the last implicit step (N·s; empty:
+    /// none), on which this step's friction is lagged (`implicit::Friction`).
+    last_obstacle_impulse: Vec<f64>,
     /// Phyxels held in place (Dirichlet conditions, e.g. a clamped end): zero velocity, displacement
     /// unchanged, in every integrator and in [`Simulation::solve_static`]. Empty: none.
     pub fixed: Vec<bool>,
@@ -354,6 +358,7 @@ impl Simulation {
             elasticity: Elasticity::Mkn04,
             implicit: None,
             last_velocity_change: Vec::new(),
+            last_obstacle_impulse: Vec::new(),
             last_solve: None,
             fixed: Vec::new(),
             time: 0.0,
@@ -426,6 +431,7 @@ impl Simulation {
         }
         self.implicit = settings;
         self.last_velocity_change.clear();
+        self.last_obstacle_impulse.clear();
         self.last_solve = None;
         self.integrator.reset();
     }
@@ -498,6 +504,7 @@ impl Simulation {
         if flags & BLOWN_UP != 0 || turned_too_far {
             (body.displacement, body.velocity, self.integrator) = before;
             self.last_velocity_change.clear();
+            self.last_obstacle_impulse.clear();
             return Err(BlowUp {
                 time: self.time,
                 dt,
@@ -757,21 +764,38 @@ impl Simulation {
             })
             .into_iter()
             .collect();
-        // Phyxels resting on an obstacle (projected onto it by the last step): constrained in the solve.
-        let touching = CONTACT_DISTANCE
-            * self
-                .body
-                .support_radius
-                .iter()
-                .cloned()
-                .fold(f64::INFINITY, f64::min);
+        // Phyxels predicted near, on or in an obstacle at the end of the step (x̃ = x + Δt v): the
+        // solve brings the normal velocity of those it holds to the obstacle's surface, with Coulomb
+        // friction lagged on the last step's normal impulse (`implicit`'s module docs).
+        let h_min = self
+            .body
+            .support_radius
+            .iter()
+            .cloned()
+            .fold(f64::INFINITY, f64::min);
+        let touching = CONTACT_DISTANCE * h_min;
+        let margin = implicit::OBSTACLE_MARGIN * h_min;
         let body = &mut self.body;
-        let contacts: Vec<(usize, DVec3)> = (0..body.len())
+        let friction = self.environment.friction;
+        let contacts: Vec<implicit::ObstacleContact> = (0..body.len())
+            .filter(|&i| !self.fixed.get(i).copied().unwrap_or(false))
             .filter_map(|i| {
                 let x = body.reference[i] + body.displacement[i];
                 self.environment.colliders.iter().find_map(|c| {
-                    let (phi, normal) = c.signed_distance(x);
-                    (phi <= touching).then_some((i, normal))
+                    let (phi, normal) = c.signed_distance(x + dt * velocity[i]);
+                    let last_impulse = self.last_obstacle_impulse.get(i).copied().unwrap_or(0.0);
+                    let friction = implicit::Friction::start(
+                        friction * last_impulse,
+                        velocity[i] - normal.dot(velocity[i]) * normal,
+                        body.mass[i],
+                    );
+                    (phi <= margin).then_some(implicit::ObstacleContact {
+                        phyxel: i,
+                        normal,
+                        target: -c.signed_distance(x).0.max(0.0) / dt - normal.dot(velocity[i]),
+                        held: phi <= touching,
+                        friction,
+                    })
                 })
             })
             .collect();
@@ -852,15 +876,10 @@ impl Simulation {
                 &step.surface_depths,
             ));
         }
-        // Coulomb friction from the contact impulses: the tangential velocity loses at most μ J / m.
-        for (&(i, normal), &impulse) in contacts.iter().zip(&step.contact_impulses) {
-            let v = &mut velocity[i];
-            let tangential = *v - v.dot(normal) * normal;
-            let speed = tangential.length();
-            if speed > 0.0 {
-                let loss = (self.environment.friction * impulse / body.mass[i]).min(speed);
-                *v -= loss / speed * tangential;
-            }
+        self.last_obstacle_impulse.clear();
+        self.last_obstacle_impulse.resize(body.len(), 0.0);
+        for (contact, &impulse) in contacts.iter().zip(&step.contact_impulses) {
+            self.last_obstacle_impulse[contact.phyxel] = impulse;
         }
         for (i, v) in velocity.iter().enumerate() {
             if !self.fixed.get(i).copied().unwrap_or(false) {

@@ -294,3 +294,79 @@ fn implicit_steps_allow_any_rigid_speed_but_stop_a_neighbourhood_torn_in_one_ste
     );
     assert_eq!(sim.body.displacement, before);
 }
+
+/// Coulomb's law on the ground, inside the solve (module docs, "Obstacles inside the solve"): a cube
+/// resting on the ground (μ = 0.5, no damping) and pushed sideways at 1 m/s slides with the
+/// deceleration μ g = 4.905 m/s² until it stops (v₀/(μ g) = 0.204 s), then stays put. The friction
+/// is lagged on the last step's normal impulses, so the deceleration holds only if the held contacts
+/// carry the weight (Σ J = M g Δt) and the friction spends exactly μ J of it; the stop, only if the
+/// sticking drag stays within the cone. Measured 2026-11-25 at Δt = 1/240 s: 4.902 m/s² (the centre
+/// of mass's velocity between 0.9 and 0.3 m/s; 4.727 with a drag μ J/|s| for sliding), stopped at
+/// 0.208 s (0.18 s with an uncapped sticking drag), |v| 10⁻⁷ m/s a second after the push.
+#[test]
+fn a_cube_pushed_along_the_ground_slides_with_the_coulomb_deceleration_and_stops() {
+    let material = Material {
+        young: 1e6,
+        ..stiff()
+    };
+    let environment = Environment {
+        damping: 0.0,
+        ..Environment::default()
+    };
+    let (mu, g) = (environment.friction, environment.gravity.length());
+    let mut sim = Simulation::new(cube(4, 0.05, 0.0, material), environment);
+    sim.set_corotated_implicit(Some(CorotatedImplicit::default()));
+    let dt = 1.0 / 240.0;
+    let mass: f64 = sim.body.mass.iter().sum();
+    let centre_velocity = |sim: &Simulation| -> DVec3 {
+        sim.body
+            .mass
+            .iter()
+            .zip(&sim.body.velocity)
+            .map(|(m, v)| *m * *v)
+            .sum::<DVec3>()
+            / mass
+    };
+    // Settle on the ground first.
+    for _ in 0..240 {
+        sim.step(dt).unwrap();
+    }
+    for v in sim.body.velocity.iter_mut() {
+        v.x += 1.0;
+    }
+    let (mut fast, mut slow, mut stopped) = (None, None, None);
+    for step in 1..=240 {
+        sim.step(dt).unwrap();
+        let t = step as f64 * dt;
+        let v = centre_velocity(&sim).x;
+        if v <= 0.9 && fast.is_none() {
+            fast = Some((t, v));
+        }
+        if v <= 0.3 && slow.is_none() {
+            slow = Some((t, v));
+        }
+        if v <= 0.0 && stopped.is_none() {
+            stopped = Some(t);
+        }
+    }
+    let ((t1, v1), (t2, v2)) = (fast.unwrap(), slow.unwrap());
+    let deceleration = (v1 - v2) / (t2 - t1);
+    let stopped = stopped.expect("the cube stops");
+    let rest = centre_velocity(&sim).length();
+    eprintln!(
+        "pushed cube: deceleration {deceleration:.4} m/s² (μ g = {:.4}), stopped {stopped:.3} s \
+         after the push (v₀/(μ g) = {:.3} s), |v| at the end {rest:.1e} m/s",
+        mu * g,
+        1.0 / (mu * g)
+    );
+    assert!(
+        (deceleration / (mu * g) - 1.0).abs() < 0.03,
+        "deceleration {deceleration} m/s², μ g = {}",
+        mu * g
+    );
+    assert!(
+        (stopped * mu * g - 1.0).abs() < 0.05,
+        "stopped after {stopped} s"
+    );
+    assert!(rest < 1e-3, "still moving at {rest} m/s");
+}

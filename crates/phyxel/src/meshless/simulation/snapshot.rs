@@ -244,6 +244,7 @@ impl Simulation {
         self.reference_updates = updates;
         self.last_solve = last_solve;
         self.last_velocity_change.clear();
+        self.last_obstacle_impulse.clear();
         self.integrator.reset();
         Ok(())
     }
