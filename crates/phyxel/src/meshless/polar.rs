@@ -57,7 +57,8 @@ fn frobenius_squared(a: DMat3) -> f64 {
 pub fn polar_rotation_by_newton(f: DMat3) -> Option<DMat3> {
     let norm_squared = frobenius_squared(f);
     let det = f.determinant();
-    let well_conditioned = det > NEWTON_DETERMINANT * (norm_squared / 3.0).powf(1.5);
+    let mean_squared = norm_squared / 3.0;
+    let well_conditioned = det > NEWTON_DETERMINANT * mean_squared * mean_squared.sqrt();
     // NaN fails the comparison too.
     if !well_conditioned {
         return None;
