@@ -17,7 +17,11 @@
 //! energy integrated at the Gauss points of a background grid (Brunet et al. 2019 §3.3; 2 × 2 × 2 points
 //! per cell of one spacing, shape-function support 1.8 spacings), next to the nodal model's numbers
 //! for the same particles: steps/s, and the time of one force evaluation and one stiffness product
-//! per particle.
+//! per particle, and the time of each pass of the step (`ms_per_phase`).
+//!
+//! `demo`: the same implicit step on the 3D demo's default scene (the jelly cube of 10 phyxels
+//! across, E = 10⁵ Pa, dropped from 0.3 m; with `--integration quadrature` the demo's own quadrature,
+//! 8000 points), one JSON object.
 //!
 //! Where to start reading: `main` parses the options and picks `run` (the CPU cube), `run_gpu` or
 //! `run_implicit`; each fills a report that is printed as JSON. Measured numbers, with their machines
@@ -31,7 +35,7 @@ use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::quadrature::QuadratureSettings;
 use phyxel::meshless::sampling::{sample, Lattice, Shape};
-use phyxel::meshless::scene::benchmark_cube;
+use phyxel::meshless::scene::{benchmark_cube, SceneDescription};
 use phyxel::meshless::simulation::{Environment, Simulation};
 use serde::Serialize;
 use std::time::Instant;
@@ -83,6 +87,8 @@ struct GpuPassTime {
 
 struct Options {
     implicit: bool,
+    /// The implicit step on the 3D demo's default scene instead of the `implicit` cube.
+    demo: bool,
     /// The cracks lesson's plate ([`cracks`]).
     cracks: bool,
     n: usize,
@@ -116,6 +122,10 @@ struct ImplicitReport {
     force_us_per_particle: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     stiffness_product_us_per_particle: Option<f64>,
+    /// The passes of one implicit step, ms per call (the fastest of 20, CPU only), at the body's state at
+    /// the end of the run (resting on the ground, so the rotations are not all the identity).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ms_per_phase: Option<ImplicitPhases>,
     young: f64,
     dt: f64,
     /// The explicit stability bound h√(ρ/E), for comparison with Δt.
@@ -137,6 +147,11 @@ struct ImplicitReport {
     unconverged_steps: usize,
     /// Steps per second; on the GPU each step is followed by a read-back of its CG statistics.
     steps_per_s: f64,
+    /// CPU time of all the process's threads per step (ms; Linux only, from
+    /// /proc/self/task/*/schedstat): on a shared, loaded machine the wall clock counts the waits for
+    /// a core too, this does not (with several threads it counts their spinning as well).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_ms_per_step: Option<f64>,
     /// The body's top height at the end (m) and its edge: it should rest on the ground, undeformed
     /// for a stiff material.
     final_top: f64,
@@ -146,6 +161,7 @@ struct ImplicitReport {
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut options = Options {
         implicit: false,
+        demo: false,
         cracks: false,
         n: 20,
         threads: rayon::current_num_threads(),
@@ -161,13 +177,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
             options.implicit = true;
             options.n = 10;
         }
+        Some("demo") => {
+            options.implicit = true;
+            options.demo = true;
+            options.n = 10;
+        }
         Some("cracks") => {
             options.cracks = true;
             options.steps = 4000;
         }
         Some(other) => {
             return Err(format!(
-                "unknown scene {other:?} (known: cube, implicit, cracks)"
+                "unknown scene {other:?} (known: cube, implicit, demo, cracks)"
             ))
         }
     }
@@ -216,6 +237,54 @@ fn parse(args: &[String]) -> Result<Options, String> {
 
 /// The time (µs per particle) of one corotated force evaluation and of one stiffness product at the
 /// rest state, means of 20 — what every implicit step and every CG iteration cost.
+/// The per-step passes of the corotated implicit step, ms per call.
+#[derive(Serialize)]
+struct ImplicitPhases {
+    /// R of every phyxel or integration point (polar decompositions).
+    rotations: f64,
+    /// The elastic forces at frozen rotations.
+    forces: f64,
+    /// One stiffness product K·v (CG runs one per iteration).
+    stiffness_product: f64,
+    /// The diagonal blocks of K (block-Jacobi preconditioner).
+    stiffness_diagonal: f64,
+}
+
+/// [`ImplicitPhases`] of `body` at its current displacement.
+fn implicit_phases(body: &Body) -> ImplicitPhases {
+    use phyxel::meshless::corotated;
+    let repeat = 20;
+    // The fastest of the calls: on a shared, loaded machine the mean measures the other loads too.
+    let time = |f: &mut dyn FnMut()| {
+        (0..repeat)
+            .map(|_| {
+                let start = Instant::now();
+                f();
+                millis(start)
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let u = &body.displacement;
+    let rotations = corotated::rotations(body, u);
+    let probe: Vec<DVec3> = (0..body.len())
+        .map(|i| DVec3::new(1.0, (i % 7) as f64, -(i as f64).sqrt()) * 1e-3)
+        .collect();
+    ImplicitPhases {
+        rotations: time(&mut || {
+            std::hint::black_box(corotated::rotations(body, u));
+        }),
+        forces: time(&mut || {
+            std::hint::black_box(corotated::elastic_forces(body, u, &rotations));
+        }),
+        stiffness_product: time(&mut || {
+            std::hint::black_box(corotated::stiffness_product(body, &rotations, &probe));
+        }),
+        stiffness_diagonal: time(&mut || {
+            std::hint::black_box(corotated::stiffness_diagonal(body, &rotations));
+        }),
+    }
+}
+
 fn pass_costs(body: &Body) -> (f64, f64) {
     use phyxel::meshless::corotated;
     let n = body.len() as f64;
@@ -237,6 +306,16 @@ fn pass_costs(body: &Body) -> (f64, f64) {
     (force, product)
 }
 
+/// CPU time of all the process's threads so far (s), from each task's schedstat (Linux).
+fn cpu_seconds() -> Option<f64> {
+    let mut nanoseconds = 0u64;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        nanoseconds += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(nanoseconds as f64 * 1e-9)
+}
+
 fn millis(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
@@ -246,7 +325,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]");
             std::process::exit(2);
         }
     };
@@ -264,9 +343,15 @@ fn main() {
         return;
     }
     if options.implicit {
+        let stiffnesses: &[f64] = if options.demo {
+            &[0.0]
+        } else {
+            &[1e5, 1e7, 1e9]
+        };
         let reports: Vec<ImplicitReport> = pool.install(|| {
-            [1e5, 1e7, 1e9]
-                .into_iter()
+            stiffnesses
+                .iter()
+                .copied()
                 .map(|young| run_implicit(&options, young))
                 .collect()
         });
@@ -417,8 +502,8 @@ fn run(options: &Options) -> Report {
     }
 }
 
-/// The cube with corotated implicit Euler at 60 Hz for Young's modulus `young`.
-fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
+/// The `implicit` scene's cube for Young's modulus `young`, and its edge.
+fn implicit_cube(options: &Options, young: f64) -> (Simulation, f64) {
     let spacing = 0.05;
     let n = options.n.max(2);
     let edge = spacing * (n - 1) as f64;
@@ -443,13 +528,43 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         body.set_quadrature(&shape, spacing, QuadratureSettings::default())
             .expect("the cube has a quadrature");
     }
+    (Simulation::new(body, Environment::default()), edge)
+}
+
+/// The 3D demo's default scene ([`SceneDescription::default`]: the jelly cube of 10 phyxels across,
+/// dropped from 0.3 m), with the demo's background quadrature if `quadrature`, and the cube's edge.
+fn demo_scene(quadrature: bool) -> (Simulation, f64) {
+    let description = SceneDescription::default();
+    let scene = description
+        .build(usize::MAX)
+        .expect("the default scene builds");
+    let mut sim = scene.simulation;
+    if quadrature {
+        let objects: Vec<_> = scene.object_start.windows(2).map(|w| w[0]..w[1]).collect();
+        description
+            .set_quadrature(&mut sim, &objects)
+            .expect("the default scene has a quadrature");
+    }
+    (sim, phyxel::meshless::scene::OBJECT_SIZE)
+}
+
+/// The cube with corotated implicit Euler at 60 Hz for Young's modulus `young` (`implicit`), or
+/// the 3D demo's default scene (`demo`, its own material).
+fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
+    let (mut sim, edge) = if options.demo {
+        demo_scene(options.quadrature)
+    } else {
+        implicit_cube(options, young)
+    };
+    let young = sim.body.material.young;
     let (force_us, product_us) = if options.gpu {
         (None, None)
     } else {
-        let (f, k) = pass_costs(&body);
+        let (f, k) = pass_costs(&sim.body);
         (Some(f), Some(k))
     };
-    let mut sim = Simulation::new(body, Environment::default());
+    let settings = CorotatedImplicit::default();
+    sim.set_corotated_implicit(Some(settings));
     let settings = CorotatedImplicit::default();
     sim.set_corotated_implicit(Some(settings));
     let dt = 1.0 / 60.0;
@@ -463,6 +578,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     };
     let mut adapter = None;
     let start = Instant::now();
+    let cpu_start = cpu_seconds();
     if options.gpu {
         let gpu = pollster::block_on(phyxel_gpu::GpuContext::new()).expect("a GPU adapter");
         let mut solver = upload(&gpu, &sim, options).expect("the GPU takes the scene");
@@ -488,6 +604,9 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         }
     }
     let seconds = start.elapsed().as_secs_f64();
+    let cpu_ms_per_step = cpu_start
+        .zip(cpu_seconds())
+        .map(|(start, end)| (end - start) * 1e3 / options.steps as f64);
     let final_top = sim
         .body
         .positions()
@@ -495,6 +614,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         .map(|p| p.y)
         .fold(f64::NEG_INFINITY, f64::max);
     let quadrature = sim.body.quadrature();
+    let ms_per_phase = (!options.gpu).then(|| implicit_phases(&sim.body));
     ImplicitReport {
         scene: "cube",
         integration: "corotated-implicit-euler",
@@ -507,6 +627,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         shape_function_edges: quadrature.map(|q| q.shape.particle.len()),
         force_us_per_particle: force_us,
         stiffness_product_us_per_particle: product_us,
+        ms_per_phase,
         backend: if options.gpu { "gpu" } else { "cpu" },
         adapter,
         young,
@@ -524,6 +645,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         worst_relative_residual,
         unconverged_steps,
         steps_per_s: options.steps as f64 / seconds,
+        cpu_ms_per_step,
         final_top,
         edge,
     }

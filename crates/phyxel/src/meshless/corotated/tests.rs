@@ -156,6 +156,43 @@ fn the_polar_rotation_is_a_rotation_that_leaves_a_symmetric_stretch() {
 }
 
 #[test]
+fn newtons_polar_rotation_is_the_svds_to_round_off() {
+    use crate::meshless::polar::{polar_rotation_by_newton, polar_rotation_by_svd};
+    let mut seed = 23;
+    let mut iterated = 0;
+    for k in 0..400 {
+        // Small strains (what a step sees) to large stretches, under any rotation.
+        let f = DMat3::IDENTITY + (1e-4 + 0.004 * k as f64) * random_matrix(&mut seed);
+        let f = DMat3::from_axis_angle(
+            random_vector(&mut seed).normalize(),
+            3.0 * jitter(&mut seed),
+        ) * f;
+        let svd = polar_rotation_by_svd(f);
+        match polar_rotation_by_newton(f) {
+            Some(newton) => {
+                iterated += 1;
+                assert!(
+                    largest_entry(newton - svd) < 1e-12,
+                    "F = {f}: {newton} vs {svd}"
+                );
+                assert_eq!(polar_rotation(f), newton);
+            }
+            None => assert_eq!(polar_rotation(f), svd),
+        }
+    }
+    assert!(iterated > 300, "only {iterated} of 400 iterated");
+    // Inverted, flattened and non-finite gradients go to the SVD.
+    for f in [
+        DMat3::from_diagonal(DVec3::new(1.0, 1.0, -1.0)),
+        DMat3::from_diagonal(DVec3::new(1.2, 0.7, 0.0)),
+        DMat3::ZERO,
+        DMat3::from_diagonal(DVec3::new(f64::NAN, 1.0, 1.0)),
+    ] {
+        assert_eq!(polar_rotation_by_newton(f), None, "F = {f}");
+    }
+}
+
+#[test]
 fn rigid_motions_give_zero_corotated_force() {
     let mut seed = 12;
     let body = irregular_block(&mut seed);

@@ -8,27 +8,43 @@
 //! rotation taken per integration point (its eq. 11 builds R_I from the neighbourhood; the polar
 //! rotation of F_I is the same frame for an affine neighbourhood). With the rotations frozen, the
 //! stiffness product is K δu: δF_I = Σ_j δu_j ∇φ_jᵀ F_p,I⁻¹, δP_I = R_I C(sym(R_Iᵀ δF_I)) F_p,I⁻ᵀ,
-//! (K δu)_i = −Σ_I v_I δP_I ∇φ_i — eq. 14 without assembling K. Every particle gathers over the edges
-//! that reach it, so no two threads write one force. A held surface ([`super::HeldSurface`]) adds its
-//! penalty's (linear) force, energy and stiffness to each.
+//! (K δu)_i = −Σ_I v_I δP_I ∇φ_i — eq. 14 without assembling K. Each pass runs once over the edges in
+//! their order, each point's matrix applied to its edges as soon as it is formed, into per-range copies
+//! of the particles' sums that are added in a fixed order (`Quadrature::sum_over_points`): no two
+//! threads write one force, and the sums do not depend on the thread count. A held surface
+//! ([`super::HeldSurface`]) adds its penalty's (linear) force, energy and stiffness to each.
 
 use super::{Lame, Quadrature};
 use crate::meshless::elasticity::{
-    corotated_diagonal_block, corotated_force_differential, corotated_stress, plastic_inverse_of,
-    PhyxelStress,
+    corotated_force_differential, corotated_stress, hooke_stress, plastic_inverse_of, PhyxelStress,
 };
-use crate::meshless::mls::outer;
 use crate::meshless::polar::polar_rotation;
+use crate::meshless::polar::symmetric_part;
 use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 
 impl Quadrature {
     /// F_I = I + Σ_i u_i ∇φ_iᵀ at integration point I.
     pub fn deformation_gradient(&self, point: usize, displacement: &[DVec3]) -> DMat3 {
+        DMat3::IDENTITY + self.displacement_gradient(point, displacement)
+    }
+
+    /// ∇u_I = Σ_i u_i ∇φ_iᵀ at integration point I: one column per component of ∇φ, over the
+    /// point's edges in sequence.
+    fn displacement_gradient(&self, point: usize, displacement: &[DVec3]) -> DMat3 {
         let shape = &self.shape;
-        shape.edges(point).fold(DMat3::IDENTITY, |f, e| {
-            f + outer(displacement[shape.particle[e] as usize], shape.gradient[e])
-        })
+        let edges = shape.edges(point);
+        let (mut x, mut y, mut z) = (DVec3::ZERO, DVec3::ZERO, DVec3::ZERO);
+        for (&i, g) in shape.particle[edges.clone()]
+            .iter()
+            .zip(&shape.gradient[edges])
+        {
+            let u = displacement[i as usize];
+            x += u * g.x;
+            y += u * g.y;
+            z += u * g.z;
+        }
+        DMat3::from_cols(x, y, z)
     }
 
     fn plastic_inverse(&self, point: usize) -> DMat3 {
@@ -82,21 +98,19 @@ impl Quadrature {
 
     /// The material's part of [`Quadrature::forces`], without the held surface's penalty.
     pub fn material_forces(&self, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<DVec3> {
-        let force_matrices = map_indices(self.len(), |k| {
+        self.scatter(|k| {
             self.point_stress(k, displacement, rotations[k])
                 .force_matrix
-        });
-        self.gather(&force_matrices)
+        })
     }
 
     /// [`Quadrature::material_forces`] with each point's rotation taken from `displacement` in the
     /// same pass (F_I computed once per point): what an explicit step needs.
     pub fn material_forces_at(&self, displacement: &[DVec3]) -> Vec<DVec3> {
-        let force_matrices = map_indices(self.len(), |k| {
+        self.scatter(|k| {
             self.point_stress_with(k, displacement, polar_rotation)
                 .force_matrix
-        });
-        self.gather(&force_matrices)
+        })
     }
 
     /// U = Σ_I v_I ½ ε_I:σ_I with the rotations of `displacement`.
@@ -110,17 +124,20 @@ impl Quadrature {
 
     /// K δu at frozen rotations (module docs).
     pub fn stiffness_product(&self, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
-        let differentials = map_indices(self.len(), |k| {
-            let plastic_inverse = self.plastic_inverse(k);
-            let shape = &self.shape;
-            let df = shape.edges(k).fold(DMat3::ZERO, |f, e| {
-                f + outer(du[shape.particle[e] as usize], shape.gradient[e])
-            }) * plastic_inverse;
+        let mut product = self.scatter(|k| {
+            let gradient = self.displacement_gradient(k, du);
             let Lame { lambda, mu } = self.point_lame(k);
             let volume = self.points.volume[k];
+            if self.plastic_deformation[k] == DMat3::IDENTITY {
+                // δM = −v R C(sym(Rᵀ δF)): the same without the two products with F_p⁻¹ = I.
+                let r = rotations[k];
+                let dsigma = hooke_stress(symmetric_part(r.transpose() * gradient), lambda, mu);
+                return -volume * (r * dsigma);
+            }
+            let plastic_inverse = self.plastic_inverse(k);
+            let df = gradient * plastic_inverse;
             corotated_force_differential(df, rotations[k], plastic_inverse, volume, lambda, mu)
         });
-        let mut product = self.gather(&differentials);
         if let Some(held) = &self.held {
             held.add_forces(du, &mut product);
         }
@@ -128,21 +145,32 @@ impl Quadrature {
     }
 
     /// The 3 × 3 diagonal blocks K_ii = −Σ_I v_I R_I (μ|c|² I + (λ + μ) c cᵀ) R_Iᵀ with
-    /// c = F_p,I⁻ᵀ ∇φ_i(x_I), for block-Jacobi preconditioning.
+    /// c = F_p,I⁻ᵀ ∇φ_i(x_I), for block-Jacobi preconditioning. With r = R_I c each share is
+    /// −v_I (μ_I |r|² I + (λ_I + μ_I) r rᵀ), as in [`corotated_diagonal_block`] (|r| = |c|, R_I being
+    /// a rotation); R_I F_p,I⁻ᵀ, v_I μ_I and v_I (λ_I + μ_I) are taken once per point.
+    ///
+    /// [`corotated_diagonal_block`]: crate::meshless::elasticity::corotated_diagonal_block
     pub fn stiffness_diagonal(&self, rotations: &[DMat3]) -> Vec<DMat3> {
         let shape = &self.shape;
-        // F_p,I⁻ᵀ and λ_I, μ_I once per point, not once per edge.
-        let points = map_indices(self.len(), |k| {
-            (self.plastic_inverse(k).transpose(), self.point_lame(k))
-        });
-        let mut blocks = map_indices(self.particle_count(), |i| {
-            shape.edges_into(i).iter().fold(DMat3::ZERO, |sum, &e| {
-                let k = shape.owner[e as usize] as usize;
-                let (plastic_inverse_transpose, Lame { lambda, mu }) = points[k];
-                let c = plastic_inverse_transpose * shape.gradient[e as usize];
-                let volume = self.points.volume[k];
-                sum + corotated_diagonal_block(c, rotations[k], volume, lambda, mu)
-            })
+        let mut blocks = self.sum_over_points(DMat3::ZERO, |k, blocks| {
+            let Lame { lambda, mu } = self.point_lame(k);
+            let volume = self.points.volume[k];
+            let frame = if self.plastic_deformation[k] == DMat3::IDENTITY {
+                rotations[k]
+            } else {
+                rotations[k] * self.plastic_inverse(k).transpose()
+            };
+            let (volume_mu, volume_lambda_mu) = (volume * mu, volume * (lambda + mu));
+            let edges = shape.edges(k);
+            for (&i, &g) in shape.particle[edges.clone()]
+                .iter()
+                .zip(&shape.gradient[edges])
+            {
+                let r = frame * g;
+                let scaled = -volume_lambda_mu * r;
+                blocks[i as usize] += DMat3::from_cols(scaled * r.x, scaled * r.y, scaled * r.z)
+                    + DMat3::from_diagonal(DVec3::splat(-volume_mu * r.length_squared()));
+            }
         });
         if let Some(held) = &self.held {
             held.add_diagonal(&mut blocks);
@@ -150,13 +178,56 @@ impl Quadrature {
         blocks
     }
 
-    /// f_i = Σ_{edges e into i} M_{I(e)} ∇φ_e with the points' force matrices M_I = −v_I P_I.
-    fn gather(&self, force_matrices: &[DMat3]) -> Vec<DVec3> {
+    /// f_i = Σ_{edges e into i} M_{I(e)} ∇φ_e with the points' force matrices M_I = −v_I P_I from
+    /// `force_matrix`, in one pass over the edges in their order ([`Quadrature::sum_over_points`]):
+    /// each point's M_I is computed and at once applied to its edges.
+    fn scatter(&self, force_matrix: impl Fn(usize) -> DMat3 + Sync + Send) -> Vec<DVec3> {
         let shape = &self.shape;
-        map_indices(self.particle_count(), |i| {
-            shape.edges_into(i).iter().fold(DVec3::ZERO, |f, &e| {
-                f + force_matrices[shape.owner[e as usize] as usize] * shape.gradient[e as usize]
-            })
+        self.sum_over_points(DVec3::ZERO, |k, forces| {
+            let m = force_matrix(k);
+            let edges = shape.edges(k);
+            for (&i, &g) in shape.particle[edges.clone()]
+                .iter()
+                .zip(&shape.gradient[edges])
+            {
+                forces[i as usize] += m * g;
+            }
         })
     }
+
+    /// Per-particle sums over the integration points: `add_point(I, sums)` adds point I's shares
+    /// into the sums of its particles. The points are taken in [`POINT_RANGES`] fixed ranges, each
+    /// summed into its own copy of the sums (the ranges in parallel), and the copies are then added
+    /// in order: the result does not depend on the thread count, and no two threads write one sum.
+    /// (A pass over the edges in their order, each point's work done once, instead of a gather over
+    /// reverse lists that reads every edge's point data again.)
+    fn sum_over_points<T>(
+        &self,
+        zero: T,
+        add_point: impl Fn(usize, &mut [T]) + Sync + Send,
+    ) -> Vec<T>
+    where
+        T: Copy + Send + Sync + std::ops::Add<Output = T>,
+    {
+        let (points, particles) = (self.len(), self.particle_count());
+        let range = points.div_ceil(POINT_RANGES).max(1);
+        let partial = map_indices(points.div_ceil(range), |c| {
+            let mut sums = vec![zero; particles];
+            for k in c * range..((c + 1) * range).min(points) {
+                add_point(k, &mut sums);
+            }
+            sums
+        });
+        match partial.as_slice() {
+            [] => vec![zero; particles],
+            [only] => only.clone(),
+            [first, rest @ ..] => map_indices(particles, |i| {
+                rest.iter().fold(first[i], |sum, sums| sum + sums[i])
+            }),
+        }
+    }
 }
+
+/// The fixed number of ranges [`Quadrature::sum_over_points`] splits the points into (enough for
+/// the threads of a browser's pool; each range costs one copy of the sums to add).
+const POINT_RANGES: usize = 16;

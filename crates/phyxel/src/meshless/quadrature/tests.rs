@@ -274,6 +274,36 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
     }
 }
 
+#[cfg(feature = "parallel")]
+#[test]
+fn the_sums_over_the_points_do_not_depend_on_the_thread_count() {
+    // The passes add fixed ranges of points into their own copies and the copies in order
+    // (`Quadrature::sum_over_points`): one thread and three give the same forces, product and
+    // diagonal to the bit.
+    let mut seed = 5;
+    let (_, particles, q) = block(0.1, 0.2, &mut seed);
+    let u: Vec<DVec3> = particles
+        .iter()
+        .map(|_| 0.01 * random_vector(&mut seed))
+        .collect();
+    let du: Vec<DVec3> = particles.iter().map(|_| random_vector(&mut seed)).collect();
+    let passes = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let r = q.rotations(&u);
+            (
+                q.forces(&u, &r),
+                q.stiffness_product(&r, &du),
+                q.stiffness_diagonal(&r),
+            )
+        })
+    };
+    assert_eq!(passes(1), passes(3));
+}
+
 /// The forces on the interior particles (≥ 2 spacings from every face): (largest, root mean square)
 /// in newtons.
 fn interior_residual(
