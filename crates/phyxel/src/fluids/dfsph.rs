@@ -47,6 +47,8 @@ pub struct Dfsph {
     /// α_i at the current positions (valid when `ready`).
     alpha: Vec<f64>,
     kappa: Vec<f64>,
+    /// κ_i/ρ_i of the iteration being applied.
+    kappa_over_rho: Vec<f64>,
     kappa_sum: Vec<f64>,
     /// m ∇W_ij for every fluid pair and ρ₀ V_b ∇W_ib for every wall pair, in the neighbour lists'
     /// order, taken with α (the positions do not move during a solve): the iterations then only
@@ -80,6 +82,7 @@ impl Default for Dfsph {
             cfl: 0.4,
             alpha: Vec::new(),
             kappa: Vec::new(),
+            kappa_over_rho: Vec::new(),
             kappa_sum: Vec::new(),
             grad_fluid: Vec::new(),
             grad_boundary: Vec::new(),
@@ -155,25 +158,28 @@ impl Dfsph {
     }
 
     /// α_i (Bender & Koschier 2015, the DFSPH factor) at the current positions, and the pairs' kernel
-    /// gradients the iterations use.
+    /// gradients the iterations use (from the fluid's, kept by its last density pass at these positions).
     fn compute_alpha(&mut self, fluid: &Fluid) {
         let rho0 = fluid.rest_density();
         self.grad_fluid.clear();
         self.grad_boundary.clear();
         for i in 0..fluid.len() {
-            let xi = fluid.x[i];
             let mut sum_grad = Vector::ZERO;
             let mut sum_square = 0.0;
-            for &j in fluid.fluid_neighbours.of(i) {
-                let g = fluid.mass * fluid.kernel.grad_w(xi - fluid.x[j as usize]);
+            for pair in &fluid.fluid_kernels[fluid.fluid_neighbours.range(i)] {
+                let g = fluid.mass * pair.grad;
                 self.grad_fluid.push(g);
                 sum_grad += g;
                 sum_square += g.length_squared();
             }
-            for &b in fluid.boundary_neighbours.of(i) {
-                let b = b as usize;
-                let g =
-                    rho0 * fluid.boundary.volume[b] * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
+            let range = fluid.boundary_neighbours.range(i);
+            for (&b, pair) in fluid
+                .boundary_neighbours
+                .of(i)
+                .iter()
+                .zip(&fluid.boundary_kernels[range])
+            {
+                let g = rho0 * fluid.boundary.volume[b as usize] * pair.grad;
                 self.grad_boundary.push(g);
                 sum_grad += g;
             }
@@ -282,9 +288,17 @@ impl Dfsph {
     }
 
     /// v_i −= Δt Σ_j m (κ_i/ρ_i + κ_j/ρ_j) ∇W_ij + Δt Σ_b ρ₀ V_b (κ_i/ρ_i) ∇W_ib.
+    /// κ_j/ρ_j is formed once per particle, not once per pair.
     fn apply_kappa(&mut self, fluid: &mut Fluid, dt: f64) {
+        self.kappa_over_rho.clear();
+        self.kappa_over_rho.extend(
+            self.kappa
+                .iter()
+                .zip(&fluid.density)
+                .map(|(&k, &rho)| k / rho),
+        );
         for i in 0..fluid.len() {
-            let ki = self.kappa[i] / fluid.density[i];
+            let ki = self.kappa_over_rho[i];
             let mut dv = Vector::ZERO;
             let range = fluid.fluid_neighbours.range(i);
             for (&j, g) in fluid
@@ -293,8 +307,7 @@ impl Dfsph {
                 .iter()
                 .zip(&self.grad_fluid[range])
             {
-                let j = j as usize;
-                dv -= (ki + self.kappa[j] / fluid.density[j]) * *g;
+                dv -= (ki + self.kappa_over_rho[j as usize]) * *g;
             }
             if ki != 0.0 {
                 let range = fluid.boundary_neighbours.range(i);

@@ -8,6 +8,9 @@
 //! - Δx_i = (1/ρ₀) [Σ_j m (λ_i + λ_j + s_corr) ∇W_ij + Σ_b ρ₀ V_b λ_i ∇W_ib] (eqs. 12, 14), with the
 //!   tensile-instability term s_corr = −k (W_ij / W(Δq))ⁿ (eq. 13; k = 0 turns it off).
 //!
+//! Every iteration evaluates the kernel once per pair, in the density pass ([`Fluid::compute_densities`]
+//! keeps W and ∇W per pair for λ and Δx at the same positions).
+//!
 //! Only compression is a violation (C_i clamped at 0: the free surface). The iterations stop when every
 //! C_i is below `tolerance` or at `max_iterations`; then v = (x* − x)/Δt and XSPH (eq. 17). The
 //! pressure shown is the one WCSPH's force would need to move the particles as far: p_i = −ρ₀ Σ λ_i/Δt².
@@ -101,42 +104,51 @@ impl Pbf {
                     self.lambda[i] = 0.0;
                     continue;
                 }
-                let xi = fluid.x[i];
                 let mut grad_i = Vector::ZERO;
                 let mut sum_square = 0.0;
-                for &j in fluid.fluid_neighbours.of(i) {
-                    let g = (fluid.mass / rho0) * fluid.kernel.grad_w(xi - fluid.x[j as usize]);
+                for pair in &fluid.fluid_kernels[fluid.fluid_neighbours.range(i)] {
+                    let g = (fluid.mass / rho0) * pair.grad;
                     grad_i += g;
                     sum_square += g.length_squared();
                 }
-                for &b in fluid.boundary_neighbours.of(i) {
-                    let b = b as usize;
-                    grad_i +=
-                        fluid.boundary.volume[b] * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
+                let range = fluid.boundary_neighbours.range(i);
+                for (&b, pair) in fluid
+                    .boundary_neighbours
+                    .of(i)
+                    .iter()
+                    .zip(&fluid.boundary_kernels[range])
+                {
+                    grad_i += fluid.boundary.volume[b as usize] * pair.grad;
                 }
                 self.lambda[i] = -constraint / (grad_i.length_squared() + sum_square + epsilon);
             }
             // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
             for i in 0..n {
-                let xi = fluid.x[i];
                 let li = self.lambda[i];
                 let mut dx = Vector::ZERO;
-                for &j in fluid.fluid_neighbours.of(i) {
-                    let j = j as usize;
-                    let xij = xi - fluid.x[j];
+                let range = fluid.fluid_neighbours.range(i);
+                for (&j, pair) in fluid
+                    .fluid_neighbours
+                    .of(i)
+                    .iter()
+                    .zip(&fluid.fluid_kernels[range])
+                {
                     let scorr = if self.scorr_k > 0.0 {
-                        -self.scorr_k * (fluid.kernel.w(xij.length()) / scorr_w).powi(self.scorr_n)
+                        -self.scorr_k * (pair.w / scorr_w).powi(self.scorr_n)
                     } else {
                         0.0
                     };
-                    dx += (fluid.mass / rho0 * (li + self.lambda[j] + scorr))
-                        * fluid.kernel.grad_w(xij);
+                    dx += (fluid.mass / rho0 * (li + self.lambda[j as usize] + scorr)) * pair.grad;
                 }
                 if li != 0.0 {
-                    for &b in fluid.boundary_neighbours.of(i) {
-                        let b = b as usize;
-                        dx += (fluid.boundary.volume[b] * li)
-                            * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
+                    let range = fluid.boundary_neighbours.range(i);
+                    for (&b, pair) in fluid
+                        .boundary_neighbours
+                        .of(i)
+                        .iter()
+                        .zip(&fluid.boundary_kernels[range])
+                    {
+                        dx += (fluid.boundary.volume[b as usize] * li) * pair.grad;
                     }
                 }
                 fluid.scratch[i] = dx;
