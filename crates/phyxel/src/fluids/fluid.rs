@@ -57,6 +57,18 @@ pub struct StepReport {
     pub density_error: f64,
 }
 
+/// One particle's density and its pairs' kernels, handed to [`Fluid::compute_densities_then`]'s callback.
+pub struct ParticlePairs<'a> {
+    pub i: usize,
+    pub density: f64,
+    /// W_ij, ∇W_ij of its fluid neighbours, in their list's order.
+    pub fluid: &'a [PairKernel],
+    /// Its wall neighbours b, their W_ib, ∇W_ib, and every wall particle's V_b.
+    pub boundary: &'a [u32],
+    pub boundary_kernels: &'a [PairKernel],
+    pub volume: &'a [f64],
+}
+
 /// A fluid of equal-mass particles in a static boundary.
 #[derive(Clone, Debug)]
 pub struct Fluid {
@@ -262,6 +274,12 @@ impl Fluid {
     /// keeping every pair's W and ∇W ([`Fluid::fluid_kernels`], [`Fluid::boundary_kernels`]): one
     /// square root per pair for the whole step (or PBF iteration) that follows.
     pub fn compute_densities(&mut self) {
+        self.compute_densities_then(|_| {});
+    }
+
+    /// [`Fluid::compute_densities`], calling `then` for each particle as soon as its density and its
+    /// pairs' kernels are known (while they are still in cache): PBF forms its λ_i there.
+    pub fn compute_densities_then(&mut self, mut then: impl FnMut(ParticlePairs)) {
         let rho0 = self.rest_density();
         let kernel = self.kernel;
         self.fluid_kernels
@@ -271,29 +289,37 @@ impl Fluid {
         for i in 0..self.x.len() {
             let xi = self.x[i];
             let mut rho = 0.0;
-            let range = self.fluid_neighbours.range(i);
+            let fluid_range = self.fluid_neighbours.range(i);
             for (&j, pair) in self
                 .fluid_neighbours
                 .of(i)
                 .iter()
-                .zip(&mut self.fluid_kernels[range])
+                .zip(&mut self.fluid_kernels[fluid_range.clone()])
             {
                 *pair = kernel.w_and_grad(xi - self.x[j as usize]);
                 rho += pair.w;
             }
             rho *= self.mass;
-            let range = self.boundary_neighbours.range(i);
+            let boundary_range = self.boundary_neighbours.range(i);
             for (&b, pair) in self
                 .boundary_neighbours
                 .of(i)
                 .iter()
-                .zip(&mut self.boundary_kernels[range])
+                .zip(&mut self.boundary_kernels[boundary_range.clone()])
             {
                 let b = b as usize;
                 *pair = kernel.w_and_grad(xi - self.boundary.x[b]);
                 rho += rho0 * self.boundary.volume[b] * pair.w;
             }
             self.density[i] = rho;
+            then(ParticlePairs {
+                i,
+                density: rho,
+                fluid: &self.fluid_kernels[fluid_range],
+                boundary: self.boundary_neighbours.of(i),
+                boundary_kernels: &self.boundary_kernels[boundary_range],
+                volume: &self.boundary.volume,
+            });
         }
     }
 

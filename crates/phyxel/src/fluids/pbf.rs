@@ -89,39 +89,35 @@ impl Pbf {
         let epsilon = self.relaxation / (fluid.spacing() * fluid.spacing());
         let scorr_w = fluid.kernel.w(self.scorr_dq * fluid.kernel.h);
         let mut iterations = 0;
+        let mass = fluid.mass;
         loop {
-            fluid.compute_densities();
+            // ρ_i and, from the same pairs while they are in cache, λ_i (eq. 11); the λ of the pass
+            // that ends the iterations are not used.
+            let lambda = &mut self.lambda;
+            fluid.compute_densities_then(|p| {
+                let constraint = (p.density / rho0 - 1.0).max(0.0);
+                if constraint == 0.0 {
+                    lambda[p.i] = 0.0;
+                    return;
+                }
+                let mut grad_i = Vector::ZERO;
+                let mut sum_square = 0.0;
+                for pair in p.fluid {
+                    let g = (mass / rho0) * pair.grad;
+                    grad_i += g;
+                    sum_square += g.length_squared();
+                }
+                for (&b, pair) in p.boundary.iter().zip(p.boundary_kernels) {
+                    grad_i += p.volume[b as usize] * pair.grad;
+                }
+                lambda[p.i] = -constraint / (grad_i.length_squared() + sum_square + epsilon);
+            });
             let max_constraint = fluid.max_density_error();
             self.last_max_constraint = max_constraint;
             if max_constraint <= self.tolerance || iterations >= self.max_iterations {
                 break;
             }
             iterations += 1;
-            // λ_i (eq. 11)
-            for i in 0..n {
-                let constraint = (fluid.density[i] / rho0 - 1.0).max(0.0);
-                if constraint == 0.0 {
-                    self.lambda[i] = 0.0;
-                    continue;
-                }
-                let mut grad_i = Vector::ZERO;
-                let mut sum_square = 0.0;
-                for pair in &fluid.fluid_kernels[fluid.fluid_neighbours.range(i)] {
-                    let g = (fluid.mass / rho0) * pair.grad;
-                    grad_i += g;
-                    sum_square += g.length_squared();
-                }
-                let range = fluid.boundary_neighbours.range(i);
-                for (&b, pair) in fluid
-                    .boundary_neighbours
-                    .of(i)
-                    .iter()
-                    .zip(&fluid.boundary_kernels[range])
-                {
-                    grad_i += fluid.boundary.volume[b as usize] * pair.grad;
-                }
-                self.lambda[i] = -constraint / (grad_i.length_squared() + sum_square + epsilon);
-            }
             // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
             for i in 0..n {
                 let li = self.lambda[i];
