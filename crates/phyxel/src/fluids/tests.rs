@@ -88,7 +88,8 @@ fn averaged_bottom_pressure(solver: Solver, per_width: usize, settle: f64, avera
     let (mut p, mut y, mut steps) = (vec![0.0; n], vec![0.0; n], 0);
     let end = sim.fluid.time + average;
     while sim.fluid.time < end {
-        sim.step().expect("the column stays at rest without a blow-up");
+        sim.step()
+            .expect("the column stays at rest without a blow-up");
         for i in 0..n {
             p[i] += sim.fluid.pressure[i];
             y[i] += sim.fluid.x[i].y;
@@ -128,8 +129,14 @@ fn bottom_pressure_converges_to_rho_g_h(solver: Solver) {
         "{solver:?}: p(0)/(ρ₀gH) at 10, 20 across {coarse:.4}, {fine:.4}; extrapolated {extrapolated:.4}"
     );
     let (e10, e20) = ((coarse - 1.0).abs(), (fine - 1.0).abs());
-    assert!(e10 > 1.5 * e20, "{solver:?}: no first-order convergence: {e10} → {e20}");
-    assert!((extrapolated - 1.0).abs() < 0.02, "{solver:?}: {extrapolated}");
+    assert!(
+        e10 > 1.5 * e20,
+        "{solver:?}: no first-order convergence: {e10} → {e20}"
+    );
+    assert!(
+        (extrapolated - 1.0).abs() < 0.02,
+        "{solver:?}: {extrapolated}"
+    );
     assert!(e20 < 0.07, "{solver:?} at 20 across: {fine}");
 }
 

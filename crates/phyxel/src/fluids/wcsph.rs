@@ -84,9 +84,10 @@ impl Wcsph {
     }
 }
 
-/// a_i −= Σ_j m (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij (seed 002 eq. 51, symmetric: Σ m a = 0 inside the fluid)
-/// + Σ_b ρ₀ V_b (p_i/ρ_i²) ∇W_ib (the wall, Akinci et al. 2012 §3: the wall takes p_i), added into
-/// `fluid.scratch`; the ∇W of the last [`Fluid::compute_densities`] (the particles have not moved since).
+/// a_i −= Σ_j m (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij + Σ_b ρ₀ V_b (p_i/ρ_i²) ∇W_ib (seed 002 eq. 51,
+/// symmetric: Σ m a = 0 inside the fluid; the wall's term after Akinci et al. 2012 §3: the wall takes
+/// p_i), added into `fluid.scratch`; with the ∇W of the last [`Fluid::compute_densities`] (the
+/// particles have not moved since).
 fn pressure_accelerations(fluid: &mut Fluid) {
     let rho0 = fluid.rest_density();
     // p_j/ρ_j² once per particle (bit for bit the quotient each pair took before), in `fluid.scratch_scalar`.
