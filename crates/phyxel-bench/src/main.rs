@@ -1,6 +1,8 @@
 //! `cargo run --release -p phyxel-bench -- cube --n 20 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- cracks [--steps S]` (the cracks lesson's plate: [`cracks`])
+//! `cargo run --release -p phyxel-bench -- sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps S]`
+//! (the SPH fluids lesson's dam break per solver: [`sph`])
 //! (`--window-bytes B` with `--backend gpu`: bind the rows and reverse lists in windows of B bytes, to
 //! measure what windowed passes cost on a body that fits one binding.)
 //!
@@ -28,6 +30,7 @@
 //! and dates, are in docs/benchmarks.md.
 
 mod cracks;
+mod sph;
 
 use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
@@ -91,6 +94,10 @@ struct Options {
     demo: bool,
     /// The cracks lesson's plate ([`cracks`]).
     cracks: bool,
+    /// The SPH fluids lesson's dam break ([`sph`]), at these particle counts across, by these solvers.
+    sph: bool,
+    across: Vec<usize>,
+    solvers: Vec<phyxel::fluids::Solver>,
     n: usize,
     threads: usize,
     steps: usize,
@@ -163,6 +170,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
         implicit: false,
         demo: false,
         cracks: false,
+        sph: false,
+        across: vec![35, 71],
+        solvers: phyxel::fluids::Solver::ALL.to_vec(),
         n: 20,
         threads: rayon::current_num_threads(),
         steps: 100,
@@ -186,9 +196,13 @@ fn parse(args: &[String]) -> Result<Options, String> {
             options.cracks = true;
             options.steps = 4000;
         }
+        Some("sph") => {
+            options.sph = true;
+            options.steps = 200;
+        }
         Some(other) => {
             return Err(format!(
-                "unknown scene {other:?} (known: cube, implicit, demo, cracks)"
+                "unknown scene {other:?} (known: cube, implicit, demo, cracks, sph)"
             ))
         }
     }
@@ -214,6 +228,24 @@ fn parse(args: &[String]) -> Result<Options, String> {
             };
             continue;
         }
+        if flag == "--across" {
+            options.across = value
+                .split(',')
+                .map(|v| v.parse().ok().filter(|&n: &usize| n > 0))
+                .collect::<Option<_>>()
+                .ok_or(format!(
+                    "--across {value:?}: positive integers separated by commas"
+                ))?;
+            continue;
+        }
+        if flag == "--solver" {
+            options.solvers = value
+                .split(',')
+                .map(phyxel::fluids::Solver::from_id)
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("--solver: {e}"))?;
+            continue;
+        }
         let number: usize = value
             .parse()
             .map_err(|_| format!("{flag}: {value:?} is not a positive integer"))?;
@@ -227,7 +259,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--window-bytes" => options.window_bytes = Some(number as u64),
             _ => {
                 return Err(format!(
-                "unknown option {flag} (known: --n, --threads, --steps, --backend, --window-bytes, --integration)"
+                "unknown option {flag} (known: --n, --threads, --steps, --backend, --window-bytes, --integration, --across, --solver)"
             ))
             }
         }
@@ -325,7 +357,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200]");
             std::process::exit(2);
         }
     };
@@ -339,6 +371,11 @@ fn main() {
     }
     if options.cracks {
         let report = cracks::run(options.steps);
+        println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
+        return;
+    }
+    if options.sph {
+        let report = sph::run(&options.across, options.steps, &options.solvers);
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }

@@ -9,7 +9,7 @@
 use super::boundary::{bounds, Boundary};
 use super::error::FluidError;
 use super::grid::{CellGrid, NeighbourLists};
-use super::kernel::{SmoothingKernel, Vector};
+use super::kernel::{PairKernel, SmoothingKernel, Vector};
 
 /// The most fluid particles a fluid holds (the 2D lesson's budget: 10 000 at 60 steps per second on one
 /// browser thread, with room to spare).
@@ -57,6 +57,18 @@ pub struct StepReport {
     pub density_error: f64,
 }
 
+/// One particle's density and its pairs' kernels, handed to [`Fluid::compute_densities_then`]'s callback.
+pub struct ParticlePairs<'a> {
+    pub i: usize,
+    pub density: f64,
+    /// W_ij, ∇W_ij of its fluid neighbours, in their list's order.
+    pub fluid: &'a [PairKernel],
+    /// Its wall neighbours b, their W_ib, ∇W_ib, and every wall particle's V_b.
+    pub boundary: &'a [u32],
+    pub boundary_kernels: &'a [PairKernel],
+    pub volume: &'a [f64],
+}
+
 /// A fluid of equal-mass particles in a static boundary.
 #[derive(Clone, Debug)]
 pub struct Fluid {
@@ -80,10 +92,18 @@ pub struct Fluid {
     pub fluid_neighbours: NeighbourLists,
     /// Boundary neighbours b of each particle i.
     pub boundary_neighbours: NeighbourLists,
+    /// W_ij and ∇W_ij of every fluid pair, in `fluid_neighbours`' order, and W_ib, ∇W_ib of every wall
+    /// pair (not multiplied by V_b), at the positions of the last [`Fluid::compute_densities`]: what
+    /// the passes after it read (pressure forces, XSPH, DFSPH's α, PBF's λ and Δx) as long as the
+    /// particles have not moved.
+    pub fluid_kernels: Vec<PairKernel>,
+    pub boundary_kernels: Vec<PairKernel>,
     grid: CellGrid,
     boundary_grid: CellGrid,
     /// Scratch: a per-particle vector (accelerations, XSPH velocities).
     pub scratch: Vec<Vector>,
+    /// Scratch: a per-particle number (WCSPH's p_i/ρ_i²).
+    pub scratch_scalar: Vec<f64>,
     saved_x: Vec<Vector>,
     saved_v: Vec<Vector>,
     saved_time: f64,
@@ -170,9 +190,12 @@ impl Fluid {
             time: 0.0,
             fluid_neighbours: NeighbourLists::default(),
             boundary_neighbours: NeighbourLists::default(),
+            fluid_kernels: Vec::new(),
+            boundary_kernels: Vec::new(),
             grid,
             boundary_grid,
             scratch: vec![Vector::ZERO; n],
+            scratch_scalar: Vec::with_capacity(n),
             saved_x: Vec::with_capacity(n),
             saved_v: Vec::with_capacity(n),
             saved_time: 0.0,
@@ -247,28 +270,57 @@ impl Fluid {
         }
     }
 
-    /// ρ_i = Σ_j m W_ij + Σ_b ρ₀ V_b W_ib (seed 002 eq. 55 with Akinci's Ψ_b = ρ₀ V_b for the walls).
+    /// ρ_i = Σ_j m W_ij + Σ_b ρ₀ V_b W_ib (seed 002 eq. 55 with Akinci's Ψ_b = ρ₀ V_b for the walls),
+    /// keeping every pair's W and ∇W ([`Fluid::fluid_kernels`], [`Fluid::boundary_kernels`]): one
+    /// square root per pair for the whole step (or PBF iteration) that follows.
     pub fn compute_densities(&mut self) {
-        let rho0 = self.rest_density();
-        for i in 0..self.x.len() {
-            self.density[i] = self.density_at(i, rho0);
-        }
+        self.compute_densities_then(|_| {});
     }
 
-    #[inline]
-    fn density_at(&self, i: usize, rho0: f64) -> f64 {
-        let xi = self.x[i];
-        let mut rho = 0.0;
-        for &j in self.fluid_neighbours.of(i) {
-            rho += self.kernel.w((xi - self.x[j as usize]).length());
+    /// [`Fluid::compute_densities`], calling `then` for each particle as soon as its density and its
+    /// pairs' kernels are known (while they are still in cache): PBF forms its λ_i there.
+    pub fn compute_densities_then(&mut self, mut then: impl FnMut(ParticlePairs)) {
+        let rho0 = self.rest_density();
+        let kernel = self.kernel;
+        self.fluid_kernels
+            .resize(self.fluid_neighbours.pairs(), PairKernel::default());
+        self.boundary_kernels
+            .resize(self.boundary_neighbours.pairs(), PairKernel::default());
+        for i in 0..self.x.len() {
+            let xi = self.x[i];
+            let mut rho = 0.0;
+            let fluid_range = self.fluid_neighbours.range(i);
+            for (&j, pair) in self
+                .fluid_neighbours
+                .of(i)
+                .iter()
+                .zip(&mut self.fluid_kernels[fluid_range.clone()])
+            {
+                *pair = kernel.w_and_grad(xi - self.x[j as usize]);
+                rho += pair.w;
+            }
+            rho *= self.mass;
+            let boundary_range = self.boundary_neighbours.range(i);
+            for (&b, pair) in self
+                .boundary_neighbours
+                .of(i)
+                .iter()
+                .zip(&mut self.boundary_kernels[boundary_range.clone()])
+            {
+                let b = b as usize;
+                *pair = kernel.w_and_grad(xi - self.boundary.x[b]);
+                rho += rho0 * self.boundary.volume[b] * pair.w;
+            }
+            self.density[i] = rho;
+            then(ParticlePairs {
+                i,
+                density: rho,
+                fluid: &self.fluid_kernels[fluid_range],
+                boundary: self.boundary_neighbours.of(i),
+                boundary_kernels: &self.boundary_kernels[boundary_range],
+                volume: &self.boundary.volume,
+            });
         }
-        rho *= self.mass;
-        for &b in self.boundary_neighbours.of(i) {
-            let b = b as usize;
-            rho +=
-                rho0 * self.boundary.volume[b] * self.kernel.w((xi - self.boundary.x[b]).length());
-        }
-        rho
     }
 
     /// The mean density error: the mean over the particles of max(ρ_i − ρ₀, 0)/ρ₀. Only compression
@@ -343,7 +395,8 @@ impl Fluid {
 
     /// XSPH (seed 002 eq. 53, in its difference form ṽ_i = v_i + ξ Σ_j (m/ρ_j)(v_j − v_i) W_ij, which
     /// equals eq. 53 wherever the Shepard sum Σ_j (m/ρ_j) W_ij is 1 and leaves a lone particle's
-    /// velocity alone); the corrected velocities are stored (the stronger variant of §6.2). The walls
+    /// velocity alone), with the W_ij of the last [`Fluid::compute_densities`] (the particles have not
+    /// moved since, in every solver); the corrected velocities are stored (the stronger variant of §6.2). The walls
     /// are left out (free slip): with them (eq. 57, v_b = 0) the drag on the floor depends on the number
     /// of steps, not on a viscosity, and slowed WCSPH's dam-break front 34 % behind the experiment.
     pub fn xsph_viscosity(&mut self) {
@@ -352,12 +405,17 @@ impl Fluid {
             return;
         }
         for i in 0..self.x.len() {
-            let (xi, vi) = (self.x[i], self.v[i]);
+            let vi = self.v[i];
             let mut sum = Vector::ZERO;
-            for &j in self.fluid_neighbours.of(i) {
+            let range = self.fluid_neighbours.range(i);
+            for (&j, pair) in self
+                .fluid_neighbours
+                .of(i)
+                .iter()
+                .zip(&self.fluid_kernels[range])
+            {
                 let j = j as usize;
-                sum += (self.v[j] - vi)
-                    * (self.mass / self.density[j] * self.kernel.w((xi - self.x[j]).length()));
+                sum += (self.v[j] - vi) * (self.mass / self.density[j] * pair.w);
             }
             self.scratch[i] = vi + xi_coefficient * sum;
         }

@@ -17,6 +17,8 @@ pub struct CellGrid {
     /// `cell_start[c] .. cell_start[c + 1]` are the points of cell c in `sorted`.
     cell_start: Vec<u32>,
     sorted: Vec<u32>,
+    /// The points' positions in the order of `sorted`.
+    sorted_x: Vec<Vector>,
     cell_of: Vec<u32>,
 }
 
@@ -32,6 +34,7 @@ impl CellGrid {
             ny,
             cell_start: vec![0; nx * ny + 1],
             sorted: Vec::new(),
+            sorted_x: Vec::new(),
             cell_of: Vec::new(),
         }
     }
@@ -74,6 +77,9 @@ impl CellGrid {
             self.cell_start[c + 1] -= 1;
             self.sorted[self.cell_start[c + 1] as usize] = i as u32;
         }
+        self.sorted_x.clear();
+        self.sorted_x
+            .extend(self.sorted.iter().map(|&i| points[i as usize]));
         // Each cell_start[c + 1] now holds the start of cell c: shift back by one.
         for c in 0..self.nx * self.ny {
             self.cell_start[c] = self.cell_start[c + 1];
@@ -85,20 +91,38 @@ impl CellGrid {
     /// Calls `f(j)` for every point j in the 3×3 cells around x (a superset of those within `cell`).
     #[inline]
     pub fn for_each_near(&self, x: Vector, mut f: impl FnMut(usize)) {
-        let cx = ((x.x - self.lo.x) / self.cell).floor() as i64;
-        let cy = ((x.y - self.lo.y) / self.cell).floor() as i64;
+        self.for_each_near_with_position(x, |j, _| f(j));
+    }
+
+    /// Calls `f(j, x_j)` for every point j in the 3×3 cells around x, with its position as built.
+    #[inline]
+    pub fn for_each_near_with_position(&self, x: Vector, mut f: impl FnMut(usize, Vector)) {
+        // Divided, not multiplied by 1/cell: the cell must be the one `build` put an equal point in.
+        let cx = Self::floor((x.x - self.lo.x) / self.cell);
+        let cy = Self::floor((x.y - self.lo.y) / self.cell);
+        let x0 = (cx - 1).max(0);
+        let x1 = (cx + 1).min(self.nx as i64 - 1);
+        if x0 > x1 {
+            return;
+        }
         for y in (cy - 1).max(0)..=(cy + 1).min(self.ny as i64 - 1) {
             let row = y as usize * self.nx;
-            let x0 = (cx - 1).max(0);
-            let x1 = (cx + 1).min(self.nx as i64 - 1);
-            if x0 > x1 {
-                continue;
-            }
             let a = self.cell_start[row + x0 as usize] as usize;
             let b = self.cell_start[row + x1 as usize + 1] as usize;
-            for &j in &self.sorted[a..b] {
-                f(j as usize);
+            for (&j, &xj) in self.sorted[a..b].iter().zip(&self.sorted_x[a..b]) {
+                f(j as usize, xj);
             }
+        }
+    }
+
+    /// ⌊q⌋ as an integer; a truncation where q ≥ 0 (every query inside the grid), which x86-64's
+    /// baseline does without a call to `floor`.
+    #[inline(always)]
+    fn floor(q: f64) -> i64 {
+        if q >= 0.0 {
+            q as i64
+        } else {
+            q.floor() as i64
         }
     }
 }
@@ -111,16 +135,18 @@ pub struct NeighbourLists {
 }
 
 impl NeighbourLists {
-    /// Neighbours j of each query x_i with |x_i − x_j| < h among `points` (sorted in `grid`); a query
-    /// that is itself one of the points finds itself.
+    /// Neighbours j of each query x_i with |x_i − x_j| < h among `points` (sorted in `grid`, which
+    /// keeps their positions as they were when it was built); a query that is itself one of the points
+    /// finds itself.
     pub fn build(&mut self, queries: &[Vector], grid: &CellGrid, points: &[Vector], h: f64) {
+        debug_assert_eq!(points.len(), grid.sorted.len());
         let h2 = h * h;
         self.start.clear();
         self.index.clear();
         self.start.push(0);
         for &xi in queries {
-            grid.for_each_near(xi, |j| {
-                if (xi - points[j]).length_squared() < h2 {
+            grid.for_each_near_with_position(xi, |j, xj| {
+                if (xi - xj).length_squared() < h2 {
                     self.index.push(j as u32);
                 }
             });

@@ -63,4 +63,30 @@ impl SmoothingKernel {
         }
         x * (self.grad_scale * Self::shape(r * self.inv_h).1 / r)
     }
+
+    /// W(|x|) and ∇W(x) together, from one square root and one evaluation of the spline: bit for bit
+    /// what [`SmoothingKernel::w`] and [`SmoothingKernel::grad_w`] return.
+    #[inline(always)]
+    pub fn w_and_grad(&self, x: Vector) -> PairKernel {
+        let r = x.length();
+        let (f, df) = Self::shape(r * self.inv_h);
+        let grad = if r <= 1e-9 * self.h || r >= self.h {
+            Vector::ZERO
+        } else {
+            x * (self.grad_scale * df / r)
+        };
+        PairKernel {
+            w: self.w_scale * f,
+            grad,
+        }
+    }
+}
+
+/// W_ij and ∇W_ij of one neighbour pair (x = x_i − x_j), kept per pair by
+/// [`crate::fluids::Fluid::compute_densities`] so the passes after it, and every iteration of DFSPH
+/// and PBF at the same positions, read them instead of evaluating the kernel again.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairKernel {
+    pub w: f64,
+    pub grad: Vector,
 }

@@ -8,6 +8,9 @@
 //! - Δx_i = (1/ρ₀) [Σ_j m (λ_i + λ_j + s_corr) ∇W_ij + Σ_b ρ₀ V_b λ_i ∇W_ib] (eqs. 12, 14), with the
 //!   tensile-instability term s_corr = −k (W_ij / W(Δq))ⁿ (eq. 13; k = 0 turns it off).
 //!
+//! Every iteration evaluates the kernel once per pair, in the density pass ([`Fluid::compute_densities`]
+//! keeps W and ∇W per pair for λ and Δx at the same positions).
+//!
 //! Only compression is a violation (C_i clamped at 0: the free surface). The iterations stop when every
 //! C_i is below `tolerance` or at `max_iterations`; then v = (x* − x)/Δt and XSPH (eq. 17). The
 //! pressure shown is the one WCSPH's force would need to move the particles as far: p_i = −ρ₀ Σ λ_i/Δt².
@@ -86,57 +89,62 @@ impl Pbf {
         let epsilon = self.relaxation / (fluid.spacing() * fluid.spacing());
         let scorr_w = fluid.kernel.w(self.scorr_dq * fluid.kernel.h);
         let mut iterations = 0;
+        let mass = fluid.mass;
         loop {
-            fluid.compute_densities();
+            // ρ_i and, from the same pairs while they are in cache, λ_i (eq. 11); the λ of the pass
+            // that ends the iterations are not used.
+            let lambda = &mut self.lambda;
+            fluid.compute_densities_then(|p| {
+                let constraint = (p.density / rho0 - 1.0).max(0.0);
+                if constraint == 0.0 {
+                    lambda[p.i] = 0.0;
+                    return;
+                }
+                let mut grad_i = Vector::ZERO;
+                let mut sum_square = 0.0;
+                for pair in p.fluid {
+                    let g = (mass / rho0) * pair.grad;
+                    grad_i += g;
+                    sum_square += g.length_squared();
+                }
+                for (&b, pair) in p.boundary.iter().zip(p.boundary_kernels) {
+                    grad_i += p.volume[b as usize] * pair.grad;
+                }
+                lambda[p.i] = -constraint / (grad_i.length_squared() + sum_square + epsilon);
+            });
             let max_constraint = fluid.max_density_error();
             self.last_max_constraint = max_constraint;
             if max_constraint <= self.tolerance || iterations >= self.max_iterations {
                 break;
             }
             iterations += 1;
-            // λ_i (eq. 11)
-            for i in 0..n {
-                let constraint = (fluid.density[i] / rho0 - 1.0).max(0.0);
-                if constraint == 0.0 {
-                    self.lambda[i] = 0.0;
-                    continue;
-                }
-                let xi = fluid.x[i];
-                let mut grad_i = Vector::ZERO;
-                let mut sum_square = 0.0;
-                for &j in fluid.fluid_neighbours.of(i) {
-                    let g = (fluid.mass / rho0) * fluid.kernel.grad_w(xi - fluid.x[j as usize]);
-                    grad_i += g;
-                    sum_square += g.length_squared();
-                }
-                for &b in fluid.boundary_neighbours.of(i) {
-                    let b = b as usize;
-                    grad_i +=
-                        fluid.boundary.volume[b] * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
-                }
-                self.lambda[i] = -constraint / (grad_i.length_squared() + sum_square + epsilon);
-            }
             // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
             for i in 0..n {
-                let xi = fluid.x[i];
                 let li = self.lambda[i];
                 let mut dx = Vector::ZERO;
-                for &j in fluid.fluid_neighbours.of(i) {
-                    let j = j as usize;
-                    let xij = xi - fluid.x[j];
+                let range = fluid.fluid_neighbours.range(i);
+                for (&j, pair) in fluid
+                    .fluid_neighbours
+                    .of(i)
+                    .iter()
+                    .zip(&fluid.fluid_kernels[range])
+                {
                     let scorr = if self.scorr_k > 0.0 {
-                        -self.scorr_k * (fluid.kernel.w(xij.length()) / scorr_w).powi(self.scorr_n)
+                        -self.scorr_k * (pair.w / scorr_w).powi(self.scorr_n)
                     } else {
                         0.0
                     };
-                    dx += (fluid.mass / rho0 * (li + self.lambda[j] + scorr))
-                        * fluid.kernel.grad_w(xij);
+                    dx += (fluid.mass / rho0 * (li + self.lambda[j as usize] + scorr)) * pair.grad;
                 }
                 if li != 0.0 {
-                    for &b in fluid.boundary_neighbours.of(i) {
-                        let b = b as usize;
-                        dx += (fluid.boundary.volume[b] * li)
-                            * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
+                    let range = fluid.boundary_neighbours.range(i);
+                    for (&b, pair) in fluid
+                        .boundary_neighbours
+                        .of(i)
+                        .iter()
+                        .zip(&fluid.boundary_kernels[range])
+                    {
+                        dx += (fluid.boundary.volume[b as usize] * li) * pair.grad;
                     }
                 }
                 fluid.scratch[i] = dx;

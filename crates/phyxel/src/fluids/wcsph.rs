@@ -84,24 +84,38 @@ impl Wcsph {
     }
 }
 
-/// a_i −= Σ_j m (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij (seed 002 eq. 51, symmetric: Σ m a = 0 inside the fluid)
-/// + Σ_b ρ₀ V_b (p_i/ρ_i²) ∇W_ib (the wall, Akinci et al. 2012 §3: the wall takes p_i), added into `fluid.scratch`.
+/// a_i −= Σ_j m (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij + Σ_b ρ₀ V_b (p_i/ρ_i²) ∇W_ib (seed 002 eq. 51,
+/// symmetric: Σ m a = 0 inside the fluid; the wall's term after Akinci et al. 2012 §3: the wall takes
+/// p_i), added into `fluid.scratch`; with the ∇W of the last [`Fluid::compute_densities`] (the
+/// particles have not moved since).
 fn pressure_accelerations(fluid: &mut Fluid) {
     let rho0 = fluid.rest_density();
-    for i in 0..fluid.len() {
-        let xi = fluid.x[i];
-        let pi_rho2 = fluid.pressure[i] / (fluid.density[i] * fluid.density[i]);
+    // p_j/ρ_j² once per particle (bit for bit the quotient each pair took before), in `fluid.scratch_scalar`.
+    let f = &mut *fluid;
+    f.scratch_scalar.clear();
+    f.scratch_scalar.extend(
+        f.pressure
+            .iter()
+            .zip(&f.density)
+            .map(|(&p, &rho)| p / (rho * rho)),
+    );
+    for i in 0..f.len() {
+        let pi_rho2 = f.scratch_scalar[i];
         let mut a = Vector::ZERO;
-        for &j in fluid.fluid_neighbours.of(i) {
-            let j = j as usize;
-            let pj_rho2 = fluid.pressure[j] / (fluid.density[j] * fluid.density[j]);
-            a -= (fluid.mass * (pi_rho2 + pj_rho2)) * fluid.kernel.grad_w(xi - fluid.x[j]);
+        let range = f.fluid_neighbours.range(i);
+        for (&j, pair) in f.fluid_neighbours.of(i).iter().zip(&f.fluid_kernels[range]) {
+            let pj_rho2 = f.scratch_scalar[j as usize];
+            a -= (f.mass * (pi_rho2 + pj_rho2)) * pair.grad;
         }
-        for &b in fluid.boundary_neighbours.of(i) {
-            let b = b as usize;
-            a -= (rho0 * fluid.boundary.volume[b] * pi_rho2)
-                * fluid.kernel.grad_w(xi - fluid.boundary.x[b]);
+        let range = f.boundary_neighbours.range(i);
+        for (&b, pair) in f
+            .boundary_neighbours
+            .of(i)
+            .iter()
+            .zip(&f.boundary_kernels[range])
+        {
+            a -= (rho0 * f.boundary.volume[b as usize] * pi_rho2) * pair.grad;
         }
-        fluid.scratch[i] += a;
+        f.scratch[i] += a;
     }
 }

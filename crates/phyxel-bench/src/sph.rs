@@ -1,0 +1,143 @@
+//! `phyxel-bench sph [--across 35,71] [--steps S]`: the SPH fluids lesson's dam break (a column a × 2a
+//! in a closed box 4a × 3a, a = 0.5 m, `crate::lessons::sph_fluids::dam_break` with the page's ξ,
+//! iteration limit and speed of sound) at `across` particles across a (2 across² particles: 35 →
+//! 2 450, 71 → 10 082), stepped S times from the release by each solver (WCSPH, DFSPH, PBF) on one
+//! thread, each at its own CFL step. Per run: steps/s, the cost of a particle-step, the simulated time
+//! reached, the pressure solver's mean iterations per step, the mean and worst of the steps' mean
+//! density errors, the largest speed.
+//! One JSON object with the machine and the date (issue 19's bench).
+
+use phyxel::fluids::{FluidSimulation, Solver};
+use phyxel::lessons::sph_fluids::{dam_break, Settings};
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Serialize)]
+pub struct SphRun {
+    solver: &'static str,
+    across: usize,
+    particles: usize,
+    steps: usize,
+    steps_per_s: f64,
+    /// Wall time of one particle-step (ns): the step's time over the particle count.
+    ns_per_particle_step: f64,
+    /// Simulated time at the end of the timed steps (s).
+    simulated_s: f64,
+    /// Pressure-solver iterations per step (DFSPH: density + divergence; PBF: its Jacobi iterations;
+    /// WCSPH: 1).
+    mean_iterations: f64,
+    max_iterations: u32,
+    /// The mean over the steps of each step's mean density error (compression, of ρ₀), and the worst step's.
+    mean_density_error: f64,
+    worst_density_error: f64,
+    /// The largest speed over the run (m/s); the collapse's free fall from 2a is √(2 g 2a) = 4.4 m/s.
+    max_speed: f64,
+    /// Mean fluid neighbours per particle (itself included) at the end.
+    mean_neighbours: f64,
+    /// Σ_i (x_i + y_i) at the end, all digits: equal in two builds when a change left the arithmetic
+    /// bit for bit as it was.
+    position_checksum: String,
+}
+
+#[derive(Serialize)]
+pub struct SphReport {
+    scene: &'static str,
+    machine: String,
+    date: String,
+    threads: usize,
+    runs: Vec<SphRun>,
+}
+
+fn run_one(solver: Solver, across: usize, steps: usize) -> SphRun {
+    // The page's defaults (ξ = 0.01, 100 iterations, c = 10 √(2 g 2a)); `across` may exceed the page's
+    // range (the struct is built directly, not through its checked constructor).
+    let settings = Settings {
+        across,
+        xsph: 0.01,
+        iterations: 100,
+        sound: 10.0,
+    };
+    let mut sim: FluidSimulation = dam_break(settings, solver).expect("the dam break builds");
+    let (mut iterations, mut most, mut error_sum, mut worst, mut fastest) =
+        (0u64, 0u32, 0.0, 0.0f64, 0.0f64);
+    let start = Instant::now();
+    for step in 0..steps {
+        let report = sim
+            .step()
+            .unwrap_or_else(|e| panic!("{} at {across} across, step {step}: {e}", solver.name()));
+        iterations += report.iterations as u64;
+        most = most.max(report.iterations);
+        error_sum += report.density_error;
+        worst = worst.max(report.density_error);
+        fastest = fastest.max(sim.fluid.max_speed());
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let particles = sim.fluid.len();
+    SphRun {
+        solver: solver.name(),
+        across,
+        particles,
+        steps,
+        steps_per_s: steps as f64 / seconds,
+        ns_per_particle_step: seconds * 1e9 / (steps * particles) as f64,
+        simulated_s: sim.fluid.time,
+        mean_iterations: iterations as f64 / steps as f64,
+        max_iterations: most,
+        mean_density_error: error_sum / steps as f64,
+        worst_density_error: worst,
+        max_speed: fastest,
+        mean_neighbours: sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
+        position_checksum: format!("{:e}", sim.fluid.x.iter().map(|x| x.x + x.y).sum::<f64>()),
+    }
+}
+
+/// The CPU's model name (Linux's /proc/cpuinfo) and the number of hardware threads.
+fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!(
+        "{model}, {threads} hardware threads, {}",
+        std::env::consts::OS
+    )
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the system clock (days to civil date: Hinnant's algorithm).
+fn date() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+pub fn run(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
+    let mut runs = Vec::new();
+    for &n in across {
+        for &solver in solvers {
+            runs.push(run_one(solver, n, steps));
+        }
+    }
+    SphReport {
+        scene: "sph dam break (lesson's box, closed), one thread",
+        machine: machine(),
+        date: date(),
+        threads: 1,
+        runs,
+    }
+}
