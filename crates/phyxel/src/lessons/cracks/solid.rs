@@ -22,6 +22,7 @@
 
 use super::crack::{modified_weight, omega, Crack, CrackEnd, Criterion};
 use crate::meshless::mls::safe_inverse;
+use crate::meshless::plasticity::Plasticity;
 use glam::{DMat2, DMat3, DVec2};
 
 /// A linear-elastic material with a brittle tensile strength.
@@ -318,6 +319,16 @@ pub struct Solid {
     /// The rest correction G_i of each particle: its elastic gradient is F_i G_i (I but after a crack
     /// event whose refit would have raised Ψ_i).
     rest_correction: Vec<DMat2>,
+    /// The inverse plastic deformation Q_i = F_p,i⁻¹ of a ductile plate (I where nothing flowed): the
+    /// elastic gradient is F_i Q_i G_i.
+    plastic_inverse: Vec<DMat2>,
+    /// The accumulated plastic strain ε̄_p,i = Σ γ ‖e‖ of each particle (at most c_max).
+    pub plastic_strain: Vec<f64>,
+    /// Plastic flow (von Mises on the deviatoric Hencky strain, multiplicative, as the 3D solver's
+    /// [`Plasticity::flow_multiplicative`] in the plane): `None` for a brittle plate.
+    pub plasticity: Option<Plasticity>,
+    /// The energy plastic flow took out of the strain energy, J (each flow step's V ΔΨ ≤ 0).
+    pub plastic_work: f64,
     /// Energy the cracks took out of the strain energy, J: what refits at crack events released (a
     /// refit never adds any) and what relaxing rest corrections let go since.
     pub dissipated: f64,
@@ -378,6 +389,10 @@ impl Solid {
             rank: vec![0; n],
             stress: vec![DMat2::ZERO; n],
             rest_correction: vec![DMat2::IDENTITY; n],
+            plastic_inverse: vec![DMat2::IDENTITY; n],
+            plastic_strain: vec![0.0; n],
+            plasticity: None,
+            plastic_work: 0.0,
             dissipated: 0.0,
             forces: vec![DVec2::ZERO; n],
             events: Vec::new(),
@@ -560,7 +575,12 @@ impl Solid {
 
     /// The elastic gradient F_i G_i: the MLS gradient times the rest correction of the crack events.
     pub fn elastic_gradient(&self, i: usize) -> DMat2 {
-        self.deformation_gradient(i) * self.rest_correction[i]
+        self.plastic_gradient(i) * self.rest_correction[i]
+    }
+
+    /// F_i Q_i: the MLS gradient with the plastic deformation taken out (F_i on a brittle plate).
+    pub fn plastic_gradient(&self, i: usize) -> DMat2 {
+        self.deformation_gradient(i) * self.plastic_inverse[i]
     }
 
     /// The strain energy V Ψ(F_i G_i) particle i holds (none where its moment matrix lost rank).
@@ -595,7 +615,8 @@ impl Solid {
                 continue;
             }
             let volume = self.volume(i);
-            let g = self.rest_correction[i];
+            // ∂Ψ(F Q G)/∂F = P(F_e) (Q G)ᵀ.
+            let g = self.plastic_inverse[i] * self.rest_correction[i];
             let f = self.deformation_gradient(i) * g;
             let s = self.material.second_piola(f);
             let p = f * s * g.transpose();
@@ -657,6 +678,9 @@ impl Solid {
         }
         self.steps += 1;
         self.relax_rest_corrections(dt);
+        if let Some(plasticity) = self.plasticity {
+            self.flow(&plasticity, dt);
+        }
         if self.fracture {
             self.fracture_step(dt);
         }
@@ -676,7 +700,7 @@ impl Solid {
                 continue;
             }
             let trial = g + (DMat2::IDENTITY - g) * beta;
-            let f = self.deformation_gradient(i);
+            let f = self.plastic_gradient(i);
             let (now, relaxed) = (
                 self.material.energy_density(f * g),
                 self.material.energy_density(f * trial),
@@ -687,6 +711,57 @@ impl Solid {
                 let settled = (trial - DMat2::IDENTITY).abs_diff_eq(DMat2::ZERO, 1e-12);
                 self.rest_correction[i] = if settled { DMat2::IDENTITY } else { trial };
             }
+        }
+    }
+
+    /// One step of plastic flow at every particle that measures a plane strain: the 3D solver's
+    /// multiplicative flow ([`Plasticity::flow_multiplicative`]) in the plane. With F_e = U diag(σ) Vᵀ
+    /// and the deviatoric Hencky strain e = ln σ − ½ Σ ln σ_k (plane: volume change never flows), where
+    /// ‖e‖ > c_yield the plastic deformation grows by P = V diag(exp(γ e)) Vᵀ, γ = min(c_creep Δt, 1)
+    /// (‖e‖ − c_yield)/‖e‖ within what c_max leaves of ε̄_p, so that F_e ← F_e P⁻¹ =
+    /// U diag(σ exp(−γ e)) Vᵀ (Q G ← Q G P⁻¹). A flow that would raise Ψ (St Venant–Kirchhoff far in
+    /// compression) is not taken; the energy each flow releases, V ΔΨ, is booked as
+    /// [`Solid::plastic_work`].
+    fn flow(&mut self, plasticity: &Plasticity, dt: f64) {
+        for i in 0..self.len() {
+            if self.rank[i] < PLANAR_RANK {
+                continue;
+            }
+            let elastic = self.elastic_gradient(i);
+            if elastic.determinant() <= 0.0 {
+                continue;
+            }
+            // FᵀF = V diag(σ²) Vᵀ.
+            let c = elastic.transpose() * elastic;
+            let (largest, v1) = largest_principal(c);
+            let smallest = (c.x_axis.x + c.y_axis.y - largest).max(1e-12);
+            let hencky = [0.5 * largest.max(1e-12).ln(), 0.5 * smallest.ln()];
+            let mean = 0.5 * (hencky[0] + hencky[1]);
+            let e = DVec2::new(hencky[0] - mean, hencky[1] - mean);
+            let size = e.length();
+            if size <= plasticity.yield_strain {
+                continue;
+            }
+            let rate = (plasticity.creep * dt).min(1.0) * (size - plasticity.yield_strain) / size;
+            let capacity = (plasticity.max_strain - self.plastic_strain[i]).max(0.0) / size;
+            let gamma = rate.min(capacity);
+            if gamma <= 0.0 {
+                continue;
+            }
+            let v = DMat2::from_cols(v1, v1.perp());
+            let inverse_increment = v
+                * DMat2::from_diagonal(DVec2::new((-gamma * e.x).exp(), (-gamma * e.y).exp()))
+                * v.transpose();
+            let now = self.material.energy_density(elastic);
+            let after = self.material.energy_density(elastic * inverse_increment);
+            if after > now {
+                continue;
+            }
+            // Q G ← Q G P⁻¹ with G kept: Q ← Q G P⁻¹ G⁻¹.
+            let g = self.rest_correction[i];
+            self.plastic_inverse[i] = self.plastic_inverse[i] * g * inverse_increment * g.inverse();
+            self.plastic_strain[i] += gamma * size;
+            self.plastic_work += self.volume(i) * (now - after);
         }
     }
 
@@ -901,7 +976,7 @@ impl Solid {
             self.dissipated += before - after;
             return;
         }
-        let f = self.deformation_gradient(i);
+        let f = self.plastic_gradient(i);
         if f.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
             self.rank[i] = 0;
             self.dissipated += before;
@@ -995,6 +1070,8 @@ impl Solid {
                 self.support.push(h_new);
                 self.stress.push(DMat2::ZERO);
                 self.rest_correction.push(DMat2::IDENTITY);
+                self.plastic_inverse.push(self.plastic_inverse[i]);
+                self.plastic_strain.push(self.plastic_strain[i]);
                 self.forces.push(DVec2::ZERO);
                 self.rank.push(0);
                 self.recomputed_at.push(0);
