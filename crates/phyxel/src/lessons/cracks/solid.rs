@@ -264,7 +264,7 @@ fn neighbourhoods(reference: &[DVec2], support: &[f64]) -> (Vec<usize>, Vec<usiz
 /// 2^(e−40) (2^e ≤ m), and the last m − (k − 1) p. (k − 1) p then has at most 41 significant bits and
 /// m − (k − 1) p is a multiple of m's last bit below 2m, so both are computed exactly (k < 2^12).
 pub fn share_mass(m: f64, k: usize) -> Vec<f64> {
-    assert!(k >= 1 && k < 4096 && m > 0.0 && m.is_finite());
+    assert!((1..4096).contains(&k) && m > 0.0 && m.is_finite());
     let quantum = 2f64.powi(m.log2().floor() as i32 - 40);
     let p = (m / k as f64 / quantum).round() * quantum;
     let mut parts = vec![p; k - 1];
