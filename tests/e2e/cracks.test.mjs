@@ -1,8 +1,8 @@
 // The cracks lesson: the notched plate and the particle cloud load with sane readouts (the notch is one
 // crack with one front; MLS shape functions beside the crack are a partition of unity; visibility cuts
 // the weight across the crack), non-positive strength, c_prop and κ are refused with the reason while the
-// plate keeps running, the plate cracks at the notch tip under load, and dragging the cloud's crack
-// redraws the weights.
+// plate keeps running (Ω_min too), the plate cracks at the notch tip under load, a ductile plate does
+// plastic work, an eager Ω_min splits particles, and dragging the cloud's crack redraws the weights.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, readNumber, canvasStats, waitForText } from './harness.mjs';
@@ -47,13 +47,20 @@ test('non-positive strength, c_prop and κ are refused with the reason while the
   assert.match(await page.locator('#param-c_prop-error').textContent(), /Must be between 0.01 and 20/);
   await page.fill('#param-kappa', '0');
   assert.match(await page.locator('#param-kappa-error').textContent(), /Must be between 0.01 and 10/);
+  await page.fill('#param-omega_min', '0');
+  assert.match(await page.locator('#param-omega_min-error').textContent(), /Must be between 0.5 and 20/);
+  await page.fill('#param-omega_min', '-3');
+  assert.match(await page.locator('#param-omega_min-error').textContent(), /Must be between 0.5 and 20/);
   const t = await readNumber(page, '#readout-sim-time');
   await page.waitForFunction((t0) => Number.parseFloat(document.getElementById('readout-sim-time').textContent) > t0, t, { timeout: 10_000 });
   // A URL's bad value is refused too, and named.
   const bad = await openLesson('?c_prop=0');
   await waitForText(bad.page, '#notices', /c_prop/);
-  assert.deepEqual(problems, []);
   await bad.context.close();
+  const badOmega = await openLesson('?omega_min=0');
+  await waitForText(badOmega.page, '#notices', /omega_min/);
+  await badOmega.context.close();
+  assert.deepEqual(problems, []);
   await context.close();
 });
 
@@ -91,4 +98,24 @@ test('dragging the crack in the cloud figure redraws the weights', async () => {
   assert.notEqual(weightBefore, await page.locator('#readout-probe-weight').textContent());
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('a ductile plate flows before it cracks, and an eager Ω_min splits particles beside the cracks', async () => {
+  const ductile = await openLesson('?material=ductile&pull=0.05');
+  assert.equal(await ductile.page.locator('#material-select').inputValue(), 'ductile');
+  await ductile.page.waitForFunction(() => {
+    const [work] = document.getElementById('readout-plastic').textContent.split(' / ').map(Number.parseFloat);
+    return work > 0;
+  }, undefined, { timeout: 60_000 });
+  assert.deepEqual(ductile.problems, []);
+  await ductile.context.close();
+  const eager = await openLesson('?omega_min=13&pull=0.05');
+  await eager.page.waitForFunction(() => {
+    const [splits, inserted] = document.getElementById('readout-resampled').textContent.split(' / ').map(Number);
+    return splits > 0 && inserted >= splits;
+  }, undefined, { timeout: 60_000 });
+  const particles = await eager.page.locator('#readout-resampled').textContent();
+  assert.match(particles, /^\d+ \/ \d+ \/ \d+$/);
+  assert.deepEqual(eager.problems, []);
+  await eager.context.close();
 });

@@ -19,8 +19,8 @@ const cloudCanvas = document.getElementById('cloud');
 const cloudCtx = cloudCanvas.getContext('2d');
 /** The lesson's parameter table (crates/phyxel/src/lessons/cracks.rs): ranges and defaults. */
 const table = await solvers.static('CracksLesson', 'parameters');
-const params = { criterion: 'transparency', ...defaults(table) };
-const lesson = await solvers.create('CracksLesson', params.strength, params.c_prop, params.kappa, params.pull, params.criterion);
+const params = { criterion: 'transparency', material: 'brittle', ...defaults(table) };
+const lesson = await solvers.create('CracksLesson', params.strength, params.c_prop, params.kappa, params.pull, params.omega_min, params.criterion, params.material);
 const cloud = new CrackCloudLesson(params.kappa);
 const dt = await lesson.dt();
 let time = 0;
@@ -41,6 +41,20 @@ c.select({
     return lesson.set_criterion(value);
   },
 });
+c.select({
+  param: 'material',
+  id: 'material-select',
+  label: 'Plate: material',
+  value: params.material,
+  options: [
+    { value: 'brittle', label: 'Brittle (elastic until it cracks)' },
+    { value: 'ductile', label: 'Ductile (flows, necks, then tears)' },
+  ],
+  onChange: (value) => {
+    params.material = value;
+    return lesson.set_material(value);
+  },
+});
 const number = (name, label, unit, help) =>
   c.number({
     ...fromTable(table, name), label, unit, help,
@@ -52,13 +66,14 @@ const number = (name, label, unit, help) =>
       }
       params[name] = value;
       // The solver checks the same table: a refusal there comes back to the control.
-      return lesson.set_parameters(next.strength, next.c_prop, next.kappa, next.pull);
+      return lesson.set_parameters(next.strength, next.c_prop, next.kappa, next.pull, next.omega_min);
     },
   });
 number('strength', 'Tensile strength σ<sub>t</sub>', 'Pa', 'Positive: a crack starts where σ₁ exceeds it.');
 number('c_prop', 'Crack speed c<sub>prop</sub>', 'm/s', 'Positive: how fast a loaded crack front advances.');
 number('kappa', 'Transparency κ', '', 'Positive: how far from the front (in h) a crack stays see-through.');
 number('pull', 'Pull speed (each edge)', 'm/s');
+number('omega_min', 'Resampling Ω<sub>min</sub>', '', 'Positive: a particle a crack leaves with Ω = Σ ω′/ω below it is split (seed 002 eq. 71).');
 
 const readouts = {
   cracks: page.readout('cracks', 'Cracks / fronts'),
@@ -67,6 +82,8 @@ const readouts = {
   recomputed: page.readout('recomputed', 'Moment matrices recomputed (last step / all)'),
   deficient: page.readout('rank-deficient', 'Rank-deficient / isolated particles'),
   energy: page.readout('energy', 'Strain / kinetic energy / taken by cracks'),
+  plastic: page.readout('plastic', 'Plastic work / largest plastic strain'),
+  resampled: page.readout('resampled', 'Particles split / inserted / refused'),
   chosen: page.readout('chosen', 'Figure: chosen particle at'),
   weight: page.readout('probe-weight', '… ω′ at the probe: visibility / transparency (uncut)'),
   shape: page.readout('probe-shape', '… Φ at the probe: visibility / transparency'),
@@ -92,6 +109,11 @@ function plateReadouts(r) {
   readouts.recomputed(`${r.recomputed_last} / ${r.recomputed_total}`);
   readouts.deficient(`${r.rank_deficient} / ${r.isolated}`);
   readouts.energy(`${exp(r.strain_energy)} J / ${exp(r.kinetic_energy)} J / ${exp(r.dissipated)} J`);
+  readouts.plastic(`${exp(r.plastic_work)} J / ${fixed(r.largest_plastic_strain)}`);
+  readouts.resampled(`${r.splits} / ${r.inserted} / ${r.refused}`);
+  page.notice('resampling-cap', r.refused > 0
+    ? `Resampling stopped at its cap of ${r.cap} inserted particles (as many as the plate started with, so that a step's work stays bounded): ${r.refused} more were refused.`
+    : null, 'info');
 }
 
 function drawCloud() {

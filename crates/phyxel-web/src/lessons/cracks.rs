@@ -11,8 +11,10 @@ use phyxel::lessons::cracks::cloud::Cloud;
 use phyxel::lessons::cracks::crack::{Crack, Criterion};
 use phyxel::lessons::cracks::solid::{EventKind, Solid};
 use phyxel::lessons::cracks::{
-    notched_plate, param, plate_dt, plate_material, PARAMETERS, PLATE_PARTICLES, PLATE_SPACING,
+    notched_plate, param, plate_dt, plate_material, DUCTILE, PARAMETERS, PLATE_PARTICLES,
+    PLATE_SPACING, RESAMPLING_CAP,
 };
+use phyxel::meshless::plasticity::Plasticity;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
@@ -31,6 +33,18 @@ fn criterion(name: &str, kappa: f64) -> Result<Criterion, JsError> {
         "transparency" => Ok(Criterion::Transparency { kappa }),
         other => Err(JsError::new(&format!(
             "unknown criterion “{other}” (known: visibility, transparency)"
+        ))),
+    }
+}
+
+/// The plate's material behaviour: "brittle" (elastic until it cracks) or "ductile" (plastic flow
+/// before it cracks, [`DUCTILE`]).
+fn behaviour(name: &str) -> Result<Option<Plasticity>, JsError> {
+    match name {
+        "brittle" => Ok(None),
+        "ductile" => Ok(Some(DUCTILE)),
+        other => Err(JsError::new(&format!(
+            "unknown material “{other}” (known: brittle, ductile)"
         ))),
     }
 }
@@ -63,6 +77,14 @@ struct PlateReport {
     kinetic_energy: f64,
     /// Energy the crack events took (`Solid::dissipated`).
     dissipated: f64,
+    /// Energy plastic flow took (`Solid::plastic_work`) and the largest accumulated plastic strain.
+    plastic_work: f64,
+    largest_plastic_strain: f64,
+    /// Resampling: particles split, particles inserted, insertions refused for the cap, the cap.
+    splits: usize,
+    inserted: usize,
+    refused: usize,
+    cap: usize,
     steps: u64,
 }
 
@@ -89,7 +111,9 @@ pub struct CracksLesson {
     c_prop: f64,
     kappa: f64,
     pull: f64,
+    omega_min: f64,
     criterion: String,
+    material: String,
     dt: f64,
     view: View,
 }
@@ -114,23 +138,30 @@ impl CracksLesson {
         crate::parameters(PARAMETERS)
     }
 
-    /// The notched plate (strength σ_t, c_prop, κ, pull speed; `criterion` "visibility" or
-    /// "transparency").
+    /// The notched plate (strength σ_t, c_prop, κ, pull speed, Ω_min of resampling; `criterion`
+    /// "visibility" or "transparency"; `material_name` "brittle" or "ductile").
     #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         strength: f64,
         c_prop: f64,
         kappa: f64,
         pull: f64,
+        omega_min: f64,
         criterion_name: &str,
+        material_name: &str,
     ) -> Result<CracksLesson, JsError> {
         let strength = check(param::STRENGTH, strength)?;
         let c_prop = check(param::C_PROP, c_prop)?;
         let kappa = check(param::KAPPA, kappa)?;
         let pull = check(param::PULL, pull)?;
+        let omega_min = check(param::OMEGA_MIN, omega_min)?;
         let chosen_criterion = criterion(criterion_name, kappa)?;
+        let plasticity = behaviour(material_name)?;
         let material = plate_material(strength, c_prop);
-        let plate = notched_plate(material, chosen_criterion, pull);
+        let mut plate = notched_plate(material, chosen_criterion, pull);
+        plate.resampling.omega_min = omega_min;
+        plate.plasticity = plasticity;
         let notch_tip = *plate.cracks[0].vertices.last().unwrap();
         let width = (PLATE_PARTICLES - 1) as f64 * PLATE_SPACING;
         Ok(CracksLesson {
@@ -141,7 +172,9 @@ impl CracksLesson {
             c_prop,
             kappa,
             pull,
+            omega_min,
             criterion: criterion_name.to_string(),
+            material: material_name.to_string(),
             view: View::equal_aspect(-0.35 * width, 1.35 * width, -0.2 * width, 1.2 * width),
         })
     }
@@ -159,21 +192,28 @@ impl CracksLesson {
     pub fn restart(&mut self) -> Result<(), JsError> {
         let material = plate_material(self.strength, self.c_prop);
         self.plate = notched_plate(material, criterion(&self.criterion, self.kappa)?, self.pull);
+        self.plate.resampling.omega_min = self.omega_min;
+        self.plate.plasticity = behaviour(&self.material)?;
         Ok(())
     }
 
-    /// Change σ_t, c_prop, κ and the pull speed; they act on the running plate (κ re-weighs it).
+    /// Change σ_t, c_prop, κ, the pull speed and Ω_min; they act on the running plate (κ re-weighs
+    /// it; Ω_min applies from the next crack update).
     pub fn set_parameters(
         &mut self,
         strength: f64,
         c_prop: f64,
         kappa: f64,
         pull: f64,
+        omega_min: f64,
     ) -> Result<(), JsError> {
         let strength = check(param::STRENGTH, strength)?;
         let c_prop = check(param::C_PROP, c_prop)?;
         let kappa = check(param::KAPPA, kappa)?;
         let pull = check(param::PULL, pull)?;
+        let omega_min = check(param::OMEGA_MIN, omega_min)?;
+        self.omega_min = omega_min;
+        self.plate.resampling.omega_min = omega_min;
         self.strength = strength;
         self.c_prop = c_prop;
         self.plate.material.strength = strength;
@@ -202,6 +242,14 @@ impl CracksLesson {
         self.plate.criterion = criterion(name, self.kappa)?;
         self.criterion = name.to_string();
         self.plate.rebuild_weights();
+        Ok(())
+    }
+
+    /// The plate's material: "brittle" or "ductile" (acts on the running plate: plastic flow starts or
+    /// stops; what has flowed stays).
+    pub fn set_material(&mut self, name: &str) -> Result<(), JsError> {
+        self.plate.plasticity = behaviour(name)?;
+        self.material = name.to_string();
         Ok(())
     }
 
@@ -243,7 +291,7 @@ impl CracksLesson {
             first,
             recomputed_last: p.recomputed_last,
             recomputed_total: p.recomputed_total,
-            rank_deficient: (0..p.len()).filter(|&i| p.rank(i) < 2).count(),
+            rank_deficient: p.regularised(),
             isolated: p.isolated(),
             max_stress_ratio: (0..p.len())
                 .filter(|&i| !p.held[i])
@@ -252,6 +300,12 @@ impl CracksLesson {
             strain_energy: p.strain_energy(),
             kinetic_energy: p.kinetic_energy(),
             dissipated: p.dissipated,
+            plastic_work: p.plastic_work,
+            largest_plastic_strain: p.plastic_strain.iter().cloned().fold(0.0, f64::max),
+            splits: p.splits,
+            inserted: p.inserted,
+            refused: p.refused,
+            cap: RESAMPLING_CAP,
             steps: p.steps,
         };
         serde_wasm_bindgen::to_value(&report).map_err(|e| JsError::new(&e.to_string()))
@@ -267,7 +321,10 @@ impl CracksLesson {
         let (x1, _) = px(DVec2::X * PLATE_SPACING);
         let radius = (0.42 * (x1 - x0)).clamp(1.2 * dpr, 8.0 * dpr);
         let p = &self.plate;
+        // A particle resampling made is drawn with the area of its share of the mass.
+        let lattice_mass = p.material.density * PLATE_SPACING * PLATE_SPACING;
         for i in 0..p.len() {
+            let size = radius * (p.mass(i) / lattice_mass).sqrt().clamp(0.3, 1.0);
             let colour = if p.held[i] {
                 "#9ca3af".to_string()
             } else {
@@ -276,7 +333,7 @@ impl CracksLesson {
             let (x, y) = px(p.positions[i]);
             ctx.set_fill_style_str(&colour);
             ctx.begin_path();
-            let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
+            let _ = ctx.arc(x, y, size, 0.0, std::f64::consts::TAU);
             ctx.fill();
         }
         // Cracks live in the reference configuration: drawn moved by the mean displacement of the

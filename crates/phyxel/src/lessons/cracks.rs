@@ -16,9 +16,10 @@ pub mod solid;
 #[cfg(test)]
 mod tests;
 
+use crate::meshless::plasticity::Plasticity;
 use crack::{Crack, Criterion};
 use glam::DVec2;
-use solid::{Material, Solid};
+use solid::{Material, Resampling, Solid};
 
 /// The lesson's parameters. The page's controls take their ranges and defaults from here
 /// (`CracksLesson.parameters()`), and the bindings check values against the same. Strength, c_prop
@@ -33,11 +34,19 @@ pub mod param {
     pub const KAPPA: Param = Param::real("kappa", 0.01, 10.0, 0.5);
     /// The speed (m/s) at which each held edge of the plate is pulled outwards (0: held still).
     pub const PULL: Param = Param::real("pull", 0.0, 0.2, 0.01);
+    /// Ω_min of adaptive resampling (seed 002 eq. 71); the 2D default is the seed's 10 scaled to 2D
+    /// neighbourhoods (`solid::Resampling`'s doc). Positive; 20, a full neighbourhood, at most.
+    pub const OMEGA_MIN: Param = Param::real("omega_min", 0.5, 20.0, super::solid::OMEGA_MIN_2D);
 }
 
 /// Every parameter of the lesson, by its public name.
-pub const PARAMETERS: &[crate::params::Param] =
-    &[param::STRENGTH, param::C_PROP, param::KAPPA, param::PULL];
+pub const PARAMETERS: &[crate::params::Param] = &[
+    param::STRENGTH,
+    param::C_PROP,
+    param::KAPPA,
+    param::PULL,
+    param::OMEGA_MIN,
+];
 
 /// The plate's material: a soft solid (E = 100 kPa, ν = 0.3, ρ = 1000 kg/m²) so that it deforms visibly,
 /// with the given strength and crack speed.
@@ -51,12 +60,26 @@ pub fn plate_material(strength: f64, c_prop: f64) -> Material {
     }
 }
 
+/// The ductile plate's plastic flow (seed 002 fig. 8: stretch, neck, tear): it yields at a deviatoric
+/// Hencky strain of 1 % (a von Mises stress of about 2μ · 0.01 ≈ 770 Pa, below the default strength
+/// 2.5 kPa, so it flows before it cracks), flows fast against the pull (50/s against the plate's strain
+/// rate of about 0.05/s at the default pull) and hardens completely at 20 % plastic strain: then its
+/// stress rises again until it tears.
+pub const DUCTILE: Plasticity = Plasticity {
+    yield_strain: 0.01,
+    creep: 50.0,
+    max_strain: 0.2,
+};
+
 /// Particles across the plate (both ways).
 pub const PLATE_PARTICLES: usize = 32;
 /// The plate's lattice spacing a (m).
 pub const PLATE_SPACING: f64 = 0.0125;
 /// Support radius over spacing.
 pub const SUPPORT_RATIO: f64 = 2.5;
+/// At most this many particles resampling inserts into the plate (as many as it started with): beyond,
+/// splits are refused and counted (`Solid::refused`).
+pub const RESAMPLING_CAP: usize = PLATE_PARTICLES * PLATE_PARTICLES;
 /// Rows held (and pulled) at the top and at the bottom.
 pub const HELD_ROWS: usize = 2;
 
@@ -68,7 +91,8 @@ pub fn plate_dt(material: &Material) -> f64 {
 
 /// A square plate of [`PLATE_PARTICLES`]² particles with a notch cut in from its left edge at mid-height,
 /// a quarter of the width long (its mouth on the surface, its tip a crack front), the top and bottom
-/// [`HELD_ROWS`] held and pulled apart at `pull` m/s each.
+/// [`HELD_ROWS`] held and pulled apart at `pull` m/s each; resampling on at the default Ω_min (at most
+/// [`RESAMPLING_CAP`] particles inserted).
 pub fn notched_plate(material: Material, criterion: Criterion, pull: f64) -> Solid {
     let n = PLATE_PARTICLES;
     let a = PLATE_SPACING;
@@ -77,6 +101,7 @@ pub fn notched_plate(material: Material, criterion: Criterion, pull: f64) -> Sol
     let y = 0.5 * width;
     let notch = Crack::segment(DVec2::new(-a, y), DVec2::new(0.25 * width, y), false, true);
     let mut solid = Solid::lattice(n, n, a, SUPPORT_RATIO, material, criterion, vec![notch]);
+    solid.resampling = Resampling::on(param::OMEGA_MIN.default, solid.h, RESAMPLING_CAP);
     grip(&mut solid, pull);
     solid
 }
