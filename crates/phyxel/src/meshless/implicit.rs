@@ -32,10 +32,10 @@
 //! `touching`, a millionth of h); then a held one whose impulse J_i = n_i·(A Δv − b)_i comes out
 //! adhesive (J_i < 0) is let go, a free candidate that the solve carries in (n_i·Δv_i < z_i) is
 //! held, and if the set changed the system is solved once more. What the second solve still brings
-//! in, the post-step projection removes. (Until 2026-11-25 the
-//! contacts were found at x, not x̃, and a whole step's approach was projected away after the solve:
-//! a spinning ball hitting the ground at 1/60 s in the collide scene turned its neighbourhoods past
-//! the rotation check, `simulation::MAX_ROTATION_PER_STEP`. A penalty ½ k max(0, d)² in place of the
+//! in, the post-step projection removes. (Until 2026-11-25 the contacts were found at x, not x̃, and
+//! a whole step's approach was projected away after the solve: a spinning ball hitting the ground at
+//! 1/60 s in the collide scene turned its neighbourhoods past the rotation check,
+//! `simulation::MAX_ROTATION_PER_STEP`. A penalty ½ k max(0, d)² in place of the
 //! constraint, as the surfaces' contacts have, was tried: with Δt² k = 100 m_i a stiff cube resting
 //! on the ground sank 1.1·10⁻⁴ m into it, 10³ times its self-weight compression. Holding only the
 //! contacts predicted at x̃ let the phyxels just above the ground that the solve itself carries in —
