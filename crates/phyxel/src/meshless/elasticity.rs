@@ -1,7 +1,7 @@
 //! Strain, stress, energy and the per-phyxel force matrix (MKN04 §4; thesis §3.2.3–3.2.4, §3.4).
 
 use super::mls::outer;
-use super::polar::symmetric_part;
+use super::polar::{cofactor, symmetric_part};
 use glam::{DMat3, DVec3};
 
 /// Green–Saint-Venant strain ε = ½(∇u + ∇uᵀ + ∇uᵀ∇u) = ½(JᵀJ − I), with J = I + ∇u.
@@ -19,16 +19,6 @@ pub fn hooke_stress(strain: DMat3, lambda: f64, mu: f64) -> DMat3 {
 /// The double contraction A:B = Σ_ab A_ab B_ab.
 pub fn contract(a: DMat3, b: DMat3) -> f64 {
     a.x_axis.dot(b.x_axis) + a.y_axis.dot(b.y_axis) + a.z_axis.dot(b.z_axis)
-}
-
-/// ∂ det J / ∂J: the cofactor matrix, whose columns are the cross products of the other two columns
-/// of J (thesis eq. 3.62's rows J|_v × J|_w, …). Defined for singular J too.
-pub fn cofactor(j: DMat3) -> DMat3 {
-    DMat3::from_cols(
-        j.y_axis.cross(j.z_axis),
-        j.z_axis.cross(j.x_axis),
-        j.x_axis.cross(j.y_axis),
-    )
 }
 
 /// Elastic state of one phyxel.

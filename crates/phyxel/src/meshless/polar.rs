@@ -2,7 +2,6 @@
 //! the rotation every corotated model takes out (Zhou et al. 2013 §3.1; Brunet et al. 2019 §3.4), per
 //! phyxel in [`super::corotated`] and per integration point in [`super::quadrature`].
 
-use super::elasticity::cofactor;
 use super::mls::symmetric_eigen;
 use glam::{DMat3, DVec3};
 
@@ -23,6 +22,16 @@ const NEWTON_SCALED_STEP: f64 = 1e-2;
 
 /// Iterations before giving the decomposition to the SVD (well-conditioned F need 3–6).
 const NEWTON_ITERATIONS: usize = 20;
+
+/// ∂ det J / ∂J: the cofactor matrix, whose columns are the cross products of the other two columns
+/// of J (thesis eq. 3.62's rows J|_v × J|_w, …). Defined for singular J too.
+pub fn cofactor(j: DMat3) -> DMat3 {
+    DMat3::from_cols(
+        j.y_axis.cross(j.z_axis),
+        j.z_axis.cross(j.x_axis),
+        j.x_axis.cross(j.y_axis),
+    )
+}
 
 /// The symmetric part ½(A + Aᵀ).
 pub fn symmetric_part(a: DMat3) -> DMat3 {
