@@ -43,9 +43,15 @@
 //! stopping test beside the mean (iterate until every predicted compression is below 1 %, at most 100
 //! iterations) did not help: the largest ρ/ρ₀ grows 1.03 → 1.08 → 1.16 in the first 5 steps while
 //! every step runs to the cap, first at the bottom row and the corner beside the walls, so the
-//! density solve itself drives those particles together there. Next to try: the wall terms of α and
-//! of the velocity update for particles whose fluid gradients nearly cancel, and a pressure gradient
-//! that does not vanish at r → 0 (the spiky kernel of Müller et al. 2003) or h = 2.5–3 Δx.
+//! density solve itself drives those particles together there. Ruled out since (2026-11-24, the same
+//! column released from the lattice for 0.5 s, largest speed): the walls' volumes — Akinci's V_b =
+//! 1/Σ_k W_bk over three lattice layers is up to 1.42 Δx² on the inner layer, which puts the fluid's
+//! first row 4.5 % over ρ₀, but V_b = Δx² (the first row at 1.0003 ρ₀) still erupts at 40 across
+//! (4.3 m/s against 5.4); and the support — h = 3 Δx with V_b = Δx² is calm at 40 across (0.39 m/s)
+//! but erupts at 80 (5.4 m/s), h = 2.5 Δx at 80 (2.9 m/s, then a step refused). The defect grows with
+//! the resolution whatever the kernel and the walls. Next to try: a pressure gradient that does not
+//! vanish at r → 0 (the spiky kernel of Müller et al. 2003), and a side-by-side run with
+//! SPlisHSPlasH's DFSPH on the same column.
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
