@@ -23,7 +23,7 @@ const NAMES = {
   pbd: ['scene', 'solver', 'iterations', 'stiffness', 'compliance', 'dt', 'gravity', 'mass'],
   'explicit-implicit': ['young', 'poisson', 'density', 'across', 'explicitDt', 'implicitDt', 'damping', 'tolerance', 'maxIterations'],
   'integrating-solid': ['integration', 'across', 'height', 'slenderness', 'young', 'poisson', 'density', 'magnification', 'points', 'ratio', 'cylinderAcross', 'cylinderMagnification'],
-  cracks: ['criterion', 'strength', 'c_prop', 'kappa', 'pull'],
+  cracks: ['criterion', 'material', 'strength', 'c_prop', 'kappa', 'pull', 'omega_min'],
   'sph-fluids': ['solver', 'colour', 'across', 'xsph', 'iterations', 'sound'],
   phyxels: [
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
