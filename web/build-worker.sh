@@ -17,8 +17,9 @@ release_flag=""
 
 # Single-threaded: std rebuilt too (-Z build-std, without atomics), so that both builds get the same
 # whole-program optimization and differ only in their threads (measured: the prebuilt std made the
-# single-threaded build 28 % slower than the threaded one on one thread).
-cargo "+$nightly" build $release_flag --target wasm32-unknown-unknown -p phyxel-worker \
+# single-threaded build 28 % slower than the threaded one on one thread). With wasm's SIMD, as the threaded
+# build (crates/phyxel-worker/threads.env).
+RUSTFLAGS="-C target-feature=+simd128" cargo "+$nightly" build $release_flag --target wasm32-unknown-unknown -p phyxel-worker \
   -Z build-std=panic_abort,std --target-dir "$target/worker-single"
 wasm-bindgen --target web --no-typescript --out-dir "$out/single" --out-name phyxel-worker \
   "$target/worker-single/wasm32-unknown-unknown/$profile/phyxel_worker.wasm"
@@ -38,7 +39,7 @@ for helper in "$out"/threaded/snippets/wasm-bindgen-rayon-*/src/workerHelpers.no
 done
 
 if [ "$profile" = release ]; then
-  wasm-opt -O3 --output "$out/single/phyxel-worker_bg.wasm" "$out/single/phyxel-worker_bg.wasm"
-  wasm-opt -O3 --enable-threads --enable-bulk-memory \
+  wasm-opt -O3 --enable-simd --output "$out/single/phyxel-worker_bg.wasm" "$out/single/phyxel-worker_bg.wasm"
+  wasm-opt -O3 --enable-threads --enable-bulk-memory --enable-simd \
     --output "$out/threaded/phyxel-worker_bg.wasm" "$out/threaded/phyxel-worker_bg.wasm"
 fi

@@ -21,7 +21,7 @@ use crate::meshless::elasticity::{
 use crate::meshless::polar::polar_rotation;
 use crate::meshless::polar::symmetric_part;
 use crate::parallel::map_indices;
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DVec3, Mat3A, Vec3A};
 
 impl Quadrature {
     /// F_I = I + Σ_i u_i ∇φ_iᵀ at integration point I.
@@ -122,37 +122,75 @@ impl Quadrature {
             .sum::<f64>()
     }
 
-    /// K δu at frozen rotations (module docs).
+    /// K δu at frozen rotations (module docs), in single precision over the edges: the gather
+    /// ∇δu_I = Σ_i δu_i ∇φ_iᵀ and the scatter of δM_I ∇φ_i run on `Vec3A` (four f32 lanes of SSE2
+    /// or wasm's simd128: three vector operations per edge and step where `DVec3` takes nine scalar
+    /// ones), each point's δM_I = −v_I δP_I in double. δu's mean is taken out first (Σ_i ∇φ_i = 0
+    /// makes a translation exert no force; what is left is the deformation, not a large common
+    /// velocity rounded to 2⁻²⁴ of itself). The product is then exact to about 10⁻⁶ relative, far
+    /// below what CG asks of it (10⁻⁴); the forces, the energy and the diagonal stay in double.
+    /// Measured on the 3D demo's cube (152 048 edges, one thread): 0.68 ms in double, 0.48 ms so.
     pub fn stiffness_product(&self, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
-        let mut product = self.scatter(|k| {
-            let gradient = self.displacement_gradient(k, du);
-            let Lame { lambda, mu } = self.point_lame(k);
-            let volume = self.points.volume[k];
-            if self.plastic_deformation[k] == DMat3::IDENTITY {
-                // δM = −v R C(sym(Rᵀ δF)): the same without the two products with F_p⁻¹ = I.
-                let r = rotations[k];
-                let dsigma = hooke_stress(symmetric_part(r.transpose() * gradient), lambda, mu);
-                return -volume * (r * dsigma);
+        let shape = &self.shape;
+        let mean = du.iter().sum::<DVec3>() / du.len().max(1) as f64;
+        let du_single: Vec<Vec3A> = du.iter().map(|d| (*d - mean).as_vec3a()).collect();
+        let sums = self.sum_over_points(Vec3A::ZERO, |k, forces| {
+            let edges = shape.edges(k);
+            let (mut x, mut y, mut z) = (Vec3A::ZERO, Vec3A::ZERO, Vec3A::ZERO);
+            for (&i, g) in shape.particle[edges.clone()]
+                .iter()
+                .zip(&shape.gradient_single[edges.clone()])
+            {
+                let u = du_single[i as usize];
+                x += u * g.x;
+                y += u * g.y;
+                z += u * g.z;
             }
-            let plastic_inverse = self.plastic_inverse(k);
-            let df = gradient * plastic_inverse;
-            corotated_force_differential(df, rotations[k], plastic_inverse, volume, lambda, mu)
+            let gradient = Mat3A::from_cols(x, y, z).as_dmat3();
+            let m = Mat3A::from(
+                self.force_matrix_differential(k, rotations[k], gradient)
+                    .as_mat3(),
+            );
+            for (&i, &g) in shape.particle[edges.clone()]
+                .iter()
+                .zip(&shape.gradient_single[edges])
+            {
+                forces[i as usize] += m * g;
+            }
         });
+        let mut product: Vec<DVec3> = sums.into_iter().map(Vec3A::as_dvec3).collect();
         if let Some(held) = &self.held {
             held.add_forces(du, &mut product);
         }
         product
     }
 
+    /// δM_I = −v_I δP_I for the displacement gradient ∇δu_I at point I with its rotation R_I frozen:
+    /// δF_I = ∇δu_I F_p,I⁻¹, δP_I = R_I C(sym(R_Iᵀ δF_I)) F_p,I⁻ᵀ (module docs).
+    fn force_matrix_differential(&self, k: usize, rotation: DMat3, gradient: DMat3) -> DMat3 {
+        let Lame { lambda, mu } = self.point_lame(k);
+        let volume = self.points.volume[k];
+        if self.plastic_deformation[k] == DMat3::IDENTITY {
+            // δM = −v R C(sym(Rᵀ δF)): the same without the two products with F_p⁻¹ = I.
+            let dsigma = hooke_stress(symmetric_part(rotation.transpose() * gradient), lambda, mu);
+            return -volume * (rotation * dsigma);
+        }
+        let plastic_inverse = self.plastic_inverse(k);
+        let df = gradient * plastic_inverse;
+        corotated_force_differential(df, rotation, plastic_inverse, volume, lambda, mu)
+    }
+
     /// The 3 × 3 diagonal blocks K_ii = −Σ_I v_I R_I (μ|c|² I + (λ + μ) c cᵀ) R_Iᵀ with
     /// c = F_p,I⁻ᵀ ∇φ_i(x_I), for block-Jacobi preconditioning. With r = R_I c each share is
     /// −v_I (μ_I |r|² I + (λ_I + μ_I) r rᵀ), as in [`corotated_diagonal_block`] (|r| = |c|, R_I being
-    /// a rotation); R_I F_p,I⁻ᵀ, v_I μ_I and v_I (λ_I + μ_I) are taken once per point.
+    /// a rotation); R_I F_p,I⁻ᵀ, v_I μ_I and v_I (λ_I + μ_I) are taken once per point. In single
+    /// precision over the edges, as the product ([`Quadrature::stiffness_product`]): a preconditioner
+    /// needs no more.
     ///
     /// [`corotated_diagonal_block`]: crate::meshless::elasticity::corotated_diagonal_block
     pub fn stiffness_diagonal(&self, rotations: &[DMat3]) -> Vec<DMat3> {
         let shape = &self.shape;
-        let mut blocks = self.sum_over_points(DMat3::ZERO, |k, blocks| {
+        let sums = self.sum_over_points(Mat3A::ZERO, |k, blocks| {
             let Lame { lambda, mu } = self.point_lame(k);
             let volume = self.points.volume[k];
             let frame = if self.plastic_deformation[k] == DMat3::IDENTITY {
@@ -160,18 +198,24 @@ impl Quadrature {
             } else {
                 rotations[k] * self.plastic_inverse(k).transpose()
             };
-            let (volume_mu, volume_lambda_mu) = (volume * mu, volume * (lambda + mu));
+            let frame = Mat3A::from(frame.as_mat3());
+            let volume_mu = (volume * mu) as f32;
+            let volume_lambda_mu = (volume * (lambda + mu)) as f32;
             let edges = shape.edges(k);
             for (&i, &g) in shape.particle[edges.clone()]
                 .iter()
-                .zip(&shape.gradient[edges])
+                .zip(&shape.gradient_single[edges])
             {
                 let r = frame * g;
                 let scaled = -volume_lambda_mu * r;
-                blocks[i as usize] += DMat3::from_cols(scaled * r.x, scaled * r.y, scaled * r.z)
-                    + DMat3::from_diagonal(DVec3::splat(-volume_mu * r.length_squared()));
+                let along = -volume_mu * r.length_squared();
+                let block = &mut blocks[i as usize];
+                block.x_axis += scaled * r.x + Vec3A::new(along, 0.0, 0.0);
+                block.y_axis += scaled * r.y + Vec3A::new(0.0, along, 0.0);
+                block.z_axis += scaled * r.z + Vec3A::new(0.0, 0.0, along);
             }
         });
+        let mut blocks: Vec<DMat3> = sums.iter().map(Mat3A::as_dmat3).collect();
         if let Some(held) = &self.held {
             held.add_diagonal(&mut blocks);
         }

@@ -17,7 +17,7 @@
 
 use crate::meshless::neighbours::HashGrid;
 use crate::parallel::map_indices;
-use glam::{DMat4, DVec3, DVec4};
+use glam::{DMat4, DVec3, DVec4, Vec3A};
 
 /// Eigenvalues of A below this fraction of the largest are treated as zero.
 pub const RELATIVE_THRESHOLD: f64 = 1e-6;
@@ -32,6 +32,8 @@ pub struct ShapeFunctions {
     pub particle: Vec<u32>,
     pub value: Vec<f64>,
     pub gradient: Vec<DVec3>,
+    /// ∇φ_e in single precision, for the stiffness product (`Quadrature::stiffness_product`).
+    pub gradient_single: Vec<Vec3A>,
     /// Edges reaching particle i: `reverse[reverse_start[i]..reverse_start[i + 1]]`.
     pub reverse_start: Vec<u32>,
     pub reverse: Vec<u32>,
@@ -133,6 +135,7 @@ impl ShapeFunctions {
                 shape.particle.push(i);
                 shape.value.push(phi);
                 shape.gradient.push(grad);
+                shape.gradient_single.push(grad.as_vec3a());
                 shape.owner.push(k as u32);
             }
             shape.start.push(shape.particle.len() as u32);
