@@ -9,6 +9,7 @@ use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
 use phyxel::lessons::cracks::cloud::Cloud;
 use phyxel::lessons::cracks::crack::{Crack, Criterion};
+use phyxel::lessons::cracks::faces;
 use phyxel::lessons::cracks::solid::{EventKind, Solid};
 use phyxel::lessons::cracks::{
     notched_plate, param, plate_dt, plate_material, DUCTILE, PARAMETERS, PLATE_PARTICLES,
@@ -311,7 +312,8 @@ impl CracksLesson {
         serde_wasm_bindgen::to_value(&report).map_err(|e| JsError::new(&e.to_string()))
     }
 
-    /// The plate in its deformed shape, particles coloured by σ₁/σ_t (held ones grey), cracks red.
+    /// The plate in its deformed shape: each particle's cell (`faces`: closed along the crack faces)
+    /// coloured by σ₁/σ_t (held ones grey), the particles as dots on it, cracks red.
     pub fn draw(&self, ctx: &CanvasRenderingContext2d, width: f64, height: f64) {
         let dpr = device_pixel_ratio();
         let px = |p: DVec2| self.view.to_canvas(p.x, p.y, width, height);
@@ -319,19 +321,39 @@ impl CracksLesson {
         ctx.fill_rect(0.0, 0.0, width, height);
         let (x0, _) = px(DVec2::ZERO);
         let (x1, _) = px(DVec2::X * PLATE_SPACING);
-        let radius = (0.42 * (x1 - x0)).clamp(1.2 * dpr, 8.0 * dpr);
+        let radius = (0.16 * (x1 - x0)).clamp(0.8 * dpr, 3.0 * dpr);
         let p = &self.plate;
-        // A particle resampling made is drawn with the area of its share of the mass.
-        let lattice_mass = p.material.density * PLATE_SPACING * PLATE_SPACING;
-        for i in 0..p.len() {
-            let size = radius * (p.mass(i) / lattice_mass).sqrt().clamp(0.3, 1.0);
+        for (i, cell) in faces::deformed_cells(p).iter().enumerate() {
             let colour = if p.held[i] {
                 "#9ca3af".to_string()
             } else {
                 colour_scale(p.stress_ratio(i).0)
             };
-            let (x, y) = px(p.positions[i]);
             ctx.set_fill_style_str(&colour);
+            ctx.set_stroke_style_str(&colour);
+            ctx.set_line_width(1.5 * dpr);
+            ctx.begin_path();
+            for (k, &corner) in cell.iter().enumerate() {
+                let (x, y) = px(corner);
+                if k == 0 {
+                    ctx.move_to(x, y);
+                } else {
+                    ctx.line_to(x, y);
+                }
+            }
+            ctx.close_path();
+            ctx.fill();
+            // An outline in the fill's colour closes the seams between cells: each cell follows its
+            // own particle's F_i, so neighbours' edges part by a pixel or so where F_i varies (a
+            // crack's faces part by the fragments' separation, and the crack is drawn red besides).
+            ctx.stroke();
+        }
+        // A particle resampling made is drawn with the area of its share of the mass.
+        let lattice_mass = p.material.density * PLATE_SPACING * PLATE_SPACING;
+        ctx.set_fill_style_str("rgba(17, 24, 39, 0.55)");
+        for i in 0..p.len() {
+            let size = radius * (p.mass(i) / lattice_mass).sqrt().clamp(0.3, 1.0);
+            let (x, y) = px(p.positions[i]);
             ctx.begin_path();
             let _ = ctx.arc(x, y, size, 0.0, std::f64::consts::TAU);
             ctx.fill();

@@ -8,10 +8,12 @@
 //!   (seed 002 figs. 9–10);
 //! - [`solid`]: the 2D solid (MKN04's MLS displacement gradient with the modified weights, St Venant–
 //!   Kirchhoff plane stress, symplectic Euler) that cracks, and [`notched_plate`], the page's second
-//!   figure.
+//!   figure;
+//! - [`faces`]: the plate drawn as material, a cell per particle, closed along the crack faces.
 
 pub mod cloud;
 pub mod crack;
+pub mod faces;
 pub mod solid;
 #[cfg(test)]
 mod tests;

@@ -752,3 +752,147 @@ fn a_ductile_plate_stretches_further_than_a_brittle_one_before_it_tears_and_book
         elongation[0]
     );
 }
+
+/// A 16 × 16 plate with `cracks` (uncut weights everywhere else), visibility criterion.
+fn plate_with(cracks: Vec<Crack>) -> Solid {
+    Solid::lattice(
+        16,
+        16,
+        PLATE_SPACING,
+        SUPPORT_RATIO,
+        plate_material(2500.0, 2.0),
+        Criterion::Visibility,
+        cracks,
+    )
+}
+
+/// The reference cells' areas summed (`faces::reference_cell`).
+fn cells_area(plate: &Solid) -> f64 {
+    (0..plate.len())
+        .map(|i| faces::polygon_area(&faces::reference_cell(plate, i)))
+        .sum()
+}
+
+#[test]
+fn the_cells_tile_the_plate_and_meet_on_the_cracks_that_cut_it() {
+    let a = PLATE_SPACING;
+    let area = (16.0 * a) * (16.0 * a);
+    // Uncut: every cell is the particle's lattice square.
+    let uncut = plate_with(Vec::new());
+    for i in 0..uncut.len() {
+        let cell = faces::reference_cell(&uncut, i);
+        assert!(
+            (faces::polygon_area(&cell) - a * a).abs() < 1e-12 * a * a,
+            "cell {i}: {cell:?}"
+        );
+    }
+    // Cut right through, off the lattice's rows and slanted: the cells still tile the plate, and none
+    // reaches across the crack (each corner on its particle's side of the line, or on it).
+    for (p, q) in [
+        (DVec2::new(-a, 7.3 * a), DVec2::new(16.0 * a, 7.3 * a)),
+        (DVec2::new(-a, 5.2 * a), DVec2::new(16.0 * a, 9.7 * a)),
+    ] {
+        let plate = plate_with(vec![Crack::segment(p, q, false, false)]);
+        let total = cells_area(&plate);
+        assert!((total - area).abs() < 1e-9 * area, "{total} vs {area}");
+        let n = (q - p).perp();
+        for i in 0..plate.len() {
+            let side = n.dot(plate.reference[i] - p).signum();
+            for corner in faces::reference_cell(&plate, i) {
+                assert!(
+                    side * n.dot(corner - p) >= -1e-12 * a * n.length(),
+                    "cell {i} crosses"
+                );
+            }
+        }
+    }
+    // A crack with a front inside: the cut runs on through the front's cells (the line, not the
+    // segment, bounds a cell), which leaves a sliver beside the front uncovered — 0.02 a² here.
+    let plate = plate_with(vec![Crack::segment(
+        DVec2::new(-a, 7.3 * a),
+        DVec2::new(8.2 * a, 7.3 * a),
+        false,
+        true,
+    )]);
+    let total = cells_area(&plate);
+    assert!((total - area).abs() < 0.1 * a * a, "{total} vs {area}");
+}
+
+#[test]
+fn the_cells_follow_the_deformation_and_the_crack_faces_open_by_the_fragments_separation() {
+    let a = PLATE_SPACING;
+    // A homogeneous deformation x = A X + c: MLS gives every particle F_i = A, so the cells tile the
+    // deformed plate, of area det A times the plate's.
+    let mut plate = plate_with(Vec::new());
+    let stretch = DMat2::from_cols_array(&[1.2, 0.1, -0.3, 0.9]);
+    for i in 0..plate.len() {
+        plate.positions[i] = stretch * plate.reference[i] + DVec2::new(0.3, -0.1);
+    }
+    let deformed: f64 = faces::deformed_cells(&plate)
+        .iter()
+        .map(|c| faces::polygon_area(c))
+        .sum();
+    let expected = stretch.determinant() * (16.0 * a) * (16.0 * a);
+    assert!(
+        (deformed - expected).abs() < 1e-9 * expected,
+        "{deformed} vs {expected}"
+    );
+    // Cut through at y = 7.3 a, the lower half moved down by δ and the upper half turned: each half's
+    // particles see only their own half, so F_i is that half's rigid motion; the faces, which met on
+    // the crack, are now δ apart where the upper half did not turn, and each cell keeps its area.
+    let y = 7.3 * a;
+    let mut plate = plate_with(vec![Crack::segment(
+        DVec2::new(-a, y),
+        DVec2::new(16.0 * a, y),
+        false,
+        false,
+    )]);
+    let delta = 0.4 * a;
+    for i in 0..plate.len() {
+        let x = plate.reference[i];
+        plate.positions[i] = if x.y < y {
+            x - DVec2::new(0.0, delta)
+        } else {
+            x
+        };
+    }
+    let (mut lower_top, mut upper_bottom) = (f64::NEG_INFINITY, f64::INFINITY);
+    for i in 0..plate.len() {
+        let cell = faces::deformed_cell(&plate, i);
+        let reference = faces::polygon_area(&faces::reference_cell(&plate, i));
+        assert!((faces::polygon_area(&cell) - reference).abs() < 1e-12 * a * a);
+        for corner in cell {
+            if plate.reference[i].y < y {
+                lower_top = lower_top.max(corner.y);
+            } else {
+                upper_bottom = upper_bottom.min(corner.y);
+            }
+        }
+    }
+    assert!((lower_top - (y - delta)).abs() < 1e-12 * a, "{lower_top}");
+    assert!((upper_bottom - y).abs() < 1e-12 * a, "{upper_bottom}");
+}
+
+#[test]
+fn a_cell_whose_particle_has_no_plausible_gradient_is_carried_rigidly() {
+    // A particle stretched 3× along x by its neighbours' motion alone: its F_i has a principal stretch
+    // of 3 > LARGEST_DRAWN_STRETCH, so its cell keeps its shape and area (turned by F_i's rotation),
+    // where the affine map would draw it three times as wide.
+    let mut plate = plate_with(Vec::new());
+    let turn = DMat2::from_angle(0.3);
+    for i in 0..plate.len() {
+        plate.positions[i] = turn * DMat2::from_diagonal(DVec2::new(3.0, 1.0)) * plate.reference[i];
+    }
+    let i = 5 * 16 + 5;
+    let f = faces::drawn_gradient(&plate, i);
+    assert!(f.abs_diff_eq(turn, 1e-12), "{f:?}");
+    let cell = faces::deformed_cell(&plate, i);
+    let a = PLATE_SPACING;
+    assert!((faces::polygon_area(&cell) - a * a).abs() < 1e-12 * a * a);
+    // Within the bounds the affine map stands: 1.5× gives the cell 1.5 times its area.
+    for i in 0..plate.len() {
+        plate.positions[i] = DMat2::from_diagonal(DVec2::new(1.5, 1.0)) * plate.reference[i];
+    }
+    let cell = faces::deformed_cell(&plate, 5 * 16 + 5);
+    assert!((faces::polygon_area(&cell) - 1.5 * a * a).abs() < 1e-12 * a * a);
+}
