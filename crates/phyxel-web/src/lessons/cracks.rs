@@ -17,6 +17,7 @@ use phyxel::lessons::cracks::{
 };
 use phyxel::meshless::plasticity::Plasticity;
 use serde::Serialize;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::CanvasRenderingContext2d;
 
@@ -117,6 +118,24 @@ pub struct CracksLesson {
     material: String,
     dt: f64,
     view: View,
+    /// The particles' reference cells (`faces::reference_cells`) and what they were built for: they
+    /// change only with the particles and the cracks, so a frame only carries them.
+    cells: RefCell<(CellsKey, Vec<Vec<DVec2>>)>,
+}
+
+/// What the reference cells depend on: the particle count, the cracks' vertices (count and a sum of
+/// their coordinates) and the weight updates (`Solid::recomputed_total`).
+type CellsKey = (usize, usize, u64, usize);
+
+fn cells_key(plate: &Solid) -> CellsKey {
+    let vertices = plate.cracks.iter().flat_map(|c| c.vertices.iter());
+    let (count, sum) = vertices.fold((0, 0.0), |(n, s), v| (n + 1, s + v.x + 2.0 * v.y));
+    (
+        plate.len(),
+        count,
+        f64::to_bits(sum),
+        plate.recomputed_total,
+    )
 }
 
 /// The particle cloud with a crack the user drags (the page's second figure, on the page's thread).
@@ -177,6 +196,7 @@ impl CracksLesson {
             criterion: criterion_name.to_string(),
             material: material_name.to_string(),
             view: View::equal_aspect(-0.35 * width, 1.35 * width, -0.2 * width, 1.2 * width),
+            cells: RefCell::new(((0, 0, 0, 0), Vec::new())),
         })
     }
 
@@ -323,7 +343,12 @@ impl CracksLesson {
         let (x1, _) = px(DVec2::X * PLATE_SPACING);
         let radius = (0.16 * (x1 - x0)).clamp(0.8 * dpr, 3.0 * dpr);
         let p = &self.plate;
-        for (i, cell) in faces::deformed_cells(p).iter().enumerate() {
+        let mut cells = self.cells.borrow_mut();
+        let key = cells_key(p);
+        if cells.0 != key || cells.1.len() != p.len() {
+            *cells = (key, faces::reference_cells(p));
+        }
+        for (i, cell) in faces::deform_cells(p, &cells.1).iter().enumerate() {
             let colour = if p.held[i] {
                 "#9ca3af".to_string()
             } else {

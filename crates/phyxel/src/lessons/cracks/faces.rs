@@ -73,11 +73,13 @@ fn cell_within(solid: &Solid, i: usize, (lo, hi): (DVec2, DVec2)) -> Vec<DVec2> 
     let lo = lo.max(x_i - DVec2::splat(a));
     let hi = hi.min(x_i + DVec2::splat(a));
     let mut cell = vec![lo, DVec2::new(hi.x, lo.y), hi, DVec2::new(lo.x, hi.y)];
+    // A pair whose weight no crack modified sees itself (both criteria lower ω'_ij below ω_ij where
+    // a crack crosses, but for d_s = 0 exactly); the others are tested.
     let visible = |x_j: DVec2| solid.cracks.iter().all(|c| c.crossing(x_i, x_j).is_none());
     for k in solid.edges(i) {
-        let (j, _, _) = solid.edge(k);
+        let (j, uncut, weight) = solid.edge(k);
         let x_j = solid.reference[j];
-        if j == i || x_j == x_i || !visible(x_j) {
+        if j == i || x_j == x_i || (weight != uncut && !visible(x_j)) {
             continue;
         }
         let n = x_j - x_i;
@@ -87,11 +89,18 @@ fn cell_within(solid: &Solid, i: usize, (lo, hi): (DVec2, DVec2)) -> Vec<DVec2> 
             0.5 * (x_j.length_squared() - x_i.length_squared()),
         );
     }
+    let reach = std::f64::consts::SQRT_2 * a;
     for crack in &solid.cracks {
+        let (lo, hi) = crack.bounds();
+        if (x_i + DVec2::splat(reach)).cmplt(lo).any()
+            || (x_i - DVec2::splat(reach)).cmpgt(hi).any()
+        {
+            continue;
+        }
         let count = crack.vertices.len().saturating_sub(1);
         for (index, (p, q)) in crack.segments().enumerate() {
             // A segment farther than the box's corner cannot meet the cell.
-            let near = point_segment_distance(x_i, p, q) < std::f64::consts::SQRT_2 * a;
+            let near = point_segment_distance(x_i, p, q) < reach;
             if !near || !cuts(crack, index, count, (p, q), x_i) {
                 continue;
             }
@@ -160,10 +169,25 @@ pub fn drawn_gradient(solid: &Solid, i: usize) -> DMat2 {
     }
 }
 
-/// Every particle's deformed cell, in particle order (what the page draws each frame).
-pub fn deformed_cells(solid: &Solid) -> Vec<Vec<DVec2>> {
+/// Every particle's reference cell, in particle order. They change only where the cracks or the
+/// particles do (the page keeps them until then and carries them each frame with [`deform_cells`]).
+pub fn reference_cells(solid: &Solid) -> Vec<Vec<DVec2>> {
     let bounds = outline(solid);
     (0..solid.len())
-        .map(|i| deform(solid, i, cell_within(solid, i, bounds)))
+        .map(|i| cell_within(solid, i, bounds))
         .collect()
+}
+
+/// The reference cells `cells` ([`reference_cells`]) carried to the deformed configuration.
+pub fn deform_cells(solid: &Solid, cells: &[Vec<DVec2>]) -> Vec<Vec<DVec2>> {
+    cells
+        .iter()
+        .enumerate()
+        .map(|(i, cell)| deform(solid, i, cell.clone()))
+        .collect()
+}
+
+/// Every particle's deformed cell, in particle order.
+pub fn deformed_cells(solid: &Solid) -> Vec<Vec<DVec2>> {
+    deform_cells(solid, &reference_cells(solid))
 }
