@@ -83,9 +83,12 @@
 //! at ρ ≈ 1.2 ρ₀ and two neighbours *in the same row* close from 0.89 Δx to 0.24 Δx — the square
 //! lattice buckling sideways under a vertical load it is not held against — after which their κ
 //! (∝ compression × α) flings a neighbour; later, merged pairs 0.01 Δx apart sit on the column's
-//! centreline x = W/2. The root cause is not yet found; the next suspects are the lattice start itself
-//! (a column started from a settled, not square, arrangement) and a stopping test on the largest error
-//! with the iteration budget it then needs (≈ N² for N rows, against the 100 here and in SPlisHSPlasH).
+//! centreline x = W/2. Nor is it the square lattice's start: the 40-across column settled by WCSPH for
+//! 0.3 s (largest speed 0.043 m/s, ρ ≤ 1.014 ρ₀) and then switched to this DFSPH reached 2.8 m/s and
+//! ρ = 1.23 ρ₀ within 25 steps (3.5 m/s, 1.50 ρ₀ within 0.3 s). The root cause is not yet found; the
+//! next suspect is a stopping test on the largest error with the iteration budget it then needs (≈ N²
+//! for N rows, against the 100 here and in SPlisHSPlasH), i.e. a solver that converges on tall columns
+//! (multigrid or conjugate gradients on the same system) rather than Jacobi.
 //! SPlisHSPlasH's own 2D DFSPH on this column: see docs/benchmarks.md ("SPlisHSPlasH side by side").
 
 use super::error::FluidError;
