@@ -57,18 +57,19 @@
 //!
 //! - SPlisHSPlasH's solver line by line (v2.19, `TimeStepDFSPH.cpp`): relaxed Jacobi (ω = 0.5) on
 //!   P_i = κ_i/ρ_i = p_i/ρ_i² clamped to P ≥ 0 — so an over-push *is* undone, unlike the monotone
-//!   increments here — with the residual ρ*_i + Δt² Σ_j m (a_i − a_j)·∇W_ij + Δt² Σ_b ρ₀ V_b a_i·∇W_ib − ρ₀
-//!   from the pressure accelerations a of the current P, ρ* not clamped, the velocities corrected once
-//!   after the iterations, the divergence solve at least 1 iteration, the factor 1/(|Σ m∇W + Σ ρ₀V_b∇W|²
-//!   + Σ|m∇W|²) (the same α_i/ρ_i as here), the wall's force κ_i/ρ_i only (as here) and their warm start
-//!   ½ min(P Δt², 0.00025 m²/ρ₀). Still erupts: 40 across 5.8 m/s and a particle out of the box after 367 steps,
-//!   80 across a step refused at t = 0.018 s; without the warm start 3.7 m/s and 81 m/s … 974 m/s (80
-//!   across); with a full warm start (P of the last step, not half) 4.5 m/s and 81 m/s. It also passed every test of `tests.rs` but the 20-across
-//!   dam break, which threw a particle out of the domain. So the defect is not in how this code departs
-//!   from the reference's Jacobi.
+//!   increments here — with the residual ρ*_i + Δt² Σ_j m (a_i − a_j)·∇W_ij + Δt² Σ_b ρ₀ V_b
+//!   a_i·∇W_ib − ρ₀ from the pressure accelerations a of the current P, ρ* not clamped, the velocities
+//!   corrected once after the iterations, the divergence solve at least 1 iteration, the factor
+//!   1/(|Σ m∇W + Σ ρ₀V_b∇W|² plus Σ|m∇W|²) (the same α_i/ρ_i as here), the wall's force κ_i/ρ_i only
+//!   (as here) and their warm start ½ min(P Δt², 0.00025 m²/ρ₀). Still erupts: 40 across 5.8 m/s and
+//!   a particle out of the box after 367 steps, 80 across a step refused at t = 0.018 s; without the
+//!   warm start 3.7 m/s (a particle out) and 974 m/s; with a full warm start (P of the last step, not
+//!   half) 4.5 m/s and 81 m/s. It also passed every test of `tests.rs` but the 20-across dam break,
+//!   which threw a particle out of the domain. So the defect is not in how this code departs from the
+//!   reference's Jacobi.
 //! - The pressure solve's gradients from the spiky kernel (Müller et al. 2003; ∇W ≠ 0 as r → 0), in
-//!   the SPlisHSPlasH form: erupts at 40 (9.0 m/s at t = 0.11 s) and 80 across (14.6 m/s at t = 0.016 s). So it
-//!   is not the cubic spline's vanishing gradient.
+//!   the SPlisHSPlasH form: erupts at 40 (9.0 m/s at t = 0.11 s) and 80 across (14.6 m/s at t =
+//!   0.016 s). So it is not the cubic spline's vanishing gradient.
 //! - Up to 3 000 iterations: the first step from the lattice needs 2 124 to bring the mean error to
 //!   0.02 % (it falls 2.14·10⁻³ → 1.90·10⁻³ in the first 90: the column's weight is the lowest mode
 //!   of the Jacobi iteration, reduced by about 1 − ω c (π/2N)² per iteration for N = 80 rows), and after
