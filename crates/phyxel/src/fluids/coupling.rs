@@ -3,10 +3,15 @@
 //! §3.3–3.4, with the rigid body replaced by the 2D meshless elastic solid of the cracks lesson
 //! ([`Solid`]: MKN04's MLS deformation gradient, plane stress, fracture off).
 //!
-//! - The fluid sees the body's particles k as moving boundary particles with Akinci's volumes over the
-//!   body's own particles, V_k = 1 / Σ_l W(x_k − x_l) (their eq. 4), recomputed each step from the
-//!   deformed positions: in its density ρ₀ V_k W_ik and its pressure acceleration
-//!   −ρ₀ V_k (p_i/ρ_i²) ∇W_ik, as it sees the walls ([`super::boundary`]).
+//! - The fluid sees the body's particles k as moving boundary particles with volumes V_k, in its
+//!   density ρ₀ V_k W_ik and its pressure acceleration −ρ₀ V_k (p_i/ρ_i²) ∇W_ik, as it sees the walls
+//!   ([`super::boundary`]). V_k is the phyxel's own volume m_k/ρ_body (a² on the lattice), not
+//!   Akinci's V_k = 1/Σ_l W(x_k − x_l) over the body's particles (their eq. 4, kept as
+//!   [`FloatingBody::akinci_volumes`]): eq. 4 is made for a single layer of boundary samples, and on a
+//!   filled body it gives the outer layer, which has neighbours on one side only, about 1.4 a² — the
+//!   water beside it is over-dense and pushes too hard. Measured (WCSPH, ρ_body = 0.5 ρ₀, a tank 1 m
+//!   wide at Δx = 0.02 m, mean over 3–4 s): submerged fraction 0.445 with eq. 4 (−11 %), 0.475 with
+//!   m_k/ρ_body (−5 %); the tests' tank gives 0.484 and 0.495 at Δx = 0.02 and 0.01 m.
 //! - Each body particle takes the reaction F_k = m ρ₀ V_k (p_i/ρ_i²) ∇W_ik summed over the fluid
 //!   particles i (their eq. 10): equal and opposite, so the coupling exchanges momentum exactly. The
 //!   solvers book it as an impulse in [`super::fluid::Fluid::boundary_impulse`] (DFSPH: each
@@ -18,6 +23,17 @@
 //!
 //! DFSPH's Dρ/Dt takes the body particles' velocities v_b (Akinci et al. 2012 §3.4: Σ_b ρ₀ V_b
 //! (v_i − v_b)·∇W_ib), set with their positions at the start of the step.
+//!
+//! **Stability (measured, 2026-11-24).** The coupling is explicit (the fluid steps against the body's
+//! positions at the start of the step, the body then against the fluid's impulses), and a body lighter
+//! than the water it moves is the hard case for that. WCSPH, whose pressure answers through sound waves
+//! at its small CFL step, floats ρ_body = 0.5 ρ₀ calmly. DFSPH at its usual 1/240 s and at 2 ms threw
+//! the same body out of the water within 3 s (the bobbing grew each period); at 1 ms
+//! ([`COUPLED_DT_MAX`]) it floats at Δx = 0.02 m, but at Δx = 0.01 m a particle left the tank within
+//! 5 s, and in the lesson's dam break (20 across) a particle was thrown 1.04 h in one step at t = 1.44 s
+//! (sooner with Δt ≤ 0.5 ms): a particle the body pressed on between steps is pushed out within one
+//! step, at a speed ∝ 1/Δt. So the lesson drops a body into WCSPH's water only. Not tried: Gissler et
+//! al. 2019's strong coupling (the body inside DFSPH's pressure solve), which is what would fix it.
 
 use super::boundary::Boundary;
 use super::error::FluidError;
@@ -35,7 +51,8 @@ pub const WAVE_SPEED_RATIO: f64 = 20.0;
 /// The CFL number of the body's speed: the coupled step moves no body particle farther than this times Δx.
 pub const BODY_CFL: f64 = 0.4;
 
-/// The longest coupled step (s), whatever the solver.
+/// The longest coupled step (s), whatever the solver: DFSPH's explicit coupling with a light body
+/// diverged at 2 ms and floated it at 1 ms (see the module's note).
 pub const COUPLED_DT_MAX: f64 = 1e-3;
 
 /// A rectangular block of the body's material: its lower-left corner, size and density ρ_body.
@@ -61,10 +78,9 @@ pub struct FloatingBody {
     pub container: (Vector, Vector),
     pub gravity: Vector,
     /// Whether the body's volumes are Akinci's eq. 4 (true) or its particles' own V_k = m_k/ρ_body
-    /// (false, the default: see the module's note).
+    /// (false, the default: eq. 4 floated the body 11 % high, see the module's note).
     pub akinci_volumes: bool,
-    /// The longest coupled step (s): the explicit coupling of a light body is unstable at DFSPH's
-    /// usual steps (see the module's note).
+    /// The longest coupled step (s), [`COUPLED_DT_MAX`] unless changed.
     pub dt_max: f64,
     /// The total force the fluid put on the body in the last step, Σ_k F_k (N per metre of depth).
     pub fluid_force: Vector,
