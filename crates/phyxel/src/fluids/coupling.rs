@@ -105,7 +105,7 @@ impl FloatingBody {
         }
         let nx = (block.width / a).round();
         let ny = (block.height / a).round();
-        if !(nx >= 2.0 && ny >= 2.0 && nx * ny <= 20_000.0) || !block.lower_left.is_finite() {
+        if !(nx >= 2.0 && ny >= 2.0 && nx * ny <= 20_000.0 && block.lower_left.is_finite()) {
             return Err(FluidError::BadInput(format!(
                 "body: a block {} × {} m is not 2 to 20 000 particles of Δx = {a} m",
                 block.width, block.height

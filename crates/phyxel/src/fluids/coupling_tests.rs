@@ -71,7 +71,7 @@ fn settle(spacing: f64, ratio: f64, solver: Solver, end: f64) -> Run {
                 .filter(|p| p.x < 0.0 || p.x > TANK.0 || p.y < 0.0)
                 .count(),
         );
-        if steps % 20 == 0 {
+        if steps.is_multiple_of(20) {
             inside = inside.max(body.fluid_inside(f));
         }
         if f.time > 0.5 * end {
