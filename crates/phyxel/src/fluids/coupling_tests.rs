@@ -54,6 +54,7 @@ struct Run {
     inside: usize,
     outside: usize,
     bottom: f64,
+    steps: u64,
 }
 
 fn settle(spacing: f64, ratio: f64, solver: Solver, end: f64) -> Run {
@@ -95,23 +96,26 @@ fn settle(spacing: f64, ratio: f64, solver: Solver, end: f64) -> Run {
         inside,
         outside,
         bottom,
+        steps,
     }
 }
 
 /// Archimedes: a block of ρ_body = 0.5 ρ₀ floats with half its height submerged, within 10 %, at Δx =
 /// 0.02 and 0.01 m (8 and 16 particles over its height), the error not growing with refinement; no
-/// fluid particle inside it or out of the tank. WCSPH.
+/// fluid particle inside it or out of the tank, each run over 10⁴ steps or more. WCSPH.
 #[test]
 fn a_light_body_floats_by_archimedes_at_two_resolutions() {
     let coarse = settle(0.02, 0.5, Solver::Wcsph, 4.0);
     let fine = settle(0.01, 0.5, Solver::Wcsph, 4.0);
     let errors = [coarse.fraction / 0.5 - 1.0, fine.fraction / 0.5 - 1.0];
     println!(
-        "WCSPH ρ_body = 0.5 ρ₀: submerged fraction {:.4} (Δx 0.02), {:.4} (Δx 0.01); errors {errors:?}",
-        coarse.fraction, fine.fraction
+        "WCSPH ρ_body = 0.5 ρ₀: submerged fraction {:.4} (Δx 0.02), {:.4} (Δx 0.01); errors {errors:?}; \
+         {} and {} steps",
+        coarse.fraction, fine.fraction, coarse.steps, fine.steps
     );
     for run in [&coarse, &fine] {
         assert_eq!((run.inside, run.outside), (0, 0));
+        assert!(run.steps >= 10_000, "{}", run.steps);
     }
     assert!(errors.iter().all(|e| e.abs() < 0.10), "{errors:?}");
     assert!(errors[1].abs() <= errors[0].abs() + 0.02, "{errors:?}");
