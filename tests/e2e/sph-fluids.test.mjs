@@ -1,7 +1,8 @@
 // The SPH fluids lesson: the dam break loads and runs with sane readouts (DFSPH keeps the mean density
 // error below 0.5 %, the bound its native test measures at 0.21 %; the mass never changes), switching the
 // solver keeps every particle and the time running, bad input is refused at the control with its range
-// while the water runs on, and stirring moves the water.
+// while the water runs on, stirring moves the water, and a body dropped into WCSPH's water shows its
+// submerged fraction beside ρ_body/ρ₀ (a bad body value, or a body with DFSPH, is refused at the control).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, readNumber, canvasStats, waitForText } from './harness.mjs';
@@ -84,5 +85,25 @@ test('stirring with the pointer moves the water', async () => {
   assert.ok(calm < 0.3, `largest speed ${calm} m/s before stirring`);
   assert.ok(stirred > 0.5 && stirred > 3 * calm, `largest speed ${stirred} m/s while stirring (${calm} before)`);
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a body dropped into the water shows its submerged fraction; bad bodies are refused', async () => {
+  const { page, context, problems } = await openLesson('?solver=wcsph&across=12&body=0.5');
+  await waitForText(page, '#readout-submerged', /^\d\.\d{3} \/ 0\.500$/);
+  await waitForTime(page, 0.5);
+  const [fraction] = (await page.locator('#readout-submerged').textContent()).split(' / ').map(Number.parseFloat);
+  console.log(`submerged fraction at t > 0.5 s: ${fraction}`);
+  assert.ok(fraction >= 0 && fraction <= 1, `submerged fraction ${fraction}`);
+  await page.fill('#param-body', '0.1');
+  await waitForText(page, '#param-body-error', /below 0\.3/);
+  await page.fill('#param-body', '7');
+  assert.match(await page.locator('#param-body-error').textContent(), /Must be between 0 and 3/);
+  const t = await readNumber(page, '#readout-sim-time');
+  await waitForTime(page, t);
+  const dfsph = await openLesson('?body=0.5');
+  await waitForText(dfsph.page, '#param-body-error', /only WCSPH carries a body/);
+  assert.deepEqual(problems, []);
+  await dfsph.context.close();
   await context.close();
 });

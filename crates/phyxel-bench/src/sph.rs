@@ -56,6 +56,7 @@ fn run_one(solver: Solver, across: usize, steps: usize) -> SphRun {
         xsph: 0.01,
         iterations: 100,
         sound: 10.0,
+        body: 0.0,
     };
     let mut sim: FluidSimulation = dam_break(settings, solver).expect("the dam break builds");
     let (mut iterations, mut most, mut error_sum, mut worst, mut fastest) =

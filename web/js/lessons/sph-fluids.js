@@ -1,6 +1,7 @@
 // The SPH fluids lesson: a dam break in a box stepped by WCSPH, DFSPH or PBF (SphFluidsLesson, in the
 // lesson worker: every call on `lesson` is a promise), switched live; colour by density, pressure or
-// speed; the density error and the solver's iterations plotted; stir with the pointer. Physics:
+// speed; the density error and the solver's iterations plotted; stir with the pointer; drop a deformable
+// body of density body · ρ₀ into WCSPH's water (coupled both ways) and read its submerged fraction. Physics:
 // crates/phyxel/src/fluids and crates/phyxel/src/lessons/sph_fluids.rs; bindings:
 // crates/phyxel-web/src/lessons/sph_fluids.rs.
 import init, { colour_scale } from '../../phyxel-web.js';
@@ -21,7 +22,7 @@ const canvas = document.getElementById('scene');
 /** The lesson's parameter table (crates/phyxel/src/lessons/sph_fluids.rs): ranges and defaults. */
 const table = await solvers.static('SphFluidsLesson', 'parameters');
 const params = { solver: 'dfsph', colour: 'density', ...defaults(table) };
-const lesson = await solvers.create('SphFluidsLesson', params.solver, params.across, params.xsph, params.iterations, params.sound);
+const lesson = await solvers.create('SphFluidsLesson', params.solver, params.across, params.xsph, params.iterations, params.sound, params.body);
 let time = 0;
 let lastDt = 1 / 240;
 
@@ -76,13 +77,14 @@ const number = (name, label, unit, help) =>
       params[name] = value;
       page.notice('blowup', null);
       // The solver checks the same table: a refusal there comes back to the control.
-      return lesson.set_parameters(next.across, next.xsph, next.iterations, next.sound);
+      return lesson.set_parameters(next.across, next.xsph, next.iterations, next.sound, next.body);
     },
   });
 number('across', 'Particles across the column', '', 'Whole number: the column is a × 2a, so 2 × across² particles (changing it restarts).');
 number('xsph', 'XSPH viscosity ξ', '', 'Between 0 and 0.5 (seed 002 eq. 53).');
 number('iterations', 'Most solver iterations per step', '', 'Whole number (DFSPH: each of its two solves; PBF).');
 number('sound', 'WCSPH speed of sound c', '× √(2g·2a)', 'Lower: softer water and longer steps; higher: stiffer and shorter.');
+number('body', 'Body density ρ_body/ρ₀', '', '0: no body; 0.3 … 3 drops a deformable block 0.6a × 0.3a into the tank (with WCSPH only; changing it restarts).');
 
 const readouts = {
   solver: page.readout('solver', 'Solver / particles'),
@@ -91,6 +93,7 @@ const readouts = {
   dt: page.readout('dt', 'Time step Δt (CFL)'),
   speed: page.readout('max-speed', 'Largest speed'),
   mass: page.readout('mass', 'Mass Σm'),
+  submerged: page.readout('submerged', 'Body: submerged fraction / ρ_body/ρ₀'),
 };
 
 colourLegend(document.getElementById('legend'), {
@@ -109,6 +112,7 @@ function showReport(r) {
   readouts.dt(`${r.dt.toExponential(2)} s`);
   readouts.speed(`${r.max_speed.toFixed(3)} m/s`);
   readouts.mass(`${r.mass.toFixed(6)} kg/m`);
+  readouts.submerged(r.submerged == null ? 'no body' : `${r.submerged.toFixed(3)} / ${r.archimedes.toFixed(3)}`);
   page.notice('blowup', r.error ? `The fluid stopped: ${r.error}. Change a setting or restart.` : null, 'error');
   if (r.dt > 0) lastDt = r.dt;
 }

@@ -5,9 +5,10 @@ use crate::colour::colour_scale;
 use crate::view::{device_pixel_ratio, View};
 use glam::DVec2;
 use phyxel::fluids::surface::Surface;
-use phyxel::fluids::{FluidSimulation, Solver};
+use phyxel::fluids::{FloatingBody, FluidSimulation, Solver};
 use phyxel::lessons::sph_fluids::{
-    apply, dam_break, stir, Settings, BOX_HEIGHT, BOX_LENGTH, COLUMN_WIDTH, PARAMETERS,
+    apply, check_body_solver, dam_break, drop_body, stir, submerged_fraction, Settings, BOX_HEIGHT,
+    BOX_LENGTH, COLUMN_WIDTH, PARAMETERS,
 };
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -27,6 +28,9 @@ struct Report {
     max_speed: f64,
     /// Σ m (kg per metre of depth).
     mass: f64,
+    /// The body's submerged fraction and Archimedes' ρ_body/ρ₀, with a body.
+    submerged: Option<f64>,
+    archimedes: Option<f64>,
     /// The refusal that stopped the last advance, if any.
     error: Option<String>,
 }
@@ -35,6 +39,8 @@ struct Report {
 #[wasm_bindgen]
 pub struct SphFluidsLesson {
     simulation: FluidSimulation,
+    /// The dropped body (`body` > 0), coupled both ways.
+    body: Option<FloatingBody>,
     settings: Settings,
     surface: Surface,
     view: View,
@@ -52,7 +58,7 @@ impl SphFluidsLesson {
         crate::parameters(PARAMETERS)
     }
 
-    /// The dam break with `solver` ("wcsph", "dfsph" or "pbf").
+    /// The dam break with `solver` ("wcsph", "dfsph" or "pbf") and a body of ρ_body/ρ₀ = `body` (0: none).
     #[wasm_bindgen(constructor)]
     pub fn new(
         solver: &str,
@@ -60,10 +66,14 @@ impl SphFluidsLesson {
         xsph: f64,
         iterations: f64,
         sound: f64,
+        body: f64,
     ) -> Result<SphFluidsLesson, JsError> {
-        let settings = Settings::new(across, xsph, iterations, sound).map_err(to_js)?;
+        let settings = Settings::new(across, xsph, iterations, sound)
+            .and_then(|s| s.with_body(body))
+            .map_err(to_js)?;
         let solver = Solver::from_id(solver).map_err(to_js)?;
-        let simulation = dam_break(settings, solver).map_err(to_js)?;
+        let mut simulation = dam_break(settings, solver).map_err(to_js)?;
+        let body = drop_body(&mut simulation, settings).map_err(to_js)?;
         let a = COLUMN_WIDTH;
         let spacing = simulation.fluid.spacing();
         Ok(SphFluidsLesson {
@@ -73,6 +83,7 @@ impl SphFluidsLesson {
                 0.5 * spacing,
             ),
             simulation,
+            body,
             settings,
             view: View::equal_aspect(
                 -0.05 * a,
@@ -86,30 +97,43 @@ impl SphFluidsLesson {
 
     /// Back to the column at rest (same solver and parameters).
     pub fn restart(&mut self) -> Result<(), JsError> {
-        self.simulation = dam_break(self.settings, self.simulation.solver).map_err(to_js)?;
+        let mut simulation = dam_break(self.settings, self.simulation.solver).map_err(to_js)?;
+        self.body = drop_body(&mut simulation, self.settings).map_err(to_js)?;
+        self.simulation = simulation;
         self.error = None;
         Ok(())
     }
 
-    /// Switch the solver; the particles and their velocities carry over.
+    /// Switch the solver; the particles and their velocities carry over. With a body, only to one
+    /// that carries it (refused with the reason otherwise, the solver kept).
     pub fn set_solver(&mut self, solver: &str) -> Result<(), JsError> {
-        self.simulation
-            .set_solver(Solver::from_id(solver).map_err(to_js)?);
+        let solver = Solver::from_id(solver).map_err(to_js)?;
+        if self.body.is_some() {
+            check_body_solver(solver).map_err(to_js)?;
+        }
+        self.simulation.set_solver(solver);
         self.error = None;
         Ok(())
     }
 
     /// Change ξ, the iteration limit and WCSPH's speed of sound on the running fluid; a new particle
-    /// count restarts it.
+    /// count or body restarts it (a body refused for the solver leaves everything as it was).
     pub fn set_parameters(
         &mut self,
         across: f64,
         xsph: f64,
         iterations: f64,
         sound: f64,
+        body: f64,
     ) -> Result<(), JsError> {
-        let settings = Settings::new(across, xsph, iterations, sound).map_err(to_js)?;
-        let restart = settings.across != self.settings.across;
+        let settings = Settings::new(across, xsph, iterations, sound)
+            .and_then(|s| s.with_body(body))
+            .map_err(to_js)?;
+        if settings.body > 0.0 {
+            check_body_solver(self.simulation.solver).map_err(to_js)?;
+        }
+        let restart =
+            settings.across != self.settings.across || settings.body != self.settings.body;
         self.settings = settings;
         if restart {
             self.restart()
@@ -128,7 +152,11 @@ impl SphFluidsLesson {
         let end = self.simulation.fluid.time + seconds;
         let mut steps = 0;
         while steps < max_steps && self.simulation.fluid.time < end {
-            if let Err(error) = self.simulation.step() {
+            let result = match &mut self.body {
+                Some(body) => body.step(&mut self.simulation),
+                None => self.simulation.step(),
+            };
+            if let Err(error) = result {
                 self.error = Some(error.to_string());
                 break;
             }
@@ -164,6 +192,7 @@ impl SphFluidsLesson {
     pub fn report(&self) -> Result<JsValue, JsError> {
         let s = &self.simulation;
         let f = &s.fluid;
+        let fraction = self.body.as_ref().and_then(|b| submerged_fraction(s, b));
         let report = Report {
             solver: s.solver.name(),
             particles: f.len(),
@@ -175,6 +204,8 @@ impl SphFluidsLesson {
             iterations: s.last.iterations,
             max_speed: f.max_speed(),
             mass: f.total_mass(),
+            submerged: fraction.map(|(s, _)| s),
+            archimedes: fraction.map(|(_, a)| a),
             error: self.error.clone(),
         };
         serde_wasm_bindgen::to_value(&report).map_err(to_js)
@@ -182,7 +213,7 @@ impl SphFluidsLesson {
 
     /// Particles coloured by `colour_by` ("density": ρ/ρ₀ from 0.98 to 1.02; "pressure": p over
     /// ρ₀ g 2a; "speed": |v| over √(2 g 2a)), the walls in grey and the free surface (marching
-    /// squares) in blue.
+    /// squares) in blue; a body's particles in brown.
     pub fn draw(
         &mut self,
         ctx: &CanvasRenderingContext2d,
@@ -199,10 +230,18 @@ impl SphFluidsLesson {
         let (x0, _) = px(DVec2::ZERO);
         let (x1, _) = px(DVec2::X * f.spacing());
         let radius = (0.5 * (x1 - x0)).clamp(0.8 * dpr, 8.0 * dpr);
+        let first = self.body.as_ref().map_or(f.boundary.x.len(), |b| b.first);
         ctx.set_fill_style_str("#9ca3af");
-        for &b in &f.boundary.x {
+        for &b in &f.boundary.x[..first] {
             let (x, y) = px(b);
             ctx.fill_rect(x - radius, y - radius, 2.0 * radius, 2.0 * radius);
+        }
+        if let Some(body) = &self.body {
+            ctx.set_fill_style_str("#92400e");
+            for &b in &body.solid.positions {
+                let (x, y) = px(b);
+                ctx.fill_rect(x - radius, y - radius, 2.0 * radius, 2.0 * radius);
+            }
         }
         let rho0 = f.rest_density();
         let g = f.settings.gravity.length();

@@ -257,7 +257,7 @@ impl Dfsph {
         self.ready = true;
     }
 
-    /// Dρ_i/Dt = Σ_j m (v_i − v_j)·∇W_ij + Σ_b ρ₀ V_b v_i·∇W_ib (the walls are at rest).
+    /// Dρ_i/Dt = Σ_j m (v_i − v_j)·∇W_ij + Σ_b ρ₀ V_b (v_i − v_b)·∇W_ib (v_b = 0 for the walls).
     #[inline]
     fn density_rate(&self, fluid: &Fluid, i: usize) -> f64 {
         let vi = fluid.v[i];
@@ -272,8 +272,15 @@ impl Dfsph {
             rate += (vi - fluid.v[j as usize]).dot(*g);
         }
         let range = fluid.boundary_neighbours.range(i);
-        for g in &self.grad_boundary[range] {
-            rate += vi.dot(*g);
+        for (&b, g) in fluid
+            .boundary_neighbours
+            .of(i)
+            .iter()
+            .zip(&self.grad_boundary[range])
+        {
+            // v_b: a moving body's particle's (Akinci et al. 2012 §3.4), zero for the walls.
+            let vb = fluid.boundary_velocity.get(b as usize).copied();
+            rate += (vi - vb.unwrap_or(Vector::ZERO)).dot(*g);
         }
         rate
     }
@@ -374,8 +381,17 @@ impl Dfsph {
             }
             if ki != 0.0 {
                 let range = fluid.boundary_neighbours.range(i);
-                for g in &self.grad_boundary[range] {
+                for (&b, g) in fluid
+                    .boundary_neighbours
+                    .of(i)
+                    .iter()
+                    .zip(&self.grad_boundary[range])
+                {
                     dv -= ki * *g;
+                    // The wall particle's reaction (Akinci et al. 2012 eq. 10), where it is kept.
+                    if let Some(impulse) = fluid.boundary_impulse.get_mut(b as usize) {
+                        *impulse += (dt * fluid.mass * ki) * *g;
+                    }
                 }
             }
             fluid.scratch[i] = dv;

@@ -83,6 +83,13 @@ pub struct Fluid {
     /// Pressure p_i (Pa·m in 2D): the equation of state's for WCSPH, the solve's for DFSPH and PBF.
     pub pressure: Vec<f64>,
     pub boundary: Boundary,
+    /// The impulse Σ Δt F_b each boundary particle took from the fluid's pressure in the last step
+    /// (Akinci et al. 2012 eq. 10, the reaction to the wall's term on the fluid), kept only while it is
+    /// not empty: a moving body ([`super::coupling`]) sizes it to the boundary and reads its own part.
+    pub boundary_impulse: Vec<Vector>,
+    /// The boundary particles' velocities v_b where they move (a body's), for DFSPH's Dρ/Dt; empty or
+    /// shorter than the boundary: the rest are at rest.
+    pub boundary_velocity: Vec<Vector>,
     pub stir: Option<Stir>,
     /// How many times the last step's [`Fluid::keep_off_walls`] moved a particle.
     pub wall_contacts: usize,
@@ -185,6 +192,8 @@ impl Fluid {
             pressure: vec![0.0; n],
             x,
             boundary,
+            boundary_impulse: Vec::new(),
+            boundary_velocity: Vec::new(),
             stir: None,
             wall_contacts: 0,
             time: 0.0,
@@ -236,6 +245,37 @@ impl Fluid {
         Ok(())
     }
 
+    /// Replace the boundary particles from `first` on by `points` with volumes `volume` (a moving body's,
+    /// [`super::coupling`]): the walls before `first` keep theirs. The boundary grid is rebuilt; the
+    /// neighbours and densities are not (call [`Fluid::find_neighbours`] and
+    /// [`Fluid::compute_densities`] after).
+    pub fn set_moving_boundary(
+        &mut self,
+        first: usize,
+        points: &[Vector],
+        volume: &[f64],
+    ) -> Result<(), FluidError> {
+        if first > self.boundary.x.len() || points.len() != volume.len() {
+            return Err(FluidError::BadInput(
+                "a moving boundary needs one volume per particle after the walls".into(),
+            ));
+        }
+        if first + points.len() > super::boundary::MAX_BOUNDARY_PARTICLES {
+            return Err(FluidError::TooManyParticles {
+                what: "boundary",
+                count: first + points.len(),
+                limit: super::boundary::MAX_BOUNDARY_PARTICLES,
+            });
+        }
+        self.boundary.x.truncate(first);
+        self.boundary.x.extend_from_slice(points);
+        self.boundary.volume.truncate(first);
+        self.boundary.volume.extend_from_slice(volume);
+        self.boundary_grid
+            .build(&self.boundary.x)
+            .map_err(|i| FluidError::BadInput(format!("boundary particle {i} left the grid")))
+    }
+
     /// The hard constraint of seed 002 §6.4 ("prevent the particles from entering the solid"), for
     /// walls of any shape: a fluid particle closer than [`WALL_DISTANCE`] Δx to its nearest wall
     /// particle is moved out by the difference along the wall's normal n̂ = Σ_b V_b ∇W_ib / |…| (the
@@ -250,11 +290,15 @@ impl Fluid {
         for i in 0..self.x.len() {
             let xi = self.x[i];
             let mut nearest = f64::INFINITY;
+            let mut nearest_b = 0;
             let mut normal = Vector::ZERO;
             for &b in self.boundary_neighbours.of(i) {
                 let b = b as usize;
                 let d = xi - self.boundary.x[b];
-                nearest = nearest.min(d.length());
+                if d.length() < nearest {
+                    nearest = d.length();
+                    nearest_b = b;
+                }
                 // −∇W points away from x_b: the direction out of the wall.
                 normal -= self.boundary.volume[b] * self.kernel.grad_w(d);
             }
@@ -264,6 +308,10 @@ impl Fluid {
                 let towards = self.v[i].dot(n);
                 if towards < 0.0 {
                     self.v[i] -= towards * n;
+                    // A moving body takes the momentum the particle lost (an inelastic contact).
+                    if let Some(impulse) = self.boundary_impulse.get_mut(nearest_b) {
+                        *impulse += (self.mass * towards) * n;
+                    }
                 }
                 self.wall_contacts += 1;
             }

@@ -14,11 +14,15 @@
 //!   XSPH, the blow-up check);
 //! - `wcsph.rs`, `dfsph.rs`, `pbf.rs` — the three solvers' steps;
 //! - `simulation.rs` — a fluid with its solver, switched at run time, stepped at the CFL step;
+//! - `coupling.rs` — a deformable phyxel body in the fluid, two-way (Akinci et al. 2012 §3.3–3.4);
 //! - `surface.rs` — marching squares;
 //! - `scene.rs` — the column and the dam break;
 //! - `tests.rs` — the claims, against theory and Martin & Moyce's experiment.
 
 pub mod boundary;
+pub mod coupling;
+#[cfg(test)]
+mod coupling_tests;
 pub mod dfsph;
 pub mod error;
 pub mod fluid;
@@ -32,6 +36,7 @@ pub mod surface;
 mod tests;
 pub mod wcsph;
 
+pub use coupling::{Block, FloatingBody};
 pub use error::FluidError;
 pub use fluid::{Fluid, FluidSettings, StepReport, Stir};
 pub use scene::Column;

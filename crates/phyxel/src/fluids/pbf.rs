@@ -144,7 +144,13 @@ impl Pbf {
                         .iter()
                         .zip(&fluid.boundary_kernels[range])
                     {
-                        dx += (fluid.boundary.volume[b as usize] * li) * pair.grad;
+                        let push = (fluid.boundary.volume[b as usize] * li) * pair.grad;
+                        dx += push;
+                        // The fluid's momentum changes by m Δx/Δt: the wall particle takes the
+                        // opposite, where it is kept (a moving body, [`super::coupling`]).
+                        if let Some(impulse) = fluid.boundary_impulse.get_mut(b as usize) {
+                            *impulse -= (fluid.mass / dt) * push;
+                        }
                     }
                 }
                 fluid.scratch[i] = dx;

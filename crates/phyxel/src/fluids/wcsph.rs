@@ -69,7 +69,7 @@ impl Wcsph {
             fluid.pressure[i] = self.pressure(fluid.density[i], rho0);
         }
         fluid.non_pressure_accelerations();
-        pressure_accelerations(fluid);
+        pressure_accelerations(fluid, dt);
         for i in 0..fluid.len() {
             let a = fluid.scratch[i];
             fluid.v[i] += dt * a;
@@ -87,8 +87,9 @@ impl Wcsph {
 /// a_i −= Σ_j m (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij + Σ_b ρ₀ V_b (p_i/ρ_i²) ∇W_ib (seed 002 eq. 51,
 /// symmetric: Σ m a = 0 inside the fluid; the wall's term after Akinci et al. 2012 §3: the wall takes
 /// p_i), added into `fluid.scratch`; with the ∇W of the last [`Fluid::compute_densities`] (the
-/// particles have not moved since).
-fn pressure_accelerations(fluid: &mut Fluid) {
+/// particles have not moved since). Where [`Fluid::boundary_impulse`] is kept, each wall particle takes
+/// the reaction Δt m ρ₀ V_b (p_i/ρ_i²) ∇W_ib (Akinci et al. 2012 eq. 10).
+fn pressure_accelerations(fluid: &mut Fluid, dt: f64) {
     let rho0 = fluid.rest_density();
     // p_j/ρ_j² once per particle (bit for bit the quotient each pair took before), in `fluid.scratch_scalar`.
     let f = &mut *fluid;
@@ -114,7 +115,11 @@ fn pressure_accelerations(fluid: &mut Fluid) {
             .iter()
             .zip(&f.boundary_kernels[range])
         {
-            a -= (rho0 * f.boundary.volume[b as usize] * pi_rho2) * pair.grad;
+            let push = (rho0 * f.boundary.volume[b as usize] * pi_rho2) * pair.grad;
+            a -= push;
+            if let Some(impulse) = f.boundary_impulse.get_mut(b as usize) {
+                *impulse += (dt * f.mass) * push;
+            }
         }
         f.scratch[i] += a;
     }
