@@ -261,7 +261,7 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
     let work: f64 = du.iter().zip(&k_du).map(|(a, b)| a.dot(*b)).sum();
     assert!(work < 0.0);
     // The diagonal blocks are those of the product: e_x at particle i alone (to the product's single
-    // precision, ~10⁻⁷ relative; the blocks are summed in double).
+    // precision, ~10⁻⁷ relative, as the blocks are).
     let diagonal = q.stiffness_diagonal(&r);
     for i in [1, particles.len() / 2] {
         let mut unit = vec![DVec3::ZERO; particles.len()];
