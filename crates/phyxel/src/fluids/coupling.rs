@@ -180,8 +180,8 @@ impl FloatingBody {
     }
 
     /// The body's particles as the fluid's moving boundary at their current positions, with their
-    /// volumes V_k (Akinci et al. 2012 eq. 4 over the body's own particles); the fluid's neighbours and
-    /// densities are retaken and DFSPH's α forgotten.
+    /// volumes V_k (m_k/ρ_body; Akinci et al. 2012 eq. 4 over the body's own particles where
+    /// `akinci_volumes`); the fluid's neighbours and densities are retaken and DFSPH's α forgotten.
     pub fn place(&mut self, simulation: &mut FluidSimulation) -> Result<(), FluidError> {
         let fluid = &mut simulation.fluid;
         if self.akinci_volumes {
