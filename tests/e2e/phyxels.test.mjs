@@ -227,7 +227,8 @@ test('implicit Euler lands a 1 GPa cube at 1/60 s, where the explicit step is st
   assert.ok(Math.abs(top - 0.36) < 0.004, `top at ${top} m`);
   const cg = await page.locator('#readout-cg').textContent();
   const [, iterations, residual] = cg.match(/^(\d+) \((\S+)\)$/) ?? [];
-  assert.ok(Number(iterations) > 0 && Number(residual) <= 1e-4, `CG readout “${cg}”`);
+  // At rest a step may need no CG iteration (its warm start already meets the tolerance).
+  assert.ok(Number(iterations) >= 0 && Number(residual) <= 1e-4, `CG readout “${cg}”`);
   assert.equal(await page.locator('#notices .notice.error').count(), 0);
   // The same material with symplectic Euler at the same 1/60 s: stopped, the bound named.
   await page.selectOption('#param-integrator', 'symplectic-euler');
