@@ -73,7 +73,7 @@ fn cell_within(solid: &Solid, i: usize, (lo, hi): (DVec2, DVec2)) -> Vec<DVec2> 
     let lo = lo.max(x_i - DVec2::splat(a));
     let hi = hi.min(x_i + DVec2::splat(a));
     let mut cell = vec![lo, DVec2::new(hi.x, lo.y), hi, DVec2::new(lo.x, hi.y)];
-    // A pair whose weight no crack modified sees itself (both criteria lower ω'_ij below ω_ij where
+    // The two of a pair whose weight no crack modified see each other (both criteria lower ω'_ij below ω_ij where
     // a crack crosses, but for d_s = 0 exactly); the others are tested.
     let visible = |x_j: DVec2| solid.cracks.iter().all(|c| c.crossing(x_i, x_j).is_none());
     for k in solid.edges(i) {
