@@ -328,6 +328,14 @@ impl FloatingBody {
         sum / self.solid.len() as f64
     }
 
+    /// The fraction of the body below the free surface of `fluid`, measured away from the body
+    /// ([`surface_level`] beyond its half-width and 2h); `None` without water there.
+    pub fn submerged_in(&self, fluid: &Fluid) -> Option<f64> {
+        let clearance = 0.5 * self.block.width + 2.0 * fluid.kernel.h;
+        let level = surface_level(fluid, self.centre().x, clearance)?;
+        Some(self.submerged_fraction(level))
+    }
+
     /// The fluid particles inside the body: mapped back by the body's fitted rotation and centre, those
     /// inside the rectangle of its outermost particles' centres.
     pub fn fluid_inside(&self, fluid: &Fluid) -> usize {

@@ -295,8 +295,9 @@ impl Fluid {
             for &b in self.boundary_neighbours.of(i) {
                 let b = b as usize;
                 let d = xi - self.boundary.x[b];
-                if d.length() < nearest {
-                    nearest = d.length();
+                let distance = d.length();
+                if distance < nearest {
+                    nearest = distance;
                     nearest_b = b;
                 }
                 // −∇W points away from x_b: the direction out of the wall.

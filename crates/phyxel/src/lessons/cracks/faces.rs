@@ -132,14 +132,14 @@ fn outline(solid: &Solid) -> (DVec2, DVec2) {
 
 /// Particle i's cell carried to the deformed configuration by x = x_i + F_i (X − X_i).
 pub fn deformed_cell(solid: &Solid, i: usize) -> Vec<DVec2> {
-    deform(solid, i, reference_cell(solid, i))
+    deform(solid, i, &reference_cell(solid, i))
 }
 
-fn deform(solid: &Solid, i: usize, cell: Vec<DVec2>) -> Vec<DVec2> {
+fn deform(solid: &Solid, i: usize, cell: &[DVec2]) -> Vec<DVec2> {
     let f = drawn_gradient(solid, i);
     let (x_ref, x) = (solid.reference[i], solid.positions[i]);
-    cell.into_iter()
-        .map(|corner| x + f * (corner - x_ref))
+    cell.iter()
+        .map(|&corner| x + f * (corner - x_ref))
         .collect()
 }
 
@@ -183,7 +183,7 @@ pub fn deform_cells(solid: &Solid, cells: &[Vec<DVec2>]) -> Vec<Vec<DVec2>> {
     cells
         .iter()
         .enumerate()
-        .map(|(i, cell)| deform(solid, i, cell.clone()))
+        .map(|(i, cell)| deform(solid, i, cell))
         .collect()
 }
 
