@@ -15,6 +15,9 @@
 // Once CG has converged or stopped, every kernel leaves the state alone: the host dispatches a fixed
 // number of iterations (the iteration limit) in one submission, with no read-back in between.
 // The reductions are two-level: a partial sum per workgroup, then one workgroup adds the partials.
+// Not mirrored yet: the CPU's solve deflates the rigid translations (`crates/phyxel/src/deflation.rs`,
+// `implicit::translations`); this one is plain block-Jacobi PCG, which needs more iterations for the
+// same tolerance where the residual is a translation (a body falling freely with damping).
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> forces: array<vec4<f32>>;

@@ -95,24 +95,29 @@ where
 {
     let b_norm = b.dot(b).sqrt();
     if b_norm == 0.0 {
-        return Solution {
-            x: b.zeros_like(),
-            iterations: 0,
-            relative_residual: 0.0,
-            converged: true,
-        };
+        return Solution::zero(b);
     }
+    let (x, r) = start(&apply, b, x0);
     let scale = b_norm.max(tolerance.reference_norm);
-    let mut x = x0;
-    let mut r = b.plus_scaled(-1.0, &apply(&x));
+    iterate(apply, x, r, precondition, tolerance, scale)
+}
+
+/// The iterations of [`solve`] from an x whose residual r = b − A x is given, stopping once ‖r‖ ≤
+/// `tolerance.relative_residual · scale`.
+pub(crate) fn iterate<V, A, P>(
+    apply: A,
+    mut x: V,
+    mut r: V,
+    precondition: P,
+    tolerance: Tolerance,
+    scale: f64,
+) -> Solution<V>
+where
+    V: InnerProduct,
+    A: Fn(&V) -> V,
+    P: Fn(&V) -> V,
+{
     let mut residual = r.dot(&r).sqrt();
-    // A guess worse than none (a warm start from a step whose motion has died out) is dropped:
-    // from x = 0 the residual is b itself.
-    if residual > b_norm {
-        x = b.zeros_like();
-        r = b.clone();
-        residual = b_norm;
-    }
     let target = tolerance.relative_residual * scale;
     if residual <= target {
         return Solution {
@@ -157,6 +162,34 @@ where
         iterations,
         relative_residual: residual / scale,
         converged,
+    }
+}
+
+impl<V: InnerProduct> Solution<V> {
+    /// The solution of A x = 0: x = 0, no iteration.
+    pub(crate) fn zero(b: &V) -> Self {
+        Solution {
+            x: b.zeros_like(),
+            iterations: 0,
+            relative_residual: 0.0,
+            converged: true,
+        }
+    }
+}
+
+/// The starting point (x₀, r₀ = b − A x₀) of [`solve`] for a b ≠ 0: a guess worse than none (a warm
+/// start from a step whose motion has died out, ‖r₀‖ > ‖b‖) is replaced by x₀ = 0, whose residual is
+/// b itself.
+pub(crate) fn start<V, A>(apply: &A, b: &V, x0: V) -> (V, V)
+where
+    V: InnerProduct,
+    A: Fn(&V) -> V,
+{
+    let r = b.plus_scaled(-1.0, &apply(&x0));
+    if r.dot(&r) > b.dot(b) {
+        (b.zeros_like(), b.clone())
+    } else {
+        (x0, r)
     }
 }
 

@@ -17,6 +17,7 @@
 //! step that would blow up.
 
 pub mod conjugate_gradient;
+pub mod deflation;
 pub mod fluids;
 pub mod integrators;
 pub mod kernels;

@@ -224,6 +224,13 @@ impl Body {
         }
     }
 
+    /// Whether the elastic forces keep the body in place: a surface held by a penalty (a clamped
+    /// face of a quadrature body) pulls a rigidly translated body back, so K no longer annihilates
+    /// the translations (the implicit solve's deflation relies on K e_d = 0 otherwise).
+    pub fn holds_a_surface(&self) -> bool {
+        self.quadrature().is_some_and(|q| q.held.is_some())
+    }
+
     /// The background quadrature, if the body uses one.
     pub fn quadrature(&self) -> Option<&Quadrature> {
         match &self.integration {

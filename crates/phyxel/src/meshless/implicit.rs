@@ -60,6 +60,7 @@ use super::body::Body;
 use super::contact::Contact;
 use super::corotated::{elastic_forces, rotations, stiffness_diagonal, stiffness_product};
 use crate::conjugate_gradient::{self, block_jacobi, block_jacobi_inverses, Tolerance};
+use crate::deflation::{solve_deflated, CoarseSpace};
 use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
 
@@ -318,7 +319,8 @@ pub struct VelocityChange {
 const ACTIVE_SET_PASSES: usize = 10;
 
 /// The velocity change Δv of one linearized implicit Euler step (module docs), by block-Jacobi
-/// preconditioned CG started from `guess` (the previous step's Δv is a good one; zero otherwise).
+/// preconditioned CG started from `guess` (the previous step's Δv is a good one; zero otherwise),
+/// deflated by the rigid translations along the axes no constraint touches ([`translations`]).
 /// `mass_damping` is α, the environment's damping plus the Rayleigh α.
 ///
 /// Fixed phyxels are constraints S_i Δv_i = 0, solved with Baraff & Witkin's filtered ("modified")
@@ -425,8 +427,8 @@ pub fn velocity_change(
             .filter(|(_, &on)| on)
             .map(|(c, _)| c)
             .collect();
-        let system = |z: &[DVec3]| -> Vec<DVec3> {
-            let mut az = elastic_system(z);
+        // The contacts' terms of A z: the held ones' sticking drag and the pressing surface rows.
+        let add_contact_terms = |z: &[DVec3], az: &mut [DVec3]| {
             for (c, f) in &held {
                 az[c.phyxel] += f.drag * tangential(c.normal, z[c.phyxel]);
             }
@@ -445,6 +447,10 @@ pub fn velocity_change(
                     az[j] += cj * scaled;
                 }
             }
+        };
+        let system = |z: &[DVec3]| -> Vec<DVec3> {
+            let mut az = elastic_system(z);
+            add_contact_terms(z, &mut az);
             az
         };
         let mut blocks = elastic_blocks.clone();
@@ -488,13 +494,35 @@ pub fn velocity_change(
             .zip(&filters)
             .map(|(inverse, s)| *s * inverse * *s + (DMat3::IDENTITY - *s))
             .collect();
-        let solution = conjugate_gradient::solve(
-            apply,
-            &filter(&rhs),
-            filter(&guess),
-            block_jacobi(&inverses),
-            settings.cg_tolerance(loads.weight_impulse(body, dt)),
-        );
+        let tolerance = settings.cg_tolerance(loads.weight_impulse(body, dt));
+        // A z without the stiffness, for the translations, which K annihilates.
+        let rigid_system = |z: &[DVec3]| -> Vec<DVec3> {
+            let mut az: Vec<DVec3> = (0..n).map(|i| mass_factor * body.mass[i] * z[i]).collect();
+            add_contact_terms(z, &mut az);
+            az
+        };
+        let coarse = if body.holds_a_surface() {
+            None
+        } else {
+            translations(&filters, rigid_system)
+        };
+        let solution = match coarse {
+            Some(coarse) => solve_deflated(
+                apply,
+                &filter(&rhs),
+                filter(&guess),
+                block_jacobi(&inverses),
+                &coarse,
+                tolerance,
+            ),
+            None => conjugate_gradient::solve(
+                apply,
+                &filter(&rhs),
+                filter(&guess),
+                block_jacobi(&inverses),
+                tolerance,
+            ),
+        };
         iterations += solution.iterations;
         let dv: Vec<DVec3> = filter(&solution.x)
             .into_iter()
@@ -634,6 +662,40 @@ pub fn velocity_change(
         pressing = now_pressing;
         guess = dv;
     }
+}
+
+/// The rigid translations as the coarse space of the solve's deflation ([`crate::deflation`]): e_d
+/// for each axis d along which no constraint acts (S_i e_d = e_d for every phyxel: a flat ground
+/// holds y and leaves x and z), with its product by the filtered system, Â e_d = S A e_d. That
+/// product needs no stiffness product: K e_d = 0, since the MLS gradient of a uniform displacement
+/// vanishes (u_j − u_i = 0 in every term of MKN04 eq. 9, and likewise at the quadrature's points,
+/// Brunet et al. 2019 eq. 9 with shape functions that reproduce constants), so A e_d is
+/// `rigid_system(e_d)` = (1 + Δt α) M e_d plus the contacts' terms (the surface rows sum to zero,
+/// Σ_j c_j = 0, and add nothing). An axis that a constraint touches is left to CG: its products would
+/// cost a stiffness product each, more than the iterations they save (measured on the 3D demo's cube
+/// resting on the ground: 0.4 iterations a step saved for 3 products a solve). None if no axis is
+/// free (a clamped body has no rigid translation); not called for a body whose quadrature holds a
+/// surface by a penalty, whose K pulls a translation back.
+fn translations(
+    filters: &[DMat3],
+    rigid_system: impl Fn(&[DVec3]) -> Vec<DVec3>,
+) -> Option<CoarseSpace<Vec<DVec3>>> {
+    let mut z = Vec::with_capacity(3);
+    let mut az = Vec::with_capacity(3);
+    for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
+        if filters.iter().any(|s| *s * axis != axis) {
+            continue;
+        }
+        let ed = vec![axis; filters.len()];
+        let product: Vec<DVec3> = rigid_system(&ed)
+            .into_iter()
+            .zip(filters)
+            .map(|(a, s)| *s * a)
+            .collect();
+        z.push(ed);
+        az.push(product);
+    }
+    CoarseSpace::new(z, az)
 }
 
 /// The right-hand side of Baraff & Witkin's prescribed solve, b − A z̄ (module docs): CG then finds
