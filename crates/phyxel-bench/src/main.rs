@@ -96,6 +96,8 @@ struct Options {
     cracks: bool,
     /// The SPH fluids lesson's dam break ([`sph`]), at these particle counts across, by these solvers.
     sph: bool,
+    /// The 3D fluid's dam break ([`sph::run_3d`]).
+    sph3d: bool,
     across: Vec<usize>,
     solvers: Vec<phyxel::fluids::Solver>,
     n: usize,
@@ -171,6 +173,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         demo: false,
         cracks: false,
         sph: false,
+        sph3d: false,
         across: vec![35, 71],
         solvers: phyxel::fluids::Solver::ALL.to_vec(),
         n: 20,
@@ -196,13 +199,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
             options.cracks = true;
             options.steps = 4000;
         }
+        Some("sph3d") => {
+            options.sph3d = true;
+            options.steps = 200;
+            options.across = vec![10, 29];
+        }
         Some("sph") => {
             options.sph = true;
             options.steps = 200;
         }
         Some(other) => {
             return Err(format!(
-                "unknown scene {other:?} (known: cube, implicit, demo, cracks, sph)"
+                "unknown scene {other:?} (known: cube, implicit, demo, cracks, sph, sph3d)"
             ))
         }
     }
@@ -357,7 +365,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200]\n       phyxel-bench sph3d [--across 10,29] [--solver wcsph,dfsph,pbf] [--steps 200]");
             std::process::exit(2);
         }
     };
@@ -371,6 +379,11 @@ fn main() {
     }
     if options.cracks {
         let report = cracks::run(options.steps);
+        println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
+        return;
+    }
+    if options.sph3d {
+        let report = sph::run_3d(&options.across, options.steps, &options.solvers);
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }

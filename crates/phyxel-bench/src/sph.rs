@@ -5,6 +5,7 @@
 //! thread, each at its own CFL step. Per run: steps/s, the cost of a particle-step, the simulated time
 //! reached, the pressure solver's mean iterations per step, the mean and worst of the steps' mean
 //! density errors, the largest speed.
+//! `phyxel-bench sph3d [--across 10,29] …`: the same for the 3D fluid's dam break ([`run_3d`]).
 //! One JSON object with the machine and the date (issue 19's bench).
 
 use phyxel::fluids::{FluidSimulation, Solver};
@@ -89,6 +90,76 @@ fn run_one(solver: Solver, across: usize, steps: usize) -> SphRun {
         max_speed: fastest,
         mean_neighbours: sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
         position_checksum: format!("{:e}", sim.fluid.x.iter().map(|x| x.x + x.y).sum::<f64>()),
+    }
+}
+
+/// The 3D dam break (`phyxel::fluids3d`): Martin & Moyce's column a × 2a × a (a = 0.5 m) in a closed
+/// channel 4a × 3a × a, `across` particles across a (2 across³ particles: 29 → 48 778), WCSPH's
+/// speed of sound 10 √(2 g 2a), Δt ≤ 2 ms, stepped `steps` times from the release on one thread.
+fn run_one_3d(solver: phyxel::fluids3d::Solver, across: usize, steps: usize) -> SphRun {
+    use phyxel::fluids3d::{wcsph::Wcsph, Column, FluidSimulation};
+    let a = 0.5;
+    let mut column = Column::martin_moyce(a, 2.0, 4.0, 1.0, across);
+    column.box_height = 3.0 * a;
+    column.lid = true;
+    let fluid = column.build().expect("the 3D dam break builds");
+    let wcsph = Wcsph::for_height(column.gravity, column.column_height);
+    let mut sim = FluidSimulation::new(fluid, solver, wcsph, 0.002).expect("a valid step");
+    let (mut iterations, mut most, mut error_sum, mut worst, mut fastest) =
+        (0u64, 0u32, 0.0, 0.0f64, 0.0f64);
+    let start = Instant::now();
+    for step in 0..steps {
+        let report = sim
+            .step()
+            .unwrap_or_else(|e| panic!("{} at {across} across, step {step}: {e}", solver.name()));
+        iterations += report.iterations as u64;
+        most = most.max(report.iterations);
+        error_sum += report.density_error;
+        worst = worst.max(report.density_error);
+        fastest = fastest.max(sim.fluid.max_speed());
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let particles = sim.fluid.len();
+    SphRun {
+        solver: solver.name(),
+        across,
+        particles,
+        steps,
+        steps_per_s: steps as f64 / seconds,
+        ns_per_particle_step: seconds * 1e9 / (steps * particles) as f64,
+        simulated_s: sim.fluid.time,
+        mean_iterations: iterations as f64 / steps as f64,
+        max_iterations: most,
+        mean_density_error: error_sum / steps as f64,
+        worst_density_error: worst,
+        max_speed: fastest,
+        mean_neighbours: sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
+        position_checksum: format!(
+            "{:e}",
+            sim.fluid.x.iter().map(|x| x.x + x.y + x.z).sum::<f64>()
+        ),
+    }
+}
+
+/// The 3D dam break ([`run_one_3d`]) at each count across by each solver.
+pub fn run_3d(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
+    let mut runs = Vec::new();
+    for &n in across {
+        for &solver in solvers {
+            let solver = match solver {
+                Solver::Wcsph => phyxel::fluids3d::Solver::Wcsph,
+                Solver::Dfsph => phyxel::fluids3d::Solver::Dfsph,
+                Solver::Pbf => phyxel::fluids3d::Solver::Pbf,
+            };
+            runs.push(run_one_3d(solver, n, steps));
+        }
+    }
+    SphReport {
+        scene: "3D sph dam break (channel 4a × 3a × a, closed), one thread",
+        machine: machine(),
+        date: date(),
+        threads: 1,
+        runs,
     }
 }
 

@@ -19,6 +19,7 @@
 pub mod conjugate_gradient;
 pub mod deflation;
 pub mod fluids;
+pub mod fluids3d;
 pub mod integrators;
 pub mod kernels;
 pub mod lessons;

@@ -8,6 +8,9 @@
 //! super::*` in a `tests` module) closes a circle only if the parent also uses the child's items.
 //! The one allowance: what an inline `mod tests { … }` uses is not counted as its file's use, as if it
 //! were the separate `tests.rs` child that no file uses (snapshot.rs's tests build a scene, say).
+//! A module declared with `#[path = "f.rs"]` is the file f.rs: a path into it is a use of that file
+//! (`fluids3d.rs` compiles the 2D fluid's solver files again; its scene uses them as files of
+//! `fluids/`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -175,6 +178,36 @@ fn paths_from(tokens: &[String], mut at: usize, prefix: Module) -> (Vec<Module>,
 }
 
 /// The file modules each file of one crate uses.
+/// The modules declared with `#[path = "file.rs"] mod name;` (a file compiled a second time under
+/// another module, as `fluids3d.rs` does with the 2D fluid's solver files), each with the module of
+/// the file it names: paths into the alias are uses of that file.
+fn path_attributes(src: &Path, modules: &BTreeMap<Module, PathBuf>) -> Vec<(Module, Module)> {
+    let mut aliases = Vec::new();
+    for (module, file) in modules {
+        let source = fs::read_to_string(file).unwrap();
+        let mut target: Option<PathBuf> = None;
+        for line in source.lines().map(str::trim) {
+            if let Some(rest) = line.strip_prefix("#[path = \"") {
+                let name = rest.split('"').next().unwrap();
+                target = Some(file.parent().unwrap().join(name));
+            } else if let Some(named) = target.take() {
+                let declared = line
+                    .trim_start_matches("pub ")
+                    .strip_prefix("mod ")
+                    .and_then(|rest| rest.strip_suffix(';'));
+                if let Some(name) = declared {
+                    let mut alias = module.clone();
+                    alias.push(name.to_string());
+                    aliases.push((alias, module_of(src, &named)));
+                } else if line.starts_with("#[") {
+                    target = Some(named);
+                }
+            }
+        }
+    }
+    aliases
+}
+
 fn crate_graph(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
@@ -183,7 +216,16 @@ fn crate_graph(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
         .map(|f| (module_of(src, f), f.clone()))
         .collect();
     // The deepest file module along `path` (the file the path leads into).
+    let aliases = path_attributes(src, &modules);
     let file_of = |path: &[String]| {
+        // A module declared with `#[path = "…"]` is the file it names.
+        let path: Module = aliases
+            .iter()
+            .find(|(alias, _)| path.starts_with(alias))
+            .map_or_else(
+                || path.to_vec(),
+                |(alias, target)| target.iter().chain(&path[alias.len()..]).cloned().collect(),
+            );
         (0..=path.len())
             .rev()
             .map(|n| path[..n].to_vec())

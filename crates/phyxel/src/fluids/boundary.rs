@@ -54,41 +54,6 @@ impl Boundary {
             .collect();
         Ok(Self { x: points, volume })
     }
-
-    /// The walls of a box [0, width] × [0, height], open-topped or with a `lid`: `layers` rows of
-    /// particles at spacing `spacing` outside each side, below the floor (and above the lid), the first
-    /// half a spacing from the wall.
-    pub fn box_walls(
-        width: f64,
-        height: f64,
-        spacing: f64,
-        layers: usize,
-        lid: bool,
-    ) -> Vec<Vector> {
-        let mut points = Vec::new();
-        let nx = (width / spacing).round() as i64;
-        let ny = (height / spacing).round() as i64;
-        let l = layers as i64;
-        for k in 0..l {
-            let offset = (k as f64 + 0.5) * spacing;
-            // Floor, running under the side walls' layers so the corners are filled.
-            for i in -l..nx + l {
-                points.push(Vector::new((i as f64 + 0.5) * spacing, -offset));
-            }
-            for j in 0..ny {
-                let y = (j as f64 + 0.5) * spacing;
-                points.push(Vector::new(-offset, y));
-                points.push(Vector::new(width + offset, y));
-            }
-            // The lid, over the side walls' layers likewise.
-            if lid {
-                for i in -l..nx + l {
-                    points.push(Vector::new((i as f64 + 0.5) * spacing, height + offset));
-                }
-            }
-        }
-        points
-    }
 }
 
 /// The bounding box of some points (the origin's for none).

@@ -10,16 +10,13 @@ use super::boundary::{bounds, Boundary};
 use super::error::FluidError;
 use super::grid::{CellGrid, NeighbourLists};
 use super::kernel::{PairKernel, SmoothingKernel, Vector};
+use super::space::lattice_points;
+pub use super::space::{MAX_FLUID_PARTICLES, WALL_DISTANCE};
 
-/// The most fluid particles a fluid holds (the 2D lesson's budget: 10 000 at 60 steps per second on one
-/// browser thread, with room to spare).
-pub const MAX_FLUID_PARTICLES: usize = 50_000;
 /// Support radius h over the particle spacing Δx.
 pub const SUPPORT_RATIO: f64 = 2.0;
 /// A step is refused when a particle would move more than this fraction of h.
 pub const MAX_STEP_TRAVEL: f64 = 0.5;
-/// The closest a fluid particle may come to a wall particle, over Δx (see [`Fluid::keep_off_walls`]).
-pub const WALL_DISTANCE: f64 = 0.75;
 /// A step is refused when the mean density error (compression, see [`Fluid::density_error`]) exceeds this.
 pub const MAX_DENSITY_ERROR: f64 = 0.2;
 
@@ -85,7 +82,7 @@ pub struct Fluid {
     pub boundary: Boundary,
     /// The impulse Σ Δt F_b each boundary particle took from the fluid's pressure in the last step
     /// (Akinci et al. 2012 eq. 10, the reaction to the wall's term on the fluid), kept only while it is
-    /// not empty: a moving body ([`super::coupling`]) sizes it to the boundary and reads its own part.
+    /// not empty: a moving body ([`crate::fluids::coupling`]) sizes it to the boundary and reads its own part.
     pub boundary_impulse: Vec<Vector>,
     /// The boundary particles' velocities v_b where they move (a body's), for DFSPH's Dρ/Dt; empty or
     /// shorter than the boundary: the rest are at rest.
@@ -161,7 +158,7 @@ impl Fluid {
         // Room above the open box for splashes: three times its height (a jet up the far wall of the
         // lesson's dam break reached twice the box's height).
         let pad = Vector::splat(2.0 * kernel.h);
-        let above = Vector::new(0.0, 3.0 * (hi.y - lo.y));
+        let above = Vector::Y * (3.0 * (hi.y - lo.y));
         let grid = CellGrid::new(lo - pad, hi + pad + above, kernel.h);
         if grid.cells() > 4_000_000 {
             return Err(FluidError::BadInput(format!(
@@ -176,12 +173,10 @@ impl Fluid {
         // The number density of a full lattice of spacing Δx: Σ over the lattice of W.
         let dx = settings.spacing;
         let reach = (SUPPORT_RATIO.ceil() as i64) + 1;
-        let mut lattice = 0.0;
-        for a in -reach..=reach {
-            for b in -reach..=reach {
-                lattice += kernel.w(Vector::new(a as f64 * dx, b as f64 * dx).length());
-            }
-        }
+        let lattice: f64 = lattice_points(reach, dx)
+            .into_iter()
+            .map(|p| kernel.w(p.length()))
+            .sum();
         let n = x.len();
         Ok(Self {
             settings,
@@ -246,7 +241,7 @@ impl Fluid {
     }
 
     /// Replace the boundary particles from `first` on by `points` with volumes `volume` (a moving body's,
-    /// [`super::coupling`]): the walls before `first` keep theirs. The boundary grid is rebuilt; the
+    /// [`crate::fluids::coupling`]): the walls before `first` keep theirs. The boundary grid is rebuilt; the
     /// neighbours and densities are not (call [`Fluid::find_neighbours`] and
     /// [`Fluid::compute_densities`] after).
     pub fn set_moving_boundary(

@@ -1,19 +1,22 @@
 //! Neighbourhoods on a uniform cell grid (seed 002 §5.2 with a dense table instead of a hash: the
 //! fluid lives in a box, so the grid of cells of edge h over the box is small and every cell has its
 //! own slot — no hash collisions to scan). The points are counting-sorted by cell (count → prefix sum
-//! → scatter, as `meshless/neighbours.rs` does for the phyxels), and each query scans the 3×3 cells
-//! around it. Neighbour lists are kept in compressed rows (`start`, `index`) whose buffers are reused
+//! → scatter, as `meshless/neighbours.rs` does for the phyxels), and each query scans the 3×3 (3×3×3
+//! in 3D) cells around it, one row of three cells along x at a time. Neighbour lists are kept in compressed rows (`start`, `index`) whose buffers are reused
 //! from step to step: no allocation once they have grown to the fluid's size.
 
 use super::kernel::Vector;
+use super::space::{coordinates, DIM};
 
-/// Points sorted by the cell of edge `cell` that holds them, over the rectangle [lo, hi].
+/// Points sorted by the cell of edge `cell` that holds them, over the box [lo, hi].
 #[derive(Clone, Debug, Default)]
 pub struct CellGrid {
-    lo: Vector,
+    lo: [f64; DIM],
     cell: f64,
-    nx: usize,
-    ny: usize,
+    /// Cells along each axis.
+    n: [usize; DIM],
+    /// Cell index c = Σ_d c_d stride_d (x fastest).
+    stride: [usize; DIM],
     /// `cell_start[c] .. cell_start[c + 1]` are the points of cell c in `sorted`.
     cell_start: Vec<u32>,
     sorted: Vec<u32>,
@@ -25,14 +28,19 @@ pub struct CellGrid {
 impl CellGrid {
     /// An empty grid over [lo, hi] with cells of edge `cell` (the support radius).
     pub fn new(lo: Vector, hi: Vector, cell: f64) -> Self {
-        let nx = (((hi.x - lo.x) / cell).ceil() as usize).max(1);
-        let ny = (((hi.y - lo.y) / cell).ceil() as usize).max(1);
+        let (lo, hi) = (coordinates(lo), coordinates(hi));
+        let n: [usize; DIM] =
+            std::array::from_fn(|d| (((hi[d] - lo[d]) / cell).ceil() as usize).max(1));
+        let mut stride = [1; DIM];
+        for d in 1..DIM {
+            stride[d] = stride[d - 1] * n[d - 1];
+        }
         Self {
             lo,
             cell,
-            nx,
-            ny,
-            cell_start: vec![0; nx * ny + 1],
+            n,
+            stride,
+            cell_start: vec![0; n.iter().product::<usize>() + 1],
             sorted: Vec::new(),
             sorted_x: Vec::new(),
             cell_of: Vec::new(),
@@ -41,18 +49,21 @@ impl CellGrid {
 
     /// The number of cells (the grid's memory is proportional to it).
     pub fn cells(&self) -> usize {
-        self.nx * self.ny
+        self.n.iter().product()
     }
 
-    fn cell_coords(&self, x: Vector) -> Option<(usize, usize)> {
-        let cx = ((x.x - self.lo.x) / self.cell).floor();
-        let cy = ((x.y - self.lo.y) / self.cell).floor();
-        // NaN fails both comparisons, so a NaN position is outside too.
-        if cx >= 0.0 && cy >= 0.0 && cx < self.nx as f64 && cy < self.ny as f64 {
-            Some((cx as usize, cy as usize))
-        } else {
-            None
+    /// The index of the cell that holds x, if it is inside the grid.
+    fn cell_index(&self, x: Vector) -> Option<usize> {
+        let mut c = 0;
+        for (d, x) in coordinates(x).into_iter().enumerate() {
+            let cd = ((x - self.lo[d]) / self.cell).floor();
+            // NaN fails both comparisons, so a NaN position is outside too.
+            if !(cd >= 0.0 && cd < self.n[d] as f64) {
+                return None;
+            }
+            c += cd as usize * self.stride[d];
         }
+        Some(c)
     }
 
     /// Sort `points` into the cells; `Err(i)` names the first point outside the grid.
@@ -60,12 +71,12 @@ impl CellGrid {
         self.cell_of.clear();
         self.cell_start.iter_mut().for_each(|c| *c = 0);
         for (i, &x) in points.iter().enumerate() {
-            let (cx, cy) = self.cell_coords(x).ok_or(i)?;
-            let c = cy * self.nx + cx;
+            let c = self.cell_index(x).ok_or(i)?;
             self.cell_of.push(c as u32);
             self.cell_start[c + 1] += 1;
         }
-        for c in 0..self.nx * self.ny {
+        let cells = self.cells();
+        for c in 0..cells {
             self.cell_start[c + 1] += self.cell_start[c];
         }
         self.sorted.clear();
@@ -81,10 +92,10 @@ impl CellGrid {
         self.sorted_x
             .extend(self.sorted.iter().map(|&i| points[i as usize]));
         // Each cell_start[c + 1] now holds the start of cell c: shift back by one.
-        for c in 0..self.nx * self.ny {
+        for c in 0..cells {
             self.cell_start[c] = self.cell_start[c + 1];
         }
-        self.cell_start[self.nx * self.ny] = points.len() as u32;
+        self.cell_start[cells] = points.len() as u32;
         Ok(())
     }
 
@@ -98,25 +109,41 @@ impl CellGrid {
     #[inline]
     pub fn for_each_near_with_position(&self, x: Vector, mut f: impl FnMut(usize, Vector)) {
         // Divided, not multiplied by 1/cell: the cell must be the one `build` put an equal point in.
-        let cx = Self::floor((x.x - self.lo.x) / self.cell);
-        let cy = Self::floor((x.y - self.lo.y) / self.cell);
-        let x0 = (cx - 1).max(0);
-        let x1 = (cx + 1).min(self.nx as i64 - 1);
-        if x0 > x1 {
-            return;
+        let x = coordinates(x);
+        let mut first = [0usize; DIM];
+        let mut last = [0usize; DIM];
+        for d in 0..DIM {
+            let c = Self::floor((x[d] - self.lo[d]) / self.cell);
+            let (a, b) = ((c - 1).max(0), (c + 1).min(self.n[d] as i64 - 1));
+            if a > b {
+                return;
+            }
+            (first[d], last[d]) = (a as usize, b as usize);
         }
-        for y in (cy - 1).max(0)..=(cy + 1).min(self.ny as i64 - 1) {
-            let row = y as usize * self.nx;
-            let a = self.cell_start[row + x0 as usize] as usize;
-            let b = self.cell_start[row + x1 as usize + 1] as usize;
+        // The rows of cells along x, over every cell of the other axes in range (an odometer).
+        let mut at = first;
+        loop {
+            let row: usize = (1..DIM).map(|d| at[d] * self.stride[d]).sum();
+            let a = self.cell_start[row + first[0]] as usize;
+            let b = self.cell_start[row + last[0] + 1] as usize;
             for (&j, &xj) in self.sorted[a..b].iter().zip(&self.sorted_x[a..b]) {
                 f(j as usize, xj);
+            }
+            let mut d = 1;
+            loop {
+                if d == DIM {
+                    return;
+                }
+                if at[d] < last[d] {
+                    at[d] += 1;
+                    break;
+                }
+                at[d] = first[d];
+                d += 1;
             }
         }
     }
 
-    /// ⌊q⌋ as an integer; a truncation where q ≥ 0 (every query inside the grid), which x86-64's
-    /// baseline does without a call to `floor`.
     #[inline(always)]
     fn floor(q: f64) -> i64 {
         if q >= 0.0 {

@@ -1,17 +1,10 @@
-//! The fluid solvers' vector type and smoothing kernel. Everything that depends on the dimension is
-//! here and in `grid.rs` (the 3×3 cell scan): the 3D fluid swaps `Vector` for `DVec3`, `DIMENSION`
-//! for `Three` and the scan for 3×3×3 cells; the solvers are written in vectors and kernel calls only.
-//!
-//! The kernel is the cubic spline of [`crate::kernels`] (KBST19 eq. 4, support h, normalized in
-//! `DIMENSION`), with its constant and powers of h taken once.
+//! The fluid solvers' smoothing kernel: the cubic spline of [`crate::kernels`] (KBST19 eq. 4, support
+//! h, normalized in the space's dimension), with its constant and powers of h taken once. The vector
+//! type and the dimension come from `space.rs` (2D here, 3D in `crate::fluids3d`).
 
-use crate::kernels::{Dimension, Kernel};
-use glam::DVec2;
-
-/// A position, velocity or gradient.
-pub type Vector = DVec2;
-/// The dimension the kernel is normalized in.
-pub const DIMENSION: Dimension = Dimension::Two;
+pub use super::space::Vector;
+use super::space::DIMENSION;
+use crate::kernels::Kernel;
 
 /// W(r) = σ_d / h^d f(r/h) and ∇W(x) = σ_d / h^(d+1) f′(|x|/h) x/|x| of the cubic spline.
 #[derive(Clone, Copy, Debug)]

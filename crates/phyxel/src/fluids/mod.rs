@@ -6,8 +6,9 @@
 //! The files, in the order a reader takes them (each uses only those before it):
 //!
 //! - `error.rs` — what is refused and why ([`FluidError`]);
-//! - `kernel.rs` — the vector type and the cubic-spline kernel (all that names the dimension, with
-//!   the 3×3 cell scan of `grid.rs`);
+//! - `space.rs` — the vector type, the dimension and what names coordinates (the only file the 3D
+//!   fluid, `crate::fluids3d`, replaces; it compiles the others again over 3D vectors);
+//! - `kernel.rs` — the cubic-spline kernel;
 //! - `grid.rs` — the cell grid and the neighbour lists in compressed rows;
 //! - `boundary.rs` — wall particles and their volumes V_b;
 //! - `fluid.rs` — the particles and the passes every solver shares (density, gravity and stirring,
@@ -16,7 +17,7 @@
 //! - `simulation.rs` — a fluid with its solver, switched at run time, stepped at the CFL step;
 //! - `coupling.rs` — a deformable phyxel body in the fluid, two-way (Akinci et al. 2012 §3.3–3.4);
 //! - `surface.rs` — marching squares;
-//! - `scene.rs` — the column and the dam break;
+//! - `scene.rs` — the column and the dam break in a box of wall particles;
 //! - `tests.rs` — the claims, against theory and Martin & Moyce's experiment.
 
 pub mod boundary;
@@ -31,6 +32,7 @@ pub mod kernel;
 pub mod pbf;
 pub mod scene;
 pub mod simulation;
+pub mod space;
 pub mod surface;
 #[cfg(test)]
 mod tests;

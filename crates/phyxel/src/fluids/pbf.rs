@@ -147,7 +147,7 @@ impl Pbf {
                         let push = (fluid.boundary.volume[b as usize] * li) * pair.grad;
                         dx += push;
                         // The fluid's momentum changes by m Δx/Δt: the wall particle takes the
-                        // opposite, where it is kept (a moving body, [`super::coupling`]).
+                        // opposite, where it is kept (a moving body, [`crate::fluids::coupling`]).
                         if let Some(impulse) = fluid.boundary_impulse.get_mut(b as usize) {
                             *impulse -= (fluid.mass / dt) * push;
                         }

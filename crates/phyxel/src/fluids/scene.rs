@@ -1,7 +1,6 @@
 //! The scenes of the tests and the lesson: a column of fluid in an open box, at rest (the hydrostatic
 //! test) or released against an empty stretch of floor (the dam break of Martin & Moyce 1952).
 
-use super::boundary::Boundary;
 use super::error::FluidError;
 use super::fluid::{Fluid, FluidSettings, MAX_FLUID_PARTICLES};
 use super::kernel::Vector;
@@ -110,7 +109,7 @@ impl Column {
                 x.push(Vector::new((i as f64 + 0.5) * dx, (j as f64 + 0.5) * dx));
             }
         }
-        let walls = Boundary::box_walls(self.box_width, self.box_height, dx, WALL_LAYERS, self.lid);
+        let walls = box_walls(self.box_width, self.box_height, dx, WALL_LAYERS, self.lid);
         Fluid::new(
             x,
             walls,
@@ -122,4 +121,33 @@ impl Column {
             },
         )
     }
+}
+
+/// The walls of a box [0, width] × [0, height], open-topped or with a `lid`: `layers` rows of
+/// particles at spacing `spacing` outside each side, below the floor (and above the lid), the first
+/// half a spacing from the wall.
+pub fn box_walls(width: f64, height: f64, spacing: f64, layers: usize, lid: bool) -> Vec<Vector> {
+    let mut points = Vec::new();
+    let nx = (width / spacing).round() as i64;
+    let ny = (height / spacing).round() as i64;
+    let l = layers as i64;
+    for k in 0..l {
+        let offset = (k as f64 + 0.5) * spacing;
+        // Floor, running under the side walls' layers so the corners are filled.
+        for i in -l..nx + l {
+            points.push(Vector::new((i as f64 + 0.5) * spacing, -offset));
+        }
+        for j in 0..ny {
+            let y = (j as f64 + 0.5) * spacing;
+            points.push(Vector::new(-offset, y));
+            points.push(Vector::new(width + offset, y));
+        }
+        // The lid, over the side walls' layers likewise.
+        if lid {
+            for i in -l..nx + l {
+                points.push(Vector::new((i as f64 + 0.5) * spacing, height + offset));
+            }
+        }
+    }
+    points
 }
