@@ -479,3 +479,97 @@ fn the_free_surface_of_a_column_at_rest_is_at_its_height() {
         }
     }
 }
+
+/// Not a claim: the DFSPH column of `crates/phyxel-bench/splishsplash/column_2d.py` (the same
+/// lattice, walls, kernel, mass, tolerances, λ = 0.4, Δt ≤ 2 ms, ξ = 0.01) with the same printout,
+/// for the side-by-side table in docs/benchmarks.md. `PHYXEL_COLUMN=ACROSS,SECONDS[,DT_MAX[,splash]]`
+/// (default 40,0.5,0.002); `splash` gives the particles SPlisHSPlasH's mass ρ₀ Δx² (its DFSPH's V = (2r)²) instead of
+/// Phyxel's ρ₀ / Σ_lattice W, 0.086 % less, so that the bulk starts at 1.00086 ρ₀ as it does there:
+///
+///     PHYXEL_COLUMN=40,0.5 cargo test --release -p phyxel --lib dfsph_column_side_by_side -- --ignored --nocapture
+#[test]
+#[ignore]
+fn dfsph_column_side_by_side() {
+    let spec = std::env::var("PHYXEL_COLUMN").unwrap_or_else(|_| "40,0.5".into());
+    let mut parts = spec.split(',');
+    let across: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(40);
+    let seconds: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.5);
+    let dt_max: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.002);
+    let splash_mass = parts.next() == Some("splash");
+    let (width, box_height) = (0.1, 0.25);
+    let mut sim = simulation(&column(across), Solver::Dfsph);
+    sim.dt_max = dt_max;
+    let n = sim.fluid.len();
+    if splash_mass {
+        sim.fluid.mass = sim.fluid.rest_density() * sim.fluid.spacing().powi(2);
+        sim.fluid.compute_densities();
+    }
+    let stats = |f: &Fluid| {
+        let (mut worst, mut at) = (f64::NEG_INFINITY, Vector::ZERO);
+        for (rho, x) in f.density.iter().zip(&f.x) {
+            let e = rho / f.rest_density() - 1.0;
+            if e > worst {
+                (worst, at) = (e, *x);
+            }
+        }
+        let out =
+            f.x.iter()
+                .filter(|x| !(0.0..=width).contains(&x.x) || !(0.0..=box_height).contains(&x.y))
+                .count();
+        (worst, at / f.spacing(), f.density_error(), out)
+    };
+    let (worst, at, mean, _) = stats(&sim.fluid);
+    println!(
+        "{across} across: {n} particles, {} wall particles, mass {:.7} kg; initial lattice: max {worst:+.4} (at {:.2}, {:.2} dx) mean {mean:.5}",
+        sim.fluid.boundary.x.len(),
+        sim.fluid.mass,
+        at.x,
+        at.y
+    );
+    let (mut vmax, mut worst_all, mut worst_mean, mut most_out) = (0.0f64, worst, mean, 0);
+    let (mut iterations, mut steps, mut solve) = (0u64, 0u64, 0.0f64);
+    let mut report = 0.05;
+    let mut first_iterations = (0, 0);
+    while sim.fluid.time < seconds - 1e-9 {
+        let start = std::time::Instant::now();
+        let result = sim.step();
+        solve += start.elapsed().as_secs_f64();
+        if let Err(e) = result {
+            println!(
+                "step {} refused at t = {:.4}: {e}",
+                steps + 1,
+                sim.fluid.time
+            );
+            break;
+        }
+        steps += 1;
+        let (d, v) = sim.dfsph.last_iterations;
+        if steps == 1 {
+            first_iterations = (d, v);
+        }
+        iterations += u64::from(d + v);
+        let speed = sim.fluid.max_speed();
+        let (worst, at, mean, out) = stats(&sim.fluid);
+        vmax = vmax.max(speed);
+        worst_all = worst_all.max(worst);
+        worst_mean = worst_mean.max(mean);
+        most_out = most_out.max(out);
+        if steps <= 12 || sim.fluid.time >= report - 1e-9 {
+            if steps > 12 {
+                report += 0.05;
+            }
+            println!(
+                "step {steps:4} t {:.4} dt {:.5} iterations {d:3} + {v:3} vmax {speed:.3} m/s out {out} | rho after step {steps}: max {worst:+.4} (at {:.2}, {:.2} dx) mean {mean:.5}",
+                sim.fluid.time, sim.last.dt, at.x, at.y
+            );
+        }
+    }
+    println!(
+        "{{\"code\": \"Phyxel DFSPH\", \"splash_mass\": {splash_mass}, \"across\": {across}, \"dt_max\": {dt_max}, \"particles\": {n}, \"seconds\": {:.4}, \"steps\": {steps}, \"iterations_first_step\": [{}, {}], \"iterations_per_step\": {:.1}, \"largest_speed\": {vmax:.3}, \"largest_density_error\": {worst_all:.4}, \"largest_mean_density_error\": {worst_mean:.6}, \"most_particles_out\": {most_out}, \"ns_per_particle_step\": {:.0}}}",
+        sim.fluid.time,
+        first_iterations.0,
+        first_iterations.1,
+        iterations as f64 / steps.max(1) as f64,
+        solve / steps.max(1) as f64 / n as f64 * 1e9
+    );
+}
