@@ -34,7 +34,11 @@ largest speed, the largest and the mean density error (Phyxel's measure: mean of
 and the particles outside the box, then a summary line (JSON) with the cost per particle-step, the
 time spent in this script's per-step measurements left out. Not part of CI: see README.md.
 
-    LD_PRELOAD=/lib/x86_64-linux-gnu/libGLdispatch.so.0 python3.11 column_2d.py ACROSS SECONDS [DT_MAX [MAX_ITERATIONS]]
+    LD_PRELOAD=/lib/x86_64-linux-gnu/libGLdispatch.so.0 python3.11 column_2d.py ACROSS SECONDS [DT_MAX [MAX_ITERATIONS]] [--dam-break]
+
+`--dam-break`: the lesson's dam break instead (a column 0.5 m × 1 m in the left corner of a box 2 m ×
+1.5 m closed by a lid, Δt ≤ 1/240 s unless DT_MAX is given; walls, lattice and solver settings as
+above); Phyxel's side: the ignored test `dfsph_dam_break_side_by_side`.
 
 Note on the densities: SPlisHSPlasH computes ρ at the start of each step (before it moves the
 particles), so the density read after step k is that of the positions after step k − 1; this script
@@ -56,13 +60,22 @@ across = int(args[0]) if len(args) > 0 else 40
 duration = float(args[1]) if len(args) > 1 else 0.5
 dt_max = float(args[2]) if len(args) > 2 else 0.002
 max_iterations = int(args[3]) if len(args) > 3 else 100
-WIDTH, HEIGHT, BOX_HEIGHT, LAYERS, RHO0 = 0.1, 0.2, 0.25, 3, 1000.0
+LAYERS, RHO0 = 3, 1000.0
+dam_break = "--dam-break" in sys.argv
+if dam_break:
+    # The lesson's dam break (crates/phyxel/src/lessons/sph_fluids.rs, `dam_break`): a column a × 2a,
+    # a = 0.5 m, in the left corner of a box 4a × 3a closed by a lid; Δt ≤ 1/240 s (its DT_MAX).
+    WIDTH, HEIGHT, BOX_WIDTH, BOX_HEIGHT, LID = 0.5, 1.0, 2.0, 1.5, True
+    if len(args) <= 2:
+        dt_max = 1.0 / 240.0
+else:
+    WIDTH, HEIGHT, BOX_WIDTH, BOX_HEIGHT, LID = 0.1, 0.2, 0.1, 0.25, False
 dx = WIDTH / across
 r = dx / 2
 workdir = tempfile.mkdtemp()
 
-# Phyxel's Boundary::box_walls(0.1, 0.25, dx, 3, no lid).
-nx, ny = round(WIDTH / dx), round(BOX_HEIGHT / dx)
+# Phyxel's Boundary::box_walls(BOX_WIDTH, BOX_HEIGHT, dx, 3, LID).
+nx, ny = round(BOX_WIDTH / dx), round(BOX_HEIGHT / dx)
 walls = []
 for k in range(LAYERS):
     off = (k + 0.5) * dx
@@ -71,7 +84,10 @@ for k in range(LAYERS):
     for j in range(ny):
         y = (j + 0.5) * dx
         walls.append((-off, y))
-        walls.append((WIDTH + off, y))
+        walls.append((BOX_WIDTH + off, y))
+    if LID:
+        for i in range(-LAYERS, nx + LAYERS):
+            walls.append(((i + 0.5) * dx, BOX_HEIGHT + off))
 with open(os.path.join(workdir, "walls.geo"), "w") as f:
     # Partio's .geo reader needs the PointAttrib token and "( )" after each point.
     f.write(f"PGEOMETRY V5\nNPoints {len(walls)} NPrims 0\nNPointGroups 0 NPrimGroups 0\n")
@@ -168,7 +184,7 @@ def after_step():
     speed = np.hypot(v[:, 0], v[:, 1])
     err = rho / RHO0 - 1
     mean = float(np.maximum(err, 0).mean())
-    out = int(((x[:, 0] < 0) | (x[:, 0] > WIDTH) | (x[:, 1] < 0) | (x[:, 1] > BOX_HEIGHT)).sum())
+    out = int(((x[:, 0] < 0) | (x[:, 0] > BOX_WIDTH) | (x[:, 1] < 0) | (x[:, 1] > BOX_HEIGHT)).sum())
     state["vmax"] = max(state["vmax"], float(speed.max()))
     state["worst"] = max(state["worst"], float(err.max()))
     state["worst_mean"] = max(state["worst_mean"], mean)
@@ -182,7 +198,8 @@ def after_step():
         print(
             f"step {k:4} t {tm.getTime():.4f} dt {tm.getTimeStepSize():.5f} iterations {it:3} + {it_v:3} "
             f"vmax {speed.max():.3f} m/s out {out} | rho after step {k - 1}: max {err.max():+.4f} "
-            f"(at {x[i, 0] / dx:.2f}, {x[i, 1] / dx:.2f} dx) mean {mean:.5f}",
+            f"(at {x[i, 0] / dx:.2f}, {x[i, 1] / dx:.2f} dx) mean {mean:.5f}"
+            + (f" | front {x[:, 0].max() / WIDTH:.3f} a" if dam_break else ""),
             flush=True,
         )
     state["probe"] += time.perf_counter() - t0
@@ -196,6 +213,7 @@ solve = wall - state["probe"]
 steps = state["steps"]
 summary = {
     "code": "SPlisHSPlasH 2.19.0 DFSPH (2D)",
+    "scene": "dam break" if dam_break else "column",
     "across": across,
     "dt_max": dt_max,
     "max_iterations": max_iterations,

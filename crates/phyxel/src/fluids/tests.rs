@@ -483,21 +483,79 @@ fn the_free_surface_of_a_column_at_rest_is_at_its_height() {
 /// Not a claim: the DFSPH column of `crates/phyxel-bench/splishsplash/column_2d.py` (the same
 /// lattice, walls, kernel, mass, tolerances, λ = 0.4, Δt ≤ 2 ms, ξ = 0.01) with the same printout,
 /// for the side-by-side table in docs/benchmarks.md. `PHYXEL_COLUMN=ACROSS,SECONDS[,DT_MAX[,splash]]`
-/// (default 40,0.5,0.002); `splash` gives the particles SPlisHSPlasH's mass ρ₀ Δx² (its DFSPH's V = (2r)²) instead of
-/// Phyxel's ρ₀ / Σ_lattice W, 0.086 % less, so that the bulk starts at 1.00086 ρ₀ as it does there:
+/// (default 40,0.5,0.002); `splash` gives the particles SPlisHSPlasH's mass ρ₀ Δx² (its DFSPH's
+/// V = (2r)²) instead of Phyxel's ρ₀ / Σ_lattice W, 0.086 % less, so that the bulk starts at
+/// 1.00086 ρ₀ as it does there:
 ///
 ///     PHYXEL_COLUMN=40,0.5 cargo test --release -p phyxel --lib dfsph_column_side_by_side -- --ignored --nocapture
 #[test]
 #[ignore]
 fn dfsph_column_side_by_side() {
-    let spec = std::env::var("PHYXEL_COLUMN").unwrap_or_else(|_| "40,0.5".into());
-    let mut parts = spec.split(',');
-    let across: usize = parts.next().and_then(|s| s.parse().ok()).unwrap_or(40);
-    let seconds: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.5);
-    let dt_max: f64 = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0.002);
-    let splash_mass = parts.next() == Some("splash");
-    let (width, box_height) = (0.1, 0.25);
-    let mut sim = simulation(&column(across), Solver::Dfsph);
+    let spec = SideBySide::from_env("PHYXEL_COLUMN", 40, 0.5, 0.002);
+    let sim = simulation(&column(spec.across), Solver::Dfsph);
+    side_by_side(sim, spec, (0.1, 0.25), None);
+}
+
+/// Not a claim: the lesson's dam break ([`crate::lessons::sph_fluids::dam_break`], its defaults, DFSPH)
+/// as `column_2d.py --dam-break` runs it in SPlisHSPlasH, with the printout of
+/// [`dfsph_column_side_by_side`] and the front in a. `PHYXEL_DAM_BREAK=ACROSS,SECONDS[,DT_MAX[,splash]]`
+/// (default 35,1,1/240):
+///
+///     PHYXEL_DAM_BREAK=35,1 cargo test --release -p phyxel --lib dfsph_dam_break_side_by_side -- --ignored --nocapture
+#[test]
+#[ignore]
+fn dfsph_dam_break_side_by_side() {
+    use crate::lessons::sph_fluids::{dam_break, Settings, COLUMN_WIDTH, DT_MAX};
+    let spec = SideBySide::from_env("PHYXEL_DAM_BREAK", 35, 1.0, DT_MAX);
+    let settings = Settings {
+        across: spec.across,
+        xsph: 0.01,
+        iterations: 100,
+        sound: 10.0,
+        body: 0.0,
+    };
+    let sim = dam_break(settings, Solver::Dfsph).expect("the dam break builds");
+    side_by_side(
+        sim,
+        spec,
+        (4.0 * COLUMN_WIDTH, 3.0 * COLUMN_WIDTH),
+        Some(COLUMN_WIDTH),
+    );
+}
+
+/// A side-by-side run's parameters, from `ACROSS,SECONDS[,DT_MAX[,splash]]` in an environment variable.
+#[derive(Clone, Copy)]
+struct SideBySide {
+    across: usize,
+    seconds: f64,
+    dt_max: f64,
+    splash_mass: bool,
+}
+
+impl SideBySide {
+    fn from_env(name: &str, across: usize, seconds: f64, dt_max: f64) -> Self {
+        let spec = std::env::var(name).unwrap_or_default();
+        let mut parts = spec.split(',');
+        let mut next = || parts.next().filter(|s| !s.is_empty());
+        Self {
+            across: next().and_then(|s| s.parse().ok()).unwrap_or(across),
+            seconds: next().and_then(|s| s.parse().ok()).unwrap_or(seconds),
+            dt_max: next().and_then(|s| s.parse().ok()).unwrap_or(dt_max),
+            splash_mass: next() == Some("splash"),
+        }
+    }
+}
+
+/// Run `sim` for the spec's time printing what `column_2d.py` prints: the first 12 steps and then every
+/// 0.05 s, and a JSON summary; with `front`, the largest x in units of that width.
+fn side_by_side(mut sim: FluidSimulation, spec: SideBySide, walls: (f64, f64), front: Option<f64>) {
+    let SideBySide {
+        across,
+        seconds,
+        dt_max,
+        splash_mass,
+    } = spec;
+    let (width, box_height) = walls;
     sim.dt_max = dt_max;
     let n = sim.fluid.len();
     if splash_mass {
@@ -517,6 +575,13 @@ fn dfsph_column_side_by_side() {
                 .filter(|x| !(0.0..=width).contains(&x.x) || !(0.0..=box_height).contains(&x.y))
                 .count();
         (worst, at / f.spacing(), f.density_error(), out)
+    };
+    let front_text = |f: &Fluid| match front {
+        Some(a) => format!(
+            " | front {:.3} a",
+            f.x.iter().map(|x| x.x).fold(f64::NEG_INFINITY, f64::max) / a
+        ),
+        None => String::new(),
     };
     let (worst, at, mean, _) = stats(&sim.fluid);
     println!(
@@ -559,13 +624,18 @@ fn dfsph_column_side_by_side() {
                 report += 0.05;
             }
             println!(
-                "step {steps:4} t {:.4} dt {:.5} iterations {d:3} + {v:3} vmax {speed:.3} m/s out {out} | rho after step {steps}: max {worst:+.4} (at {:.2}, {:.2} dx) mean {mean:.5}",
-                sim.fluid.time, sim.last.dt, at.x, at.y
+                "step {steps:4} t {:.4} dt {:.5} iterations {d:3} + {v:3} vmax {speed:.3} m/s out {out} | rho after step {steps}: max {worst:+.4} (at {:.2}, {:.2} dx) mean {mean:.5}{}",
+                sim.fluid.time,
+                sim.last.dt,
+                at.x,
+                at.y,
+                front_text(&sim.fluid)
             );
         }
     }
     println!(
-        "{{\"code\": \"Phyxel DFSPH\", \"splash_mass\": {splash_mass}, \"across\": {across}, \"dt_max\": {dt_max}, \"particles\": {n}, \"seconds\": {:.4}, \"steps\": {steps}, \"iterations_first_step\": [{}, {}], \"iterations_per_step\": {:.1}, \"largest_speed\": {vmax:.3}, \"largest_density_error\": {worst_all:.4}, \"largest_mean_density_error\": {worst_mean:.6}, \"most_particles_out\": {most_out}, \"ns_per_particle_step\": {:.0}}}",
+        "{{\"code\": \"Phyxel DFSPH\", \"scene\": \"{}\", \"splash_mass\": {splash_mass}, \"across\": {across}, \"dt_max\": {dt_max}, \"particles\": {n}, \"seconds\": {:.4}, \"steps\": {steps}, \"iterations_first_step\": [{}, {}], \"iterations_per_step\": {:.1}, \"largest_speed\": {vmax:.3}, \"largest_density_error\": {worst_all:.4}, \"largest_mean_density_error\": {worst_mean:.6}, \"most_particles_out\": {most_out}, \"ns_per_particle_step\": {:.0}}}",
+        if front.is_some() { "dam break" } else { "column" },
         sim.fluid.time,
         first_iterations.0,
         first_iterations.1,
