@@ -18,36 +18,35 @@
 //! it is computed once per position. Only compression is corrected (κ ≥ 0): the free surface is not
 //! pulled in. The pressure shown is p_i = ρ_i Σ κ_i over the step's iterations of both solvers.
 //!
-//! Known limit, shared with the reference implementation (measured 2026-11-24; tables in
-//! docs/benchmarks.md, "SPlisHSPlasH side by side"): on the hydrostatic column of the tests (0.1 ×
-//! 0.2 m released from the square lattice, Akinci walls, 100 iterations, mean tolerance 0.02 %) DFSPH
-//! *erupts* — the bottom row is pressed towards the floor to ρ ≈ 1.3–1.8 ρ₀ within 5–10 steps and
-//! particles are then flung at metres per second — when Δt is long against √(Δx/g):
+//! The time step (measured 2026-11-24; tables in docs/benchmarks.md, "SPlisHSPlasH side by side").
+//! With the CFL step on the particles' speed alone, a column released at rest *erupts* — the bottom row
+//! is pressed towards the floor to ρ ≈ 1.3–1.8 ρ₀ within 5–10 steps, then particles are flung at
+//! metres per second — once Δt √(g H)/Δx is too large, H the column's height (√(g H) = √(p/ρ₀) at its
+//! bottom): on the tests' column (0.1 × 0.2 m, 100 iterations, mean tolerance 0.02 %) calm at ≤ 0.56,
+//! marginal at 0.78–0.84 (ρ to 1.2–1.4 ρ₀, nothing out), erupting at ≥ 1.12, alike at 20, 40 and 80
+//! across. With the tests' cap of 2 ms that is 0.56, 1.12, 2.24 at 20, 40, 80 across: the "defect that
+//! grows with the resolution" of earlier notes. SPlisHSPlasH 2.19's DFSPH, given the same discrete
+//! problem (Phyxel's wall particles, lattice, kernel, tolerances; its initial densities equal this
+//! code's to the digit), erupts the same way at the same numbers, and harder (241 m/s at 40 across,
+//! 2 642 m/s at 80, Δt ≤ 2 ms), so this is a property of the scheme, not a departure from the
+//! reference. Ruled out before (at 40 or 80 across, Δt ≤ 2 ms, each still erupting): 2 000–3 000
+//! iterations (1 000 in SPlisHSPlasH); SPlisHSPlasH's relaxed Jacobi with warm start reimplemented
+//! line by line; spiky-kernel gradients; the Wendland C2 kernel (support 2 Δx); a stopping test on
+//! the largest error; the walls' volumes (V_b = Δx²); a start settled by WCSPH; supports of 2.5–3 Δx.
 //!
-//! - SPlisHSPlasH 2.19's DFSPH, given the same discrete problem (Phyxel's wall particles, lattice,
-//!   kernel, tolerances; its initial densities equal this code's to the digit), erupts too, and
-//!   harder: at Δt ≤ 2 ms 241 m/s at 40 across and 2 642 m/s at 80 (this code: 5.4 m/s, then a refused
-//!   step; 6.7 m/s and a refused step at t = 0.019 s), calm at 20 across in both; its first steps follow
-//!   the same course (the same rows, the same +30–50 % within 10 steps). So the defect is not a
-//!   departure of this code from the reference.
-//! - What decides it in both codes is Δt √(g/Δx): calm at ≤ 0.063 (40 and 80 across: largest speed
-//!   0.30–0.69 m/s, ρ ≤ 1.07 ρ₀, nothing out), erupting at ≥ 0.125 (40, 80 across) and at 0.177 (20
-//!   across); 0.089 is calm at 20 across, marginal at 40 (ρ to 1.2 ρ₀) and erupts at 80. A fixed Δt cap
-//!   thus erupts above some resolution: 2 ms is 0.089 at 20 across, 0.125 at 40, 0.177 at 80.
-//!   SPlisHSPlasH's shipped scenes sit at 0.070; the lesson's Δt ≤ 1/240 s on its a = 0.5 m dam break
-//!   is 0.083 at 20 across, 0.117 at 40, 0.165 at 80 (the page stays ≤ 60 across).
-//! - Not the cause (each measured at 40 or 80 across, Δt ≤ 2 ms, and still erupting): the iteration
-//!   cap (2 000 and 3 000 here, 1 000 in SPlisHSPlasH); SPlisHSPlasH's Jacobi reimplemented line by line here
-//!   (relaxed ω = 0.5 on P = κ/ρ clamped ≥ 0, warm start); the spiky kernel's gradients; a stopping
-//!   test on the largest error; the walls' volumes (V_b = Δx², first row at 1.0003 ρ₀); a start settled
-//!   by WCSPH instead of the lattice; support h = 2.5 Δx or 3 Δx (3 Δx calm at 40 across, erupts at 80).
-//! - Not yet adopted: a bound Δt ≤ C √(Δx/g). One with C = 0.06 was tried before this was understood
-//!   and dropped: on the Martin & Moyce dam break it threw a particle out of the box at 30 across (run
-//!   clean at the CFL step alone) and moved the 10-across front 20–36 % ahead of the experiment. The
-//!   mechanism inside a step — why a longer step lets the bottom row collapse even with 1 000
-//!   iterations — is not established. The tests and the lesson stay where the eruption was not seen
-//!   (the column tests ≤ 20 across at 2 ms; the page ≤ 60 across). To reproduce both codes' runs:
-//!   `crates/phyxel-bench/splishsplash/README.md` (the ignored test `dfsph_column_side_by_side`).
+//! Hence [`Dfsph::hydrostatic_speed`] (on by default): the CFL step counts √(|g| H), H the fluid's
+//! extent along gravity, beside the largest speed, Δt ≤ λ Δx / max(v_max, √(|g| H)) (λ = 0.4 keeps
+//! Δt √(g H)/Δx ≤ 0.4). Measured with it at the 2 ms cap: the column calm at 40 across (0.37 m/s, none
+//! out, 0.5 s) and at 80 (0.51 m/s); the lesson's dam break at 71 across no longer erupts at the start
+//! (largest speed 10 m/s against 20, ρ ≤ 1.08 ρ₀ against 1.56) and its front matches the 35-across one
+//! within 1 %, at 4 % more steps over 1 s (Δt is shorter only while the fluid stands higher than it
+//! moves fast). A bound on √(Δx/g) alone, tried before, was dropped: it does not scale with the column
+//! and cost the dam break accuracy. Not established: the mechanism inside a step — why a longer step
+//! lets the bottom row collapse even with 1 000 iterations. The solver's own pressure is no substitute
+//! for √(g H) in the bound: its corrective part grows as 1/Δt², and Δt then shrinks without end
+//! (measured: Δt → 10⁻⁵ s within 6 steps).
+//! Both codes' runs: `crates/phyxel-bench/splishsplash/README.md` and the ignored tests
+//! `dfsph_column_side_by_side`, `dfsph_dam_break_side_by_side`.
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
@@ -85,6 +84,12 @@ pub struct Dfsph {
     /// is corrected, a guess that pushes too hard is never undone — the dam-break front at 10 across
     /// then ran 28–30 % ahead of Martin & Moyce early on (14–16 % without).
     pub warm_start: bool,
+    /// Whether the CFL step also counts the hydrostatic speed √(|g| H), H the fluid's extent along
+    /// gravity (√(p/ρ₀) at the bottom of a column of height H at rest), beside the particles' largest
+    /// speed. See the module notes: without it a column at rest erupts once Δt √(g H)/Δx exceeds
+    /// about 0.8. (Not the solver's own pressure: its corrective part grows as 1/Δt², and a step bound
+    /// on it shrinks Δt without end.)
+    pub hydrostatic_speed: bool,
     /// ρ*_i (density solver) or Dρ_i/Dt (divergence solver).
     source: Vec<f64>,
     ready: bool,
@@ -110,6 +115,7 @@ impl Default for Dfsph {
             warm_divergence: Vec::new(),
             warm_dt: 0.0,
             warm_start: false,
+            hydrostatic_speed: true,
             source: Vec::new(),
             ready: false,
             last_iterations: (0, 0),
@@ -130,9 +136,28 @@ impl Dfsph {
         self.warm_divergence.iter_mut().for_each(|k| *k = 0.0);
     }
 
-    /// Δt = λ Δx / v_max, at most `dt_max`.
+    /// Δt = λ Δx / max(v_max, √(|g| H)), at most `dt_max`, H the fluid's extent along gravity; without
+    /// `hydrostatic_speed`, λ Δx / v_max.
     pub fn time_step(&self, fluid: &Fluid, dt_max: f64) -> f64 {
-        fluid.cfl_time_step(self.cfl, dt_max)
+        let dt = fluid.cfl_time_step(self.cfl, dt_max);
+        let g = fluid.settings.gravity;
+        if !self.hydrostatic_speed || g == Vector::ZERO || fluid.is_empty() {
+            return dt;
+        }
+        let down = g.normalize();
+        let (low, high) = fluid
+            .x
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                let d = x.dot(down);
+                (lo.min(d), hi.max(d))
+            });
+        let speed = (g.length() * (high - low)).sqrt();
+        if speed > 0.0 {
+            dt.min(self.cfl * fluid.spacing() / speed)
+        } else {
+            dt
+        }
     }
 
     /// One step of Δt (Bender & Koschier 2017, Algorithm 1). Expects neighbours and densities at the

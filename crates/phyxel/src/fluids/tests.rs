@@ -155,6 +155,35 @@ fn pbf_time_averaged_bottom_pressure_converges_to_rho_g_h() {
     bottom_pressure_converges_to_rho_g_h(Solver::Pbf);
 }
 
+/// DFSPH's column at 40 across released from the lattice with the tests' Δt cap of 2 ms stays at rest
+/// for 0.3 s: largest speed below 0.5 m/s, every ρ within 10 % of ρ₀, nothing out of the box. Without
+/// the hydrostatic speed in its CFL step (`Dfsph::hydrostatic_speed`, Δt ≤ λ Δx/√(g H) = 0.72 ms here)
+/// it erupted: the bottom row at +31 % by step 5, 1.8 m/s at t = 0.05 s, particles out of the box by
+/// t = 0.1 s (SPlisHSPlasH's own DFSPH does the same: docs/benchmarks.md). With it, measured: 0.37 m/s
+/// and ρ ≤ 1.022 ρ₀ after every step of the 0.3 s; over 0.5 s 0.37 m/s and nothing out, 0.51 m/s at
+/// 80 across. About 7 s.
+#[test]
+fn dfsph_column_at_40_across_stays_at_rest() {
+    let c = column(40);
+    let mut sim = simulation(&c, Solver::Dfsph);
+    let (mut fastest, mut densest) = (0.0f64, 0.0f64);
+    while sim.fluid.time < 0.3 - 1e-9 {
+        sim.step().expect("no blow-up");
+        fastest = fastest.max(sim.fluid.max_speed());
+        densest = densest.max(sim.fluid.max_density_error());
+        let out = sim
+            .fluid
+            .x
+            .iter()
+            .filter(|x| !(0.0..=c.box_width).contains(&x.x) || !(0.0..=c.box_height).contains(&x.y))
+            .count();
+        assert_eq!(out, 0, "t = {:.4}: {out} particles out", sim.fluid.time);
+    }
+    println!("40 across, 0.3 s: largest speed {fastest:.3} m/s, largest ρ/ρ₀ − 1 {densest:.4}");
+    assert!(fastest < 0.5, "largest speed {fastest} m/s");
+    assert!(densest < 0.1, "largest ρ/ρ₀ − 1 {densest}");
+}
+
 /// The same settled columns: WCSPH (c = 10 √(2gH)) 0.24 % at both resolutions; DFSPH (tolerances
 /// 0.02 % and 0.1 %) 0.022 % and 0.071 %. About 9 s.
 #[test]
