@@ -18,79 +18,35 @@
 //! it is computed once per position. Only compression is corrected (κ ≥ 0): the free surface is not
 //! pulled in. The pressure shown is p_i = ρ_i Σ κ_i over the step's iterations of both solvers.
 //!
-//! Known defect, measured and not yet understood: now and then a particle is ejected at several times
-//! the flow's speed, with no simple dependence on Δt — a column of 40 × 80 at rest threw a corner
-//! particle at 5.4 m/s within 0.03 s at Δt = 2 ms but not at 1 ms; the lesson's column at 80 across
-//! (Δt = 1/240 s) one at 31 m/s; the Martin & Moyce dam break at 30 across ran cleanly to T = 9.24 at
-//! the CFL step (λ = 0.4 or 0.2, Δt ≤ 2 or 1 ms; fastest particle 2.1 m/s) but threw one out of the box
-//! with Δt ≤ 0.06 √(Δx/g) = 0.83 ms (a bound tried and dropped; it also moved the 10-across front 20–36 %
-//! ahead). Suspects: a particle beside two walls, whose α is large (the walls' gradients cancel, few
-//! fluid neighbours) while the walls' 3–4.5 % initial density excess compresses it; and Jacobi
-//! over-push that the one-sided (compression-only) solve never undoes. The tests and the lesson stay
-//! where it was not seen (≤ 20 across in the tests; the page ≤ 60).
+//! The time step (measured 2026-11-24; tables in docs/benchmarks.md, "SPlisHSPlasH side by side").
+//! With the CFL step on the particles' speed alone, a column released at rest *erupts* — the bottom row
+//! is pressed towards the floor to ρ ≈ 1.3–1.8 ρ₀ within 5–10 steps, then particles are flung at
+//! metres per second — once Δt √(g H)/Δx is too large, H the column's height (√(g H) = √(p/ρ₀) at its
+//! bottom): on the tests' column (0.1 × 0.2 m, 100 iterations, mean tolerance 0.02 %) calm at ≤ 0.56,
+//! marginal at 0.78–0.84 (ρ to 1.2–1.4 ρ₀, nothing out), erupting at ≥ 1.12, alike at 20, 40 and 80
+//! across. With the tests' cap of 2 ms that is 0.56, 1.12, 2.24 at 20, 40, 80 across: the "defect that
+//! grows with the resolution" of earlier notes. SPlisHSPlasH 2.19's DFSPH, given the same discrete
+//! problem (Phyxel's wall particles, lattice, kernel, tolerances; its initial densities equal this
+//! code's to the digit), erupts the same way at the same numbers, and harder (241 m/s at 40 across,
+//! 2 642 m/s at 80, Δt ≤ 2 ms), so this is a property of the scheme, not a departure from the
+//! reference. Ruled out before (at 40 or 80 across, Δt ≤ 2 ms, each still erupting): 2 000–3 000
+//! iterations (1 000 in SPlisHSPlasH); SPlisHSPlasH's relaxed Jacobi with warm start reimplemented
+//! line by line; spiky-kernel gradients; the Wendland C2 kernel (support 2 Δx); a stopping test on
+//! the largest error; the walls' volumes (V_b = Δx²); a start settled by WCSPH; supports of 2.5–3 Δx.
 //!
-//! Narrowed since (2026-11-24), on the hydrostatic column of the tests at 40 across (0.1 × 0.2 m, Δt =
-//! 2 ms at rest): it erupts within 0.3 s — at step 17 a particle in the second row above the floor
-//! has ρ = 1.47 ρ₀ and moves at 2.6 m/s, and one leaves over the wall at t = 0.30 s. It is not the
-//! iteration cap: with up to 2 000 iterations (the first step takes 1 044, later ones 100–170) single
-//! particles still reach ρ = 1.42–1.45 ρ₀ (a floor corner at step 11, the second row at step 269)
-//! and one is thrown out at t = 0.47 s. Nor plain Jacobi divergence: relaxing κ by ω = 0.5 blew up
-//! sooner (102 m/s at step 27). What the numbers show is that the stopping test is on the *mean*
-//! error: one particle 45 % compressed among 3 200 adds 0.014 % to the mean, below the 0.02 %
-//! tolerance, so a local clump is never resolved; with the cubic spline at h = 2 Δx (∇W → 0 as r → 0,
-//! about 12 neighbours in 2D) two particles pushed closer than ~h/3 barely repel, and when the mean
-//! later forces iterations, their κ (∝ the compression) is large and flings a neighbour. A max-error
-//! stopping test beside the mean (iterate until every predicted compression is below 1 %, at most 100
-//! iterations) did not help: the largest ρ/ρ₀ grows 1.03 → 1.08 → 1.16 in the first 5 steps while
-//! every step runs to the cap, first at the bottom row and the corner beside the walls, so the
-//! density solve itself drives those particles together there. Ruled out since (2026-11-24, the same
-//! column released from the lattice for 0.5 s, largest speed): the walls' volumes — Akinci's V_b =
-//! 1/Σ_k W_bk over three lattice layers is up to 1.42 Δx² on the inner layer, which puts the fluid's
-//! first row 4.5 % over ρ₀, but V_b = Δx² (the first row at 1.0003 ρ₀) still erupts at 40 across
-//! (4.3 m/s against 5.4); and the support — h = 3 Δx with V_b = Δx² is calm at 40 across (0.39 m/s)
-//! but erupts at 80 (5.4 m/s), h = 2.5 Δx at 80 (2.9 m/s, then a step refused). The defect grows with
-//! the resolution whatever the kernel and the walls.
-//!
-//! Narrowed again (2026-11-24 evening; the same column released from the lattice, 0.5 s; this code
-//! measured 0.33 m/s and ρ ≤ 1.036 ρ₀ at 20 across with 99 iterations a step, 5.4 m/s and 621 particles
-//! out of the box at 40 across). Tried and NOT adopted, each measured at 40 and 80 across:
-//!
-//! - SPlisHSPlasH's solver line by line (v2.19, `TimeStepDFSPH.cpp`): relaxed Jacobi (ω = 0.5) on
-//!   P_i = κ_i/ρ_i = p_i/ρ_i² clamped to P ≥ 0 — so an over-push *is* undone, unlike the monotone
-//!   increments here — with the residual ρ*_i + Δt² Σ_j m (a_i − a_j)·∇W_ij + Δt² Σ_b ρ₀ V_b
-//!   a_i·∇W_ib − ρ₀ from the pressure accelerations a of the current P, ρ* not clamped, the velocities
-//!   corrected once after the iterations, the divergence solve at least 1 iteration, the factor
-//!   1/(|Σ m∇W + Σ ρ₀V_b∇W|² plus Σ|m∇W|²) (the same α_i/ρ_i as here), the wall's force κ_i/ρ_i only
-//!   (as here) and their warm start ½ min(P Δt², 0.00025 m²/ρ₀). Still erupts: 40 across 5.8 m/s and
-//!   a particle out of the box after 367 steps, 80 across a step refused at t = 0.018 s; without the
-//!   warm start 3.7 m/s (a particle out) and 974 m/s; with a full warm start (P of the last step, not
-//!   half) 4.5 m/s and 81 m/s. It also passed every test of `tests.rs` but the 20-across dam break,
-//!   which threw a particle out of the domain. So the defect is not in how this code departs from the
-//!   reference's Jacobi.
-//! - The pressure solve's gradients from the spiky kernel (Müller et al. 2003; ∇W ≠ 0 as r → 0), in
-//!   the SPlisHSPlasH form: erupts at 40 (9.0 m/s at t = 0.11 s) and 80 across (14.6 m/s at t =
-//!   0.016 s). So it is not the cubic spline's vanishing gradient.
-//! - Up to 3 000 iterations: the first step from the lattice needs 2 124 to bring the mean error to
-//!   0.02 % (it falls 2.14·10⁻³ → 1.90·10⁻³ in the first 90: the column's weight is the lowest mode
-//!   of the Jacobi iteration, reduced by about 1 − ω c (π/2N)² per iteration for N = 80 rows), and after
-//!   it a corner particle is already at 1.086 ρ₀ moving at 0.19 m/s: the walls' 3–4.5 % excess
-//!   (Akinci's volumes on the lattice) is removed in one step by the particles next to the walls.
-//! - Akinci's excess removed (every V_b the wall lattice's, the first row at 1.0003 ρ₀): the first step
-//!   is calm (2 iterations, largest speed g Δt) but erupts from step 8 at 40 across with 100 or 3 000
-//!   iterations and with half or full warm start (1.6–33 m/s).
-//!
-//! What every variant shows, step by step: the mean stopping test passes while only the rows on the
-//! floor carry the column's load; within 5–8 steps the bottom row is pressed to 0.2 Δx above the floor
-//! at ρ ≈ 1.2 ρ₀ and two neighbours *in the same row* close from 0.89 Δx to 0.24 Δx — the square
-//! lattice buckling sideways under a vertical load it is not held against — after which their κ
-//! (∝ compression × α) flings a neighbour; later, merged pairs 0.01 Δx apart sit on the column's
-//! centreline x = W/2. Nor is it the square lattice's start: the 40-across column settled by WCSPH for
-//! 0.3 s (largest speed 0.043 m/s, ρ ≤ 1.014 ρ₀) and then switched to this DFSPH reached 2.8 m/s and
-//! ρ = 1.23 ρ₀ within 25 steps (3.5 m/s, 1.50 ρ₀ within 0.3 s). The root cause is not yet found; the
-//! next suspect is a stopping test on the largest error with the iteration budget it then needs (≈ N²
-//! for N rows, against the 100 here and in SPlisHSPlasH), i.e. a solver that converges on tall columns
-//! (multigrid or conjugate gradients on the same system) rather than Jacobi.
-//! SPlisHSPlasH's own 2D DFSPH on this column: see docs/benchmarks.md ("SPlisHSPlasH side by side").
+//! Hence [`Dfsph::hydrostatic_speed`] (on by default): the CFL step counts √(|g| H), H the fluid's
+//! extent along gravity, beside the largest speed, Δt ≤ λ Δx / max(v_max, √(|g| H)) (λ = 0.4 keeps
+//! Δt √(g H)/Δx ≤ 0.4). Measured with it at the 2 ms cap: the column calm at 40 across (0.37 m/s, none
+//! out, 0.5 s) and at 80 (0.51 m/s); the lesson's dam break at 71 across no longer erupts at the start
+//! (largest speed 10 m/s against 20, ρ ≤ 1.08 ρ₀ against 1.56) and its front matches the 35-across one
+//! within 1 %, at 4 % more steps over 1 s (Δt is shorter only while the fluid stands higher than it
+//! moves fast). A bound on √(Δx/g) alone, tried before, was dropped: it does not scale with the column
+//! and cost the dam break accuracy. Not established: the mechanism inside a step — why a longer step
+//! lets the bottom row collapse even with 1 000 iterations. The solver's own pressure is no substitute
+//! for √(g H) in the bound: its corrective part grows as 1/Δt², and Δt then shrinks without end
+//! (measured: Δt → 10⁻⁵ s within 6 steps).
+//! Both codes' runs: `crates/phyxel-bench/splishsplash/README.md` and the ignored tests
+//! `dfsph_column_side_by_side`, `dfsph_dam_break_side_by_side`.
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
@@ -128,6 +84,12 @@ pub struct Dfsph {
     /// is corrected, a guess that pushes too hard is never undone — the dam-break front at 10 across
     /// then ran 28–30 % ahead of Martin & Moyce early on (14–16 % without).
     pub warm_start: bool,
+    /// Whether the CFL step also counts the hydrostatic speed √(|g| H), H the fluid's extent along
+    /// gravity (√(p/ρ₀) at the bottom of a column of height H at rest), beside the particles' largest
+    /// speed. See the module notes: without it a column at rest erupts once Δt √(g H)/Δx exceeds
+    /// about 0.8. (Not the solver's own pressure: its corrective part grows as 1/Δt², and a step bound
+    /// on it shrinks Δt without end.)
+    pub hydrostatic_speed: bool,
     /// ρ*_i (density solver) or Dρ_i/Dt (divergence solver).
     source: Vec<f64>,
     ready: bool,
@@ -153,6 +115,7 @@ impl Default for Dfsph {
             warm_divergence: Vec::new(),
             warm_dt: 0.0,
             warm_start: false,
+            hydrostatic_speed: true,
             source: Vec::new(),
             ready: false,
             last_iterations: (0, 0),
@@ -173,9 +136,28 @@ impl Dfsph {
         self.warm_divergence.iter_mut().for_each(|k| *k = 0.0);
     }
 
-    /// Δt = λ Δx / v_max, at most `dt_max`.
+    /// Δt = λ Δx / max(v_max, √(|g| H)), at most `dt_max`, H the fluid's extent along gravity; without
+    /// `hydrostatic_speed`, λ Δx / v_max.
     pub fn time_step(&self, fluid: &Fluid, dt_max: f64) -> f64 {
-        fluid.cfl_time_step(self.cfl, dt_max)
+        let dt = fluid.cfl_time_step(self.cfl, dt_max);
+        let g = fluid.settings.gravity;
+        if !self.hydrostatic_speed || g == Vector::ZERO || fluid.is_empty() {
+            return dt;
+        }
+        let down = g.normalize();
+        let (low, high) = fluid
+            .x
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                let d = x.dot(down);
+                (lo.min(d), hi.max(d))
+            });
+        let speed = (g.length() * (high - low)).sqrt();
+        if speed > 0.0 {
+            dt.min(self.cfl * fluid.spacing() / speed)
+        } else {
+            dt
+        }
     }
 
     /// One step of Δt (Bender & Koschier 2017, Algorithm 1). Expects neighbours and densities at the
