@@ -29,7 +29,9 @@ fn implicit_euler_lands_a_stiff_cube_at_60_hz_where_the_explicit_step_is_stopped
     for _ in 0..90 {
         assert!(demo.step(1.0 / 60.0, 1).unwrap(), "{:?}", demo.error());
     }
-    assert!(demo.cg_iterations() > 0.0 && demo.cg_iterations() <= 300.0);
+    // At rest on the ground the last step may need no iteration: the warm start meets the tolerance
+    // once the translations along the ground are deflated (-1 would mean no solve at all).
+    assert!(demo.cg_iterations() >= 0.0 && demo.cg_iterations() <= 300.0);
     assert!(
         demo.cg_residual() <= 1e-5,
         "residual {}",
