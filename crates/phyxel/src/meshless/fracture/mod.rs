@@ -1,0 +1,500 @@
+//! Brittle fracture of the nodal MKN04 body on the CPU (seed 000 §4.1.3; seed 002 §7.3 after Pauly et
+//! al. 2005): cracks start where the largest principal stress exceeds the tensile strength (mode I,
+//! the crack plane normal to its eigenvector), their fronts advance at c_prop, and the crack surfaces,
+//! kept in the reference configuration ([`crack`]), cut the MLS weights by the visibility criterion.
+//!
+//! **What is cut.** Each neighbour edge (i → j) carries a modified weight ω'_ij: the uncut
+//! w(|X_ij|, h_i) (MKN04 eq. 7), or 0 where the segment X_i–X_j crosses a crack. When a crack changes,
+//! only the phyxels within h_i of it are re-weighed, and only those whose weights changed get their
+//! moment matrix A_i = Σ_j ω'_ij X_ij X_ijᵀ and vectors d_ij = A_i⁻¹ X_ij ω'_ij refitted
+//! ([`super::mls::MlsWeights::refit`]); the gather then needs nothing else, since a pair with d = 0
+//! exchanges no force. Volumes V_i stay: cutting moves no mass. A refit whose safe inverse drops a
+//! direction (below [`REFIT_THRESHOLD`] of the largest eigenvalue: a sliver of neighbours) zeroes the
+//! phyxel's d_ij — it then holds no energy and its neighbours carry it, a free particle once all its
+//! weights are cut.
+//!
+//! **Energy through a crack event** (the 2D lesson's safeguard, `lessons::cracks::solid`, ported).
+//! Cutting at fixed displacements can only release energy in the continuum, but MKN04's nodal energy
+//! is no sum over pairs: refitting ∇u_i from the neighbours a crack left can raise U_i. So a phyxel
+//! whose refit would raise its energy keeps its elastic state: it gets a rest correction G_i
+//! ([`Body::rest_correction`]) with J_i G_i equal to its elastic gradient before the event. G_i then
+//! relaxes towards I at the rate c_prop / h_i, by steps taken only when they lower U_i; what refits
+//! release and relaxations let go is booked in [`Fracture::dissipated`]. A crack event never raises U.
+//!
+//! **Scope.** The nodal MKN04 model with explicit integration only: the background quadrature
+//! (`meshless::quadrature`) and the corotated/implicit models are not cut yet
+//! ([`FractureError`] refuses them), and neither are the GPU kernels. Cracks are planar (no turning);
+//! transparency (seed 002 eq. 70) and resampling (eq. 71) are the 2D lesson's only.
+
+pub mod crack;
+pub mod scenes;
+
+use self::crack::Crack;
+use super::body::Body;
+use super::elasticity::phyxel_stress;
+use super::kernel::poly6;
+use super::mls::symmetric_eigen;
+use super::neighbours::HashGrid;
+use crate::parallel::map_indices;
+use glam::{DMat3, DVec3};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Eigenvalues of a refitted A_i below this fraction of the largest count as zero (the solver's own
+/// threshold is 10⁻⁴): a phyxel cracks left with a sliver of neighbours would otherwise get d_ij large
+/// enough to make the explicit step unstable. A half-space neighbourhood (a crack face) keeps
+/// λ_min/λ_max ≈ 0.5 and a cube corner's octant ≈ 0.3, both well above it.
+pub const REFIT_THRESHOLD: f64 = 0.05;
+
+/// The smallest |det J_i| of a refit that a rest correction may invert.
+pub const SMALLEST_REFIT_DETERMINANT: f64 = 0.1;
+
+/// No crack starts within this many support radii of a crack front: the front's own stress field
+/// exceeds the strength there, and the front, growing, relieves it.
+pub const FRONT_ZONE: f64 = 3.0;
+
+/// The vertices of a newly started crack's outline (a regular polygon; growth refines it).
+pub const SEED_VERTICES: usize = 8;
+
+/// A brittle material's fracture parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FractureSettings {
+    /// Tensile strength σ_t (Pa): a crack starts where the largest principal stress exceeds it.
+    pub strength: f64,
+    /// Crack propagation speed c_prop (m/s): how far a loaded front advances per second.
+    pub c_prop: f64,
+}
+
+impl FractureSettings {
+    /// Settings with a positive, finite strength and propagation speed; anything else is refused with
+    /// the reason.
+    pub fn new(strength: f64, c_prop: f64) -> Result<Self, FractureError> {
+        if !(strength > 0.0 && strength.is_finite()) {
+            return Err(FractureError(format!(
+                "the tensile strength must be a positive number of pascals (got {strength})"
+            )));
+        }
+        if !(c_prop > 0.0 && c_prop.is_finite()) {
+            return Err(FractureError(format!(
+                "the crack propagation speed c_prop must be a positive number of m/s (got {c_prop})"
+            )));
+        }
+        Ok(Self { strength, c_prop })
+    }
+}
+
+/// Fracture settings or a model that fracture refuses, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FractureError(pub String);
+
+impl fmt::Display for FractureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FractureError {}
+
+/// What happened to a crack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A new crack started at a phyxel whose largest principal stress exceeded the strength.
+    Initiation,
+    /// An existing crack's front (a notch's tip) started to advance.
+    FrontStarted,
+}
+
+/// A crack event: when (step), where (reference configuration), the crack's normal, and the largest
+/// principal stress over the strength that triggered it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrackEvent {
+    pub step: u64,
+    pub kind: EventKind,
+    pub crack: usize,
+    pub position: DVec3,
+    pub normal: DVec3,
+    pub stress_ratio: f64,
+}
+
+/// The largest eigenvalue of a symmetric matrix and its unit eigenvector.
+pub fn largest_principal(s: DMat3) -> (f64, DVec3) {
+    let (values, vectors) = symmetric_eigen(s);
+    let k = (0..3)
+        .max_by(|&a, &b| values[a].total_cmp(&values[b]))
+        .unwrap_or(0);
+    (values[k], vectors.col(k).normalize_or(DVec3::X))
+}
+
+/// The total second Piola–Kirchhoff stress of phyxel i at displacement gradient ∇u_i, in the reference
+/// frame (where the cracks live): S = J_e⁻¹ P(J_e) with J_e = (I + ∇u_i) G_i and P MKN04's first
+/// Piola stress, Hooke's part and the volume term k_v (det J_e − 1) cof J_e together — the stress whose
+/// traction balances a load ([`phyxel_stress`]'s force matrix is −V P). A rigid rotation leaves it
+/// unchanged. Near-inverted phyxels (det J_e ≤ 10⁻⁶) report the Hooke stress alone.
+pub fn second_piola(body: &Body, i: usize, grad_u: DMat3) -> DMat3 {
+    let (lambda, mu) = body.material.lame();
+    let scale = body.stiffness_scale[i];
+    let j = (DMat3::IDENTITY + grad_u) * body.rest_correction[i];
+    let s = phyxel_stress(
+        j - DMat3::IDENTITY,
+        body.plastic_strain[i],
+        1.0,
+        scale * lambda,
+        scale * mu,
+        body.material.volume_stiffness,
+    );
+    if j.determinant() <= 1e-6 {
+        return s.stress;
+    }
+    let total = j.inverse() * (-s.force_matrix);
+    0.5 * (total + total.transpose())
+}
+
+/// The cracks of one body and the weights they cut.
+#[derive(Clone, Debug)]
+pub struct Fracture {
+    pub settings: FractureSettings,
+    pub cracks: Vec<Crack>,
+    /// Whether each crack's fronts have advanced yet.
+    started: Vec<bool>,
+    /// ω'_ij per edge of the body's neighbourhoods.
+    weight: Vec<f64>,
+    /// The lattice spacing a (the median nearest-neighbour distance): a new crack's size, and the
+    /// longest edge between two fronts.
+    pub spacing: f64,
+    /// The reference positions hashed by the largest support radius.
+    grid: HashGrid,
+    largest_support: f64,
+    pub events: Vec<CrackEvent>,
+    /// Phyxels whose MLS data the last step refitted, and in all.
+    pub recomputed_last: usize,
+    pub recomputed_total: usize,
+    /// Energy the cracks took out of the elastic energy (J): what refits released and what relaxing
+    /// rest corrections let go.
+    pub dissipated: f64,
+    pub steps: u64,
+}
+
+impl Fracture {
+    /// Fracture of `body` with `settings`, no crack yet: every weight uncut.
+    pub fn new(settings: FractureSettings, body: &Body) -> Self {
+        let largest_support = body.support_radius.iter().cloned().fold(0.0, f64::max);
+        Self {
+            settings,
+            cracks: Vec::new(),
+            started: Vec::new(),
+            weight: uncut_weights(body),
+            spacing: lattice_spacing(body),
+            grid: HashGrid::build(&body.reference, largest_support.max(1e-12)),
+            largest_support,
+            events: Vec::new(),
+            recomputed_last: 0,
+            recomputed_total: 0,
+            dissipated: 0.0,
+            steps: 0,
+        }
+    }
+
+    /// The modified weight ω'_ij of edge k.
+    pub fn weight(&self, edge: usize) -> f64 {
+        self.weight[edge]
+    }
+
+    /// Phyxels with no neighbour left (every weight cut): free particles.
+    pub fn isolated(&self, body: &Body) -> usize {
+        (0..body.len())
+            .filter(|&i| body.neighbours.edges(i).all(|k| self.weight[k] == 0.0))
+            .count()
+    }
+
+    /// Cut `crack` into the body (a notch, or a cut from a tool); its fronts have not moved.
+    pub fn add_crack(&mut self, body: &mut Body, crack: Crack) {
+        self.cracks.push(crack);
+        self.started.push(false);
+        self.update_weights_near(body, &[self.cracks.len() - 1]);
+    }
+
+    /// After the body's neighbourhoods were rebuilt (a reference update): every weight re-evaluated
+    /// and every cut phyxel refitted; rest corrections restart at I.
+    pub fn reapply(&mut self, body: &mut Body) {
+        self.weight = uncut_weights(body);
+        self.grid = HashGrid::build(&body.reference, self.largest_support.max(1e-12));
+        body.rest_correction
+            .iter_mut()
+            .for_each(|g| *g = DMat3::IDENTITY);
+        let all: Vec<usize> = (0..self.cracks.len()).collect();
+        self.update_weights_near(body, &all);
+    }
+
+    /// Each phyxel's largest principal stress ([`second_piola`]) over the strength, and its eigenvector.
+    pub fn stress_ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
+        let strength = self.settings.strength;
+        map_indices(body.len(), |i| {
+            let grad_u = body
+                .mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours);
+            let (s, v) = largest_principal(second_piola(body, i, grad_u));
+            (s / strength, v)
+        })
+    }
+
+    /// One fracture step after a time step of Δt (seed 000 §4.1.3): the rest corrections relax; every
+    /// crack front advances by c_prop Δt along its direction while the largest principal stress of the
+    /// phyxels ahead of it within h exceeds the strength (or, with no phyxel ahead, leaves the body);
+    /// then at most one crack starts, at the free phyxel with the largest ratio above 1 that lies
+    /// farther than h from every crack and [`FRONT_ZONE`] h from every front and is not a held
+    /// phyxel or the neighbour of one (a grip concentrates stress artificially). The weights near
+    /// changed cracks are re-evaluated and the phyxels whose weights changed refitted.
+    pub fn step(&mut self, body: &mut Body, fixed: &[bool], dt: f64) {
+        self.steps += 1;
+        self.recomputed_last = 0;
+        self.relax_rest_corrections(body, dt);
+        let ratios = self.stress_ratios(body);
+        let advance = self.settings.c_prop * dt;
+        let mut changed: Vec<usize> = (0..self.cracks.len())
+            .filter(|&c| self.grow(c, body, &ratios, advance))
+            .collect();
+        if let Some(c) = self.initiate(body, fixed, &ratios) {
+            changed.push(c);
+        }
+        if !changed.is_empty() {
+            self.update_weights_near(body, &changed);
+        }
+    }
+
+    /// Advance the fronts of crack c; whether the crack changed.
+    fn grow(&mut self, c: usize, body: &Body, ratios: &[(f64, DVec3)], advance: f64) -> bool {
+        let fronts: Vec<(usize, DVec3, DVec3)> = self.cracks[c].fronts().collect();
+        let mut changed = false;
+        for (k, tip, direction) in fronts {
+            let mut ahead = 0;
+            let mut peak = 0.0f64;
+            for j in self.grid.candidates(tip) {
+                let j = j as usize;
+                let r = body.reference[j] - tip;
+                if r.length() >= body.support_radius[j] || r.dot(direction) <= 0.0 {
+                    continue;
+                }
+                ahead += 1;
+                peak = peak.max(ratios[j].0);
+            }
+            if ahead == 0 {
+                // The front has left the body: a support radius farther out, no chord between two
+                // such vertices can cut a corner of the body.
+                self.cracks[c].advance(k, self.largest_support, false);
+                changed = true;
+            } else if peak >= 1.0 {
+                if !self.started[c] {
+                    self.started[c] = true;
+                    self.events.push(CrackEvent {
+                        step: self.steps,
+                        kind: EventKind::FrontStarted,
+                        crack: c,
+                        position: tip,
+                        normal: self.cracks[c].normal,
+                        stress_ratio: peak,
+                    });
+                }
+                self.cracks[c].advance(k, advance, true);
+                changed = true;
+            }
+        }
+        if changed {
+            self.cracks[c].refine(self.spacing);
+        }
+        changed
+    }
+
+    /// Start a crack at the most stressed eligible phyxel ([`Fracture::step`]): a disc of diameter a
+    /// normal to its eigenvector, centred half a spacing off the phyxel along the normal (so the plane
+    /// passes between lattice layers rather than through phyxels). Returns its index.
+    fn initiate(&mut self, body: &Body, fixed: &[bool], ratios: &[(f64, DVec3)]) -> Option<usize> {
+        let held = |i: usize| fixed.get(i).copied().unwrap_or(false);
+        let mut candidates: Vec<usize> = (0..body.len()).filter(|&i| ratios[i].0 > 1.0).collect();
+        candidates.sort_by(|&a, &b| ratios[b].0.total_cmp(&ratios[a].0));
+        let chosen = candidates.into_iter().find(|&i| {
+            let hoods = &body.neighbours;
+            let x = body.reference[i];
+            let h = body.support_radius[i];
+            !held(i)
+                && !hoods.edges(i).any(|k| held(hoods.neighbour[k] as usize))
+                && body.mls.rank[i] == 3
+                && self.cracks.iter().all(|c| {
+                    c.distance(x) >= h
+                        && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h)
+                })
+        })?;
+        let (ratio, normal) = ratios[chosen];
+        let centre = body.reference[chosen] + normal * (0.5 * self.spacing);
+        let crack = Crack::disc(centre, normal, 0.5 * self.spacing, SEED_VERTICES);
+        self.cracks.push(crack);
+        self.started.push(true);
+        let c = self.cracks.len() - 1;
+        self.events.push(CrackEvent {
+            step: self.steps,
+            kind: EventKind::Initiation,
+            crack: c,
+            position: centre,
+            normal,
+            stress_ratio: ratio,
+        });
+        Some(c)
+    }
+
+    /// Re-weigh the phyxels within h_i of the cracks `changed` and refit those whose weights changed,
+    /// keeping their elastic state where a refit would raise their energy (the module's safeguard).
+    fn update_weights_near(&mut self, body: &mut Body, changed: &[usize]) {
+        let near: Vec<usize> = (0..body.len())
+            .filter(|&i| {
+                let (x, h) = (body.reference[i], body.support_radius[i]);
+                changed.iter().any(|&c| {
+                    let crack = &self.cracks[c];
+                    crack.signed_distance(x).abs() < h && crack.distance(x) < h
+                })
+            })
+            .collect();
+        for i in near {
+            if self.reweigh(body, i) {
+                self.refit(body, i);
+            }
+        }
+    }
+
+    /// ω'_ij for the edges of phyxel i: w(|X_ij|, h_i), or 0 where X_i–X_j crosses a crack (the
+    /// segment taken from the lower index, so that (i, j) and (j, i) agree exactly). Whether any
+    /// changed.
+    fn reweigh(&mut self, body: &Body, i: usize) -> bool {
+        let hoods = &body.neighbours;
+        let mut any = false;
+        for k in hoods.edges(i) {
+            let j = hoods.neighbour[k] as usize;
+            let (p, q) = if i < j {
+                (body.reference[i], body.reference[j])
+            } else {
+                (body.reference[j], body.reference[i])
+            };
+            let cut = self
+                .cracks
+                .iter()
+                .any(|c| c.may_cross(p, q) && c.crosses(p, q));
+            let w = if cut {
+                0.0
+            } else {
+                poly6(p.distance(q), body.support_radius[i])
+            };
+            if w != self.weight[k] {
+                self.weight[k] = w;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Refit phyxel i's MLS data with the modified weights, then keep its energy from rising: where
+    /// the refit released energy it is booked as dissipated; where it would raise U_i, the rest
+    /// correction G_i = J_i⁻¹ J_e,before restores the elastic gradient of before the event; a refit
+    /// that lost rank or whose J_i is too close to singular ([`SMALLEST_REFIT_DETERMINANT`]) holds no
+    /// energy (its d_ij are zeroed) and releases what it held.
+    fn refit(&mut self, body: &mut Body, i: usize) {
+        let grad_before = body
+            .mls
+            .displacement_gradient(i, &body.displacement, &body.neighbours);
+        let before = body.phyxel_stress_of(i, grad_before).energy;
+        let elastic = (DMat3::IDENTITY + grad_before) * body.rest_correction[i];
+        let rank = body.mls.refit(
+            i,
+            &body.reference,
+            &body.neighbours,
+            &self.weight,
+            REFIT_THRESHOLD,
+        );
+        self.recomputed_last += 1;
+        self.recomputed_total += 1;
+        body.rest_correction[i] = DMat3::IDENTITY;
+        let release_all = |body: &mut Body, dissipated: &mut f64| {
+            for k in body.neighbours.edges(i) {
+                body.mls.d[k] = DVec3::ZERO;
+            }
+            *dissipated += before;
+        };
+        if rank < 3 {
+            release_all(body, &mut self.dissipated);
+            return;
+        }
+        let grad = body
+            .mls
+            .displacement_gradient(i, &body.displacement, &body.neighbours);
+        let after = body.phyxel_stress_of(i, grad).energy;
+        if after <= before {
+            self.dissipated += before - after;
+            return;
+        }
+        let j = DMat3::IDENTITY + grad;
+        if j.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
+            release_all(body, &mut self.dissipated);
+            return;
+        }
+        body.rest_correction[i] = j.inverse() * elastic;
+    }
+
+    /// Each rest correction G_i ≠ I moves a fraction β = min(c_prop Δt / h_i, 1) of the way to I when
+    /// that lowers U_i, and stays otherwise; the energy let go is added to [`Fracture::dissipated`].
+    fn relax_rest_corrections(&mut self, body: &mut Body, dt: f64) {
+        for i in 0..body.len() {
+            let g = body.rest_correction[i];
+            if g == DMat3::IDENTITY {
+                continue;
+            }
+            let beta = (self.settings.c_prop * dt / body.support_radius[i]).min(1.0);
+            let trial = g + (DMat3::IDENTITY - g) * beta;
+            let grad = body
+                .mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours);
+            let now = body.phyxel_stress_of(i, grad).energy;
+            body.rest_correction[i] = trial;
+            let relaxed = body.phyxel_stress_of(i, grad).energy;
+            if relaxed <= now {
+                self.dissipated += now - relaxed;
+                if trial.abs_diff_eq(DMat3::IDENTITY, 1e-12) {
+                    body.rest_correction[i] = DMat3::IDENTITY;
+                }
+            } else {
+                body.rest_correction[i] = g;
+            }
+        }
+    }
+}
+
+/// w(|X_ij|, h_i) for every edge (MKN04 eq. 7): the weights of the uncut body.
+fn uncut_weights(body: &Body) -> Vec<f64> {
+    let hoods = &body.neighbours;
+    (0..hoods.neighbour.len())
+        .map(|k| {
+            let (i, j) = (hoods.owner[k] as usize, hoods.neighbour[k] as usize);
+            poly6(
+                body.reference[i].distance(body.reference[j]),
+                body.support_radius[i],
+            )
+        })
+        .collect()
+}
+
+/// The median distance from a phyxel to its nearest neighbour (the lattice spacing on a lattice).
+fn lattice_spacing(body: &Body) -> f64 {
+    let hoods = &body.neighbours;
+    let mut nearest: Vec<f64> = (0..body.len())
+        .filter_map(|i| {
+            hoods
+                .edges(i)
+                .map(|k| body.reference[hoods.neighbour[k] as usize].distance(body.reference[i]))
+                .min_by(f64::total_cmp)
+        })
+        .collect();
+    if nearest.is_empty() {
+        return body.support_radius.first().copied().unwrap_or(1.0);
+    }
+    nearest.sort_by(f64::total_cmp);
+    nearest[nearest.len() / 2]
+}
+
+#[cfg(test)]
+mod tests;
