@@ -131,6 +131,12 @@ impl Crack {
         self.contains(self.plane_coordinates(x))
     }
 
+    /// The largest distance of an outline vertex from the origin: the crack lies in the ball of this
+    /// radius around it.
+    pub fn reach(&self) -> f64 {
+        self.reach
+    }
+
     /// Whether the segment from `p` to `q` may come near the crack at all (its bounding sphere).
     pub fn may_cross(&self, p: DVec3, q: DVec3) -> bool {
         let centre = 0.5 * (p + q);

@@ -239,7 +239,8 @@ impl Fracture {
 
     /// One fracture step after a time step of Δt (seed 000 §4.1.3): the rest corrections relax; every
     /// crack front advances by c_prop Δt along its direction while the largest principal stress of the
-    /// phyxels ahead of it within h exceeds the strength (or, with no phyxel ahead, leaves the body);
+    /// phyxels ahead of it within h exceeds the strength (or, with no phyxel ahead or none within a
+    /// spacing, leaves the body);
     /// then at most one crack starts, at the free phyxel with the largest ratio above 1 that lies
     /// farther than h from every crack and [`FRONT_ZONE`] h from every front and is not a held
     /// phyxel or the neighbour of one (a grip concentrates stress artificially). The weights near
@@ -268,18 +269,21 @@ impl Fracture {
         for (k, tip, direction) in fronts {
             let mut ahead = 0;
             let mut peak = 0.0f64;
+            let mut nearest = f64::INFINITY;
             for j in self.grid.candidates(tip) {
                 let j = j as usize;
                 let r = body.reference[j] - tip;
+                nearest = nearest.min(r.length());
                 if r.length() >= body.support_radius[j] || r.dot(direction) <= 0.0 {
                     continue;
                 }
                 ahead += 1;
                 peak = peak.max(ratios[j].0);
             }
-            if ahead == 0 {
-                // The front has left the body: a support radius farther out, no chord between two
-                // such vertices can cut a corner of the body.
+            if nearest > self.spacing || ahead == 0 {
+                // The front has left the body (no phyxel within a spacing, or none ahead): moved a
+                // support radius farther out, so that no chord between two such vertices cuts a
+                // corner of the body.
                 self.cracks[c].advance(k, self.largest_support, false);
                 changed = true;
             } else if peak >= 1.0 {
@@ -462,6 +466,45 @@ impl Fracture {
             }
         }
     }
+}
+
+/// The pieces of `body`: phyxels joined by a chain of pairs that exchange force (an edge with
+/// d_ij ≠ 0, either way) share a label; labels run 0, 1, … in the order of each piece's lowest phyxel,
+/// and their count is the number of fragments (a free particle is one). Union–find with path halving.
+pub fn fragments(body: &Body) -> (usize, Vec<u32>) {
+    let n = body.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    let hoods = &body.neighbours;
+    for k in 0..hoods.neighbour.len() {
+        if body.mls.d[k] == DVec3::ZERO {
+            continue;
+        }
+        let (a, b) = (
+            root(&mut parent, hoods.owner[k] as usize),
+            root(&mut parent, hoods.neighbour[k] as usize),
+        );
+        if a != b {
+            parent[a.max(b)] = a.min(b);
+        }
+    }
+    let mut label = vec![u32::MAX; n];
+    let mut count = 0;
+    for i in 0..n {
+        let r = root(&mut parent, i);
+        if label[r] == u32::MAX {
+            label[r] = count;
+            count += 1;
+        }
+        label[i] = label[r];
+    }
+    (count as usize, label)
 }
 
 /// w(|X_ij|, h_i) for every edge (MKN04 eq. 7): the weights of the uncut body.
