@@ -12,7 +12,9 @@
 //! Visibility (Belytschko's criterion, seed 002 §7.3): the pair (i, j) interacts only if the segment
 //! X_i–X_j crosses no crack, i.e. its point on the crack plane (if it has one) lies outside every
 //! outline. Every point lies on exactly one side of a plane (signed distance ≥ 0 or < 0), so a crack
-//! that spans a body splits every pair across it: fragments share no weight.
+//! that spans a body splits every pair across it: fragments share no weight. Transparency (seed 002
+//! eq. 70) weakens a crossing pair by the distance d_s from its crossing point to the nearest front
+//! ([`Crack::distance_to_front`]).
 
 use glam::{DVec2, DVec3};
 
@@ -123,12 +125,35 @@ impl Crack {
     /// Callers pass the ends in a fixed order (the lower phyxel index first) so that the test is
     /// exactly symmetric.
     pub fn crosses(&self, p: DVec3, q: DVec3) -> bool {
+        self.crossing(p, q).is_some()
+    }
+
+    /// Where the segment from `p` to `q` crosses the crack ([`Crack::crosses`]), in plane coordinates.
+    pub fn crossing(&self, p: DVec3, q: DVec3) -> Option<DVec2> {
         let (sp, sq) = (self.signed_distance(p), self.signed_distance(q));
         if (sp >= 0.0) == (sq >= 0.0) {
-            return false;
+            return None;
         }
-        let x = p + (q - p) * (sp / (sp - sq));
-        self.contains(self.plane_coordinates(x))
+        let x = self.plane_coordinates(p + (q - p) * (sp / (sp - sq)));
+        self.contains(x).then_some(x)
+    }
+
+    /// d_s of the transparency method (seed 002 eq. 70): the in-plane distance from the plane point
+    /// `x` to the nearest crack front — the front vertices and the outline's edges between two fronts;
+    /// ∞ when no front is left (the crack cuts through, and nothing passes it).
+    pub fn distance_to_front(&self, x: DVec2) -> f64 {
+        let n = self.outline.len();
+        (0..n)
+            .filter(|&k| self.outline[k].is_front)
+            .map(|k| {
+                let (a, b) = (self.outline[k], self.outline[(k + 1) % n]);
+                if b.is_front {
+                    point_segment_distance(x, a.position, b.position)
+                } else {
+                    x.distance(a.position)
+                }
+            })
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// The largest distance of an outline vertex from the origin: the crack lies in the ball of this

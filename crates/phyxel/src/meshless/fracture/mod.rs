@@ -4,7 +4,8 @@
 //! kept in the reference configuration ([`crack`]), cut the MLS weights by the visibility criterion.
 //!
 //! **What is cut.** Each neighbour edge (i → j) carries a modified weight ω'_ij: the uncut
-//! w(|X_ij|, h_i) (MKN04 eq. 7), or 0 where the segment X_i–X_j crosses a crack. When a crack changes,
+//! w(|X_ij|, h_i) (MKN04 eq. 7), or where the segment X_i–X_j crosses a crack 0 (visibility) or the
+//! transparency method's weight, seed 002 eq. 70 ([`modified_weight`]). When a crack changes,
 //! only the phyxels within h_i of it are re-weighed, and only those whose weights changed get their
 //! moment matrix A_i = Σ_j ω'_ij X_ij X_ijᵀ and vectors d_ij = A_i⁻¹ X_ij ω'_ij refitted
 //! ([`super::mls::MlsWeights::refit`]); the gather then needs nothing else, since a pair with d = 0
@@ -24,7 +25,7 @@
 //! **Scope.** The nodal MKN04 model with explicit integration only: the background quadrature
 //! (`meshless::quadrature`) and the corotated/implicit models are not cut yet
 //! ([`FractureError`] refuses them), and neither are the GPU kernels. Cracks are planar (no turning);
-//! transparency (seed 002 eq. 70) and resampling (eq. 71) are the 2D lesson's only.
+//! resampling (seed 002 eq. 71) is the 2D lesson's only.
 
 pub mod crack;
 pub mod scenes;
@@ -56,6 +57,18 @@ pub const FRONT_ZONE: f64 = 3.0;
 /// The vertices of a newly started crack's outline (a regular polygon; growth refines it).
 pub const SEED_VERTICES: usize = 8;
 
+/// How cracks modify the weight of a pair (seed 002 §7.3).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "criterion", rename_all = "kebab-case")]
+pub enum Criterion {
+    /// Belytschko's visibility criterion: a pair whose segment crosses a crack does not interact.
+    Visibility,
+    /// Organ's transparency method, seed 002 eq. 70: ω'_ij = ω(|X_ij|/h_i + Σ_c (d_s,c/κh_i)²), d_s
+    /// the distance from the crossing point to the crack's front; κ > 0 sets how far behind the front
+    /// a crack becomes opaque.
+    Transparency { kappa: f64 },
+}
+
 /// A brittle material's fracture parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FractureSettings {
@@ -63,6 +76,8 @@ pub struct FractureSettings {
     pub strength: f64,
     /// Crack propagation speed c_prop (m/s): how far a loaded front advances per second.
     pub c_prop: f64,
+    /// Visibility (the default) or transparency.
+    pub criterion: Criterion,
 }
 
 impl FractureSettings {
@@ -79,7 +94,52 @@ impl FractureSettings {
                 "the crack propagation speed c_prop must be a positive number of m/s (got {c_prop})"
             )));
         }
-        Ok(Self { strength, c_prop })
+        Ok(Self {
+            strength,
+            c_prop,
+            criterion: Criterion::Visibility,
+        })
+    }
+
+    /// These settings with the transparency method at κ (positive and finite, else refused).
+    pub fn with_transparency(self, kappa: f64) -> Result<Self, FractureError> {
+        if !(kappa > 0.0 && kappa.is_finite()) {
+            return Err(FractureError(format!(
+                "the transparency method's κ must be a positive number (got {kappa})"
+            )));
+        }
+        Ok(Self {
+            criterion: Criterion::Transparency { kappa },
+            ..self
+        })
+    }
+}
+
+/// The modified weight ω'_ij of the pair X_i = `p`, X_j = `q` (support radius h) under `criterion`:
+/// the uncut w(|X_ij|, h) (MKN04 eq. 7) where the segment crosses no crack, exactly; across a crack 0
+/// (visibility) or w((|X_ij|/h + Σ_c (d_s,c/κh)²) h, h) (transparency, seed 002 eq. 70, one term per
+/// crack crossed; 0 once the normalised distance reaches 1).
+pub fn modified_weight(p: DVec3, q: DVec3, h: f64, cracks: &[Crack], criterion: Criterion) -> f64 {
+    let r = p.distance(q);
+    let mut penalty = 0.0;
+    for crack in cracks.iter().filter(|c| c.may_cross(p, q)) {
+        if let Some(x_s) = crack.crossing(p, q) {
+            match criterion {
+                Criterion::Visibility => return 0.0,
+                Criterion::Transparency { kappa } => {
+                    penalty += (crack.distance_to_front(x_s) / (kappa * h)).powi(2);
+                }
+            }
+        }
+    }
+    if penalty == 0.0 {
+        return poly6(r, h);
+    }
+    let normalised = r / h + penalty;
+    if normalised >= 1.0 {
+        0.0
+    } else {
+        poly6(normalised * h, h)
     }
 }
 
@@ -363,9 +423,8 @@ impl Fracture {
         }
     }
 
-    /// ω'_ij for the edges of phyxel i: w(|X_ij|, h_i), or 0 where X_i–X_j crosses a crack (the
-    /// segment taken from the lower index, so that (i, j) and (j, i) agree exactly). Whether any
-    /// changed.
+    /// ω'_ij for the edges of phyxel i ([`modified_weight`]; the segment taken from the lower index,
+    /// so that (i, j) and (j, i) agree exactly). Whether any changed.
     fn reweigh(&mut self, body: &Body, i: usize) -> bool {
         let hoods = &body.neighbours;
         let mut any = false;
@@ -376,15 +435,13 @@ impl Fracture {
             } else {
                 (body.reference[j], body.reference[i])
             };
-            let cut = self
-                .cracks
-                .iter()
-                .any(|c| c.may_cross(p, q) && c.crosses(p, q));
-            let w = if cut {
-                0.0
-            } else {
-                poly6(p.distance(q), body.support_radius[i])
-            };
+            let w = modified_weight(
+                p,
+                q,
+                body.support_radius[i],
+                &self.cracks,
+                self.settings.criterion,
+            );
             if w != self.weight[k] {
                 self.weight[k] = w;
                 any = true;

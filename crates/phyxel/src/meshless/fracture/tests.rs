@@ -9,6 +9,22 @@ fn settings() -> FractureSettings {
     FractureSettings::new(2.0e3, 2.0).unwrap()
 }
 
+/// The transparency method's κ in the tests (the 2D lesson's).
+const KAPPA: f64 = 0.5;
+
+/// `bar` with the weights under `criterion` (re-applied to its notch).
+fn under(mut b: PulledBar, criterion: Criterion) -> PulledBar {
+    let fracture = b.simulation.fracture.as_mut().unwrap();
+    fracture.settings.criterion = criterion;
+    fracture.reapply(&mut b.simulation.body);
+    b
+}
+
+const CRITERIA: [Criterion; 2] = [
+    Criterion::Visibility,
+    Criterion::Transparency { kappa: KAPPA },
+];
+
 fn bar(
     cells: [usize; 3],
     grip_layers: usize,
@@ -62,6 +78,10 @@ fn settings_refuse_a_non_positive_strength_or_propagation_speed() {
         assert!(error.0.contains("c_prop"), "{error}");
     }
     assert!(FractureSettings::new(1.0, 1.0).is_ok());
+    for kappa in [0.0, -0.5, f64::NAN] {
+        let error = settings().with_transparency(kappa).unwrap_err();
+        assert!(error.0.contains("κ"), "{error}");
+    }
     // The corotated model is not cut: refused with the reason.
     let mut b = bar([6, 3, 3], 1, 0.0, 0.0, 0.0, 0);
     b.simulation.fracture = None;
@@ -265,8 +285,14 @@ fn a_bar_at_90_percent_of_its_strength_never_cracks_and_at_110_percent_cracks_no
 
 #[test]
 fn a_notched_bar_cracks_first_at_the_notch_tip() {
+    for criterion in CRITERIA {
+        notched_bar_cracks_first_at_the_notch_tip(criterion);
+    }
+}
+
+fn notched_bar_cracks_first_at_the_notch_tip(criterion: Criterion) {
     // The notch cuts the top two layers at mid-length (plane x = 11.5a, tip at y = 2.5a).
-    let mut b = bar([24, 5, 5], 5, 1.0, 1.1, 5.0, 2);
+    let mut b = under(bar([24, 5, 5], 5, 1.0, 1.1, 5.0, 2), criterion);
     let dt = b.simulation.recommended_time_step();
     let mut steps = 0;
     while b.simulation.fracture.as_ref().unwrap().events.is_empty() {
@@ -294,16 +320,23 @@ fn a_notched_bar_cracks_first_at_the_notch_tip() {
     assert!((0..body.len()).all(|i| (label[i] == 0) == (body.reference[i].x < 11.5 * A)));
     assert!(body.displacement.iter().all(|u| u.is_finite()));
     println!(
-        "notch: the tip started after {started} steps at nominal {nominal:.3}; parted after {} more",
+        "notch ({criterion:?}): the tip started after {started} steps at nominal {nominal:.3}; parted \
+         after {} more",
         steps - started
     );
 }
 
 #[test]
 fn fracture_events_never_raise_the_energy_of_an_undamped_free_bar() {
+    for criterion in CRITERIA {
+        events_never_raise_the_energy(criterion);
+    }
+}
+
+fn events_never_raise_the_energy(criterion: Criterion) {
     // A free bar (no grips, no damping, no gravity) released from a uniform stretch at 130 % of the
     // strength: it cracks while it vibrates, with no external work.
-    let mut b = bar([16, 5, 5], 0, 1.3, 0.0, 0.0, 0);
+    let mut b = under(bar([16, 5, 5], 0, 1.3, 0.0, 0.0, 0), criterion);
     let dt = b.simulation.recommended_time_step();
     let start = b.simulation.energy();
     let mut largest = start;
@@ -349,11 +382,83 @@ fn fracture_events_never_raise_the_energy_of_an_undamped_free_bar() {
         "energy {start} → {largest} (uncut: {uncut_largest})"
     );
     println!(
-        "free bar: {} cracks, {events} steps releasing energy, E max/E0 = {:.5} (uncut {:.5}), dissipated {:.3e} J of {start:.3e} J, isolated {}",
+        "free bar ({criterion:?}): {} cracks, {events} steps releasing energy, E max/E0 = {:.5} (uncut {:.5}), dissipated {:.3e} J of {start:.3e} J, isolated {}",
         fracture.cracks.len(),
         largest / start,
         uncut_largest / start,
         fracture.dissipated,
         fracture.isolated(&b.simulation.body)
     );
+}
+
+#[test]
+fn transparency_equals_the_uncut_weight_at_the_front_and_is_continuous_across_it() {
+    // A crack in the plane x = 0 covering y < 0 (|z| < 1), its front the edge y = 0: a pair along x
+    // whose crossing point slides from y = −0.2h to 0.2h crosses the front.
+    let h = 1.0;
+    let mut crack = Crack::in_plane(DVec3::ZERO, DVec3::X);
+    let at = |crack: &Crack, y: f64, z: f64| crack.plane_coordinates(DVec3::new(0.0, y, z));
+    let ahead = crack.plane_coordinates(DVec3::Y);
+    for (y, z, is_front) in [
+        (0.0, -1.0, true),
+        (0.0, 1.0, true),
+        (-1.0, 1.0, false),
+        (-1.0, -1.0, false),
+    ] {
+        let position = at(&crack, y, z);
+        crack.push_vertex(OutlineVertex {
+            position,
+            direction: ahead,
+            is_front,
+        });
+    }
+    let cracks = [crack];
+    let pair = |y: f64| (DVec3::new(-0.3, y, 0.1), DVec3::new(0.3, y, 0.1));
+    let uncut = poly6(0.6, h);
+    let transparency = Criterion::Transparency { kappa: KAPPA };
+    // Behind the front the weight is seed 002 eq. 70's, d_s = |y|; ahead of it the uncut weight.
+    for y in [-0.15, -0.05, -0.01] {
+        let (p, q) = pair(y);
+        let expected = poly6((0.6 / h + (y / (KAPPA * h)).powi(2)) * h, h);
+        let w = modified_weight(p, q, h, &cracks, transparency);
+        assert!(
+            (w / expected - 1.0).abs() < 1e-12,
+            "y = {y}: {w} vs {expected}"
+        );
+        assert_eq!(
+            modified_weight(p, q, h, &cracks, Criterion::Visibility),
+            0.0
+        );
+    }
+    // At the front itself (d_s = 0) and ahead of it: the uncut weight, exactly.
+    for y in [0.0, 0.01] {
+        let (p, q) = pair(y);
+        assert_eq!(modified_weight(p, q, h, &cracks, transparency), uncut);
+    }
+    // Sweeping past the front in steps of 10⁻⁵ h: transparency never jumps by more than 2·10⁻³ of the
+    // uncut weight; visibility jumps by all of it.
+    let sweep = |criterion: Criterion| {
+        let mut largest = 0.0f64;
+        let mut last: Option<f64> = None;
+        for k in 0..=40_000 {
+            let (p, q) = pair(-0.2 + 1e-5 * k as f64);
+            let w = modified_weight(p, q, h, &cracks, criterion);
+            if let Some(previous) = last {
+                largest = largest.max((w - previous).abs());
+            }
+            last = Some(w);
+        }
+        largest / uncut
+    };
+    let (smooth, sharp) = (sweep(transparency), sweep(Criterion::Visibility));
+    assert!(smooth < 2e-3, "transparency jumps by {smooth}");
+    println!(
+        "sweep past the front: transparency jumps by at most {smooth:.2e} of the uncut weight"
+    );
+    assert_eq!(sharp, 1.0);
+    // A crack with no front left is opaque under either criterion.
+    let mut through = cracks[0].clone();
+    through.outline.iter_mut().for_each(|v| v.is_front = false);
+    let (p, q) = pair(-0.01);
+    assert_eq!(modified_weight(p, q, h, &[through], transparency), 0.0);
 }
