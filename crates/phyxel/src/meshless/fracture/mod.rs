@@ -10,9 +10,10 @@
 //! moment matrix A_i = Σ_j ω'_ij X_ij X_ijᵀ and vectors d_ij = A_i⁻¹ X_ij ω'_ij refitted
 //! ([`super::mls::MlsWeights::refit`]); the gather then needs nothing else, since a pair with d = 0
 //! exchanges no force. Volumes V_i stay: cutting moves no mass. A refit whose safe inverse drops a
-//! direction (below [`REFIT_THRESHOLD`] of the largest eigenvalue: a sliver of neighbours) zeroes the
-//! phyxel's d_ij — it then holds no energy and its neighbours carry it, a free particle once all its
-//! weights are cut.
+//! direction (below [`REFIT_THRESHOLD`] of the largest eigenvalue: a sliver of neighbours), or that
+//! would tie its neighbourhood more stiffly than the explicit step allows ([`STIFFNESS_MARGIN`]),
+//! zeroes the phyxel's d_ij — it then holds no energy and its neighbours carry it, a free particle once
+//! all its weights are cut.
 //!
 //! **Energy through a crack event** (the 2D lesson's safeguard, `lessons::cracks::solid`, ported).
 //! Cutting at fixed displacements can only release energy in the continuum, but MKN04's nodal energy
@@ -46,6 +47,29 @@ use std::fmt;
 /// enough to make the explicit step unstable. A half-space neighbourhood (a crack face) keeps
 /// λ_min/λ_max ≈ 0.5 and a cube corner's octant ≈ 0.3, both well above it.
 pub const REFIT_THRESHOLD: f64 = 0.05;
+
+/// How much stiffer than the stiffest phyxel of the uncut body a refit may be ([`stiffness`], times
+/// the square of the rest correction's largest singular value) before it is released instead (its d_ij
+/// zeroed). The default explicit step is 0.1 of h√(ρ/E), and a jittered cube is measured stable up to
+/// 0.2 ([`super::simulation::RECOMMENDED_CFL_FRACTION`]): a factor 2 in Δt, 4 in stiffness; 2 keeps
+/// half of that. (Measured: a ball dropped on a brittle cube left refits with d_ij up to 2.8 times
+/// the uncut body's largest.)
+pub const STIFFNESS_MARGIN: f64 = 2.0;
+
+/// A measure of how stiffly phyxel i's own neighbourhood ties it and its neighbours: the square of the
+/// reaction's vector, |Σ_j d_ij|², plus Σ_j |d_ij|² (the force on a neighbour j is M_i d_ij, on i
+/// −M_i Σ_j d_ij; a stiffness scales with their squares).
+pub fn stiffness(body: &Body, i: usize) -> f64 {
+    let edges = body.neighbours.edges(i);
+    let sum: DVec3 = edges.clone().map(|k| body.mls.d[k]).sum();
+    sum.length_squared() + edges.map(|k| body.mls.d[k].length_squared()).sum::<f64>()
+}
+
+/// The largest singular value of `g`.
+fn largest_singular_value(g: DMat3) -> f64 {
+    let (values, _) = symmetric_eigen(g.transpose() * g);
+    values.max_element().max(0.0).sqrt()
+}
 
 /// The smallest |det J_i| of a refit that a rest correction may invert.
 pub const SMALLEST_REFIT_DETERMINANT: f64 = 0.1;
@@ -224,6 +248,10 @@ pub struct Fracture {
     /// The reference positions hashed by the largest support radius.
     grid: HashGrid,
     largest_support: f64,
+    /// The largest [`stiffness`] of the uncut body's phyxels.
+    stiffest: f64,
+    /// Refits released for [`STIFFNESS_MARGIN`] (or a singular J_i, or lost rank).
+    pub released: usize,
     pub events: Vec<CrackEvent>,
     /// Phyxels whose MLS data the last step refitted, and in all.
     pub recomputed_last: usize,
@@ -246,6 +274,10 @@ impl Fracture {
             spacing: lattice_spacing(body),
             grid: HashGrid::build(&body.reference, largest_support.max(1e-12)),
             largest_support,
+            stiffest: (0..body.len())
+                .map(|i| stiffness(body, i))
+                .fold(0.0, f64::max),
+            released: 0,
             events: Vec::new(),
             recomputed_last: 0,
             recomputed_total: 0,
@@ -452,9 +484,10 @@ impl Fracture {
 
     /// Refit phyxel i's MLS data with the modified weights, then keep its energy from rising: where
     /// the refit released energy it is booked as dissipated; where it would raise U_i, the rest
-    /// correction G_i = J_i⁻¹ J_e,before restores the elastic gradient of before the event; a refit
-    /// that lost rank or whose J_i is too close to singular ([`SMALLEST_REFIT_DETERMINANT`]) holds no
-    /// energy (its d_ij are zeroed) and releases what it held.
+    /// correction G_i = J_i⁻¹ J_e,before restores the elastic gradient of before the event. A refit
+    /// that lost rank, whose J_i is too close to singular ([`SMALLEST_REFIT_DETERMINANT`]), or that
+    /// would be stiffer than [`STIFFNESS_MARGIN`] allows (with its G_i) holds no energy (its d_ij are
+    /// zeroed) and releases what it held.
     fn refit(&mut self, body: &mut Body, i: usize) {
         let grad_before = body
             .mls
@@ -471,14 +504,17 @@ impl Fracture {
         self.recomputed_last += 1;
         self.recomputed_total += 1;
         body.rest_correction[i] = DMat3::IDENTITY;
-        let release_all = |body: &mut Body, dissipated: &mut f64| {
+        let release_all = |body: &mut Body, fracture: &mut Fracture| {
             for k in body.neighbours.edges(i) {
                 body.mls.d[k] = DVec3::ZERO;
             }
-            *dissipated += before;
+            fracture.dissipated += before;
+            fracture.released += 1;
         };
-        if rank < 3 {
-            release_all(body, &mut self.dissipated);
+        let limit = STIFFNESS_MARGIN * self.stiffest;
+        let stiff = stiffness(body, i);
+        if rank < 3 || stiff > limit {
+            release_all(body, self);
             return;
         }
         let grad = body
@@ -491,10 +527,15 @@ impl Fracture {
         }
         let j = DMat3::IDENTITY + grad;
         if j.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
-            release_all(body, &mut self.dissipated);
+            release_all(body, self);
             return;
         }
-        body.rest_correction[i] = j.inverse() * elastic;
+        let g = j.inverse() * elastic;
+        if largest_singular_value(g).powi(2) * stiff > limit {
+            release_all(body, self);
+            return;
+        }
+        body.rest_correction[i] = g;
     }
 
     /// Each rest correction G_i ≠ I moves a fraction β = min(c_prop Δt / h_i, 1) of the way to I when

@@ -126,7 +126,9 @@ fn visibility_cuts_exactly_the_pairs_whose_segment_crosses_a_crack() {
     assert_eq!(fracture.recomputed_total, refitted);
     assert!(refitted < body.len() / 2, "{refitted} of {}", body.len());
     // MLS reproduces linear fields on whatever neighbours it keeps (MKN04 eq. 8): Σ_j d_ij X_ijᵀ = I
-    // for every refitted phyxel.
+    // for every refitted phyxel (none released here: a crack face is no stiffer than a free face),
+    // for every refitted phyxel that was not released as too stiff.
+    assert_eq!(fracture.released, 0);
     for i in (0..body.len()).filter(|&i| cut_phyxels[i]) {
         assert_eq!(body.mls.rank[i], 3, "phyxel {i}");
         let consistency = hoods.edges(i).fold(DMat3::ZERO, |m, k| {
