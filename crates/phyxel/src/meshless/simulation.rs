@@ -332,7 +332,8 @@ pub struct Simulation {
     candidate_vertices: Vec<(usize, usize)>,
     pressing_vertices: Vec<(usize, usize)>,
     /// Brittle fracture of the nodal model ([`super::fracture`]), after every step when set (off by
-    /// default: [`Simulation::enable_fracture`]).
+    /// default: [`Simulation::enable_fracture`]); paused while another model is in use. Snapshots do
+    /// not carry it.
     pub fracture: Option<Fracture>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
@@ -642,7 +643,12 @@ impl Simulation {
             }
             (None, _) => {}
         }
-        if let Some(fracture) = self.fracture.as_mut() {
+        // Fracture cuts the nodal MKN04 model of the explicit integrators: switched to another model
+        // after it was enabled, it pauses (its cracks stay cut).
+        let cut = self.elasticity == Elasticity::Mkn04
+            && self.implicit.is_none()
+            && self.body.quadrature().is_none();
+        if let Some(fracture) = self.fracture.as_mut().filter(|_| cut) {
             fracture.step(&mut self.body, &self.fixed, dt);
         }
         self.time += dt;
