@@ -31,7 +31,7 @@
 pub mod crack;
 pub mod scenes;
 
-use self::crack::Crack;
+use self::crack::{Crack, OutlineVertex};
 use super::body::Body;
 use super::elasticity::phyxel_stress;
 use super::kernel::poly6;
@@ -319,13 +319,30 @@ impl Fracture {
 
     /// Each phyxel's largest principal stress ([`second_piola`]) over the strength, and its eigenvector.
     pub fn stress_ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
+        self.ratios(body, false)
+    }
+
+    /// [`Fracture::stress_ratios`], or with `screened` exactly only where it may exceed 1: a phyxel
+    /// whose Gershgorin bound max_r (S_rr + Σ_c≠r |S_rc|) ≥ λ_max lies below the strength reports that
+    /// bound over the strength and no eigenvector, and skips the eigen-decomposition.
+    fn ratios(&self, body: &Body, screened: bool) -> Vec<(f64, DVec3)> {
         let strength = self.settings.strength;
         map_indices(body.len(), |i| {
             let grad_u = body
                 .mls
                 .displacement_gradient(i, &body.displacement, &body.neighbours);
-            let (s, v) = largest_principal(second_piola(body, i, grad_u));
-            (s / strength, v)
+            let s = second_piola(body, i, grad_u);
+            if screened {
+                let (x, y, z) = (s.x_axis, s.y_axis, s.z_axis);
+                let bound = (x.x + y.x.abs() + z.x.abs())
+                    .max(y.y + x.y.abs() + z.y.abs())
+                    .max(z.z + x.z.abs() + y.z.abs());
+                if bound < strength {
+                    return (bound / strength, DVec3::ZERO);
+                }
+            }
+            let (largest, v) = largest_principal(s);
+            (largest / strength, v)
         })
     }
 
@@ -341,22 +358,58 @@ impl Fracture {
         self.steps += 1;
         self.recomputed_last = 0;
         self.relax_rest_corrections(body, dt);
-        let ratios = self.stress_ratios(body);
+        let ratios = self.ratios(body, true);
         let advance = self.settings.c_prop * dt;
-        let mut changed: Vec<usize> = (0..self.cracks.len())
-            .filter(|&c| self.grow(c, body, &ratios, advance))
-            .collect();
-        if let Some(c) = self.initiate(body, fixed, &ratios) {
-            changed.push(c);
+        let mut changed = Vec::new();
+        let mut moved = Vec::new();
+        for c in 0..self.cracks.len() {
+            let swept = self.grow(c, body, &ratios, advance);
+            if !swept.is_empty() {
+                changed.push(c);
+                moved.extend(swept);
+            }
         }
-        if !changed.is_empty() {
-            self.update_weights_near(body, &changed);
+        match self.settings.criterion {
+            // Under visibility a front's advance changes only the crossings in the area it swept.
+            Criterion::Visibility => self.update_weights_around(body, &moved),
+            // Under transparency d_s changes wherever the nearest front moved.
+            Criterion::Transparency { .. } => self.update_weights_near(body, &changed),
+        }
+        if let Some(c) = self.initiate(body, fixed, &ratios) {
+            self.update_weights_near(body, &[c]);
         }
     }
 
-    /// Advance the fronts of crack c; whether the crack changed.
-    fn grow(&mut self, c: usize, body: &Body, ratios: &[(f64, DVec3)], advance: f64) -> bool {
+    /// Re-weigh the phyxels within h_i + r of the points (p, r) ([`moved_vertices`]) and refit those
+    /// whose weights changed.
+    fn update_weights_around(&mut self, body: &mut Body, points: &[(DVec3, f64)]) {
+        if points.is_empty() {
+            return;
+        }
+        let near: Vec<usize> = (0..body.len())
+            .filter(|&i| {
+                let (x, h) = (body.reference[i], body.support_radius[i]);
+                points.iter().any(|&(p, r)| x.distance(p) < h + r)
+            })
+            .collect();
+        for i in near {
+            if self.reweigh(body, i) {
+                self.refit(body, i);
+            }
+        }
+    }
+
+    /// Advance the fronts of crack c; the vertices that moved, with the radius around each that holds
+    /// the area their move swept ([`moved_vertices`]; none: the crack did not change).
+    fn grow(
+        &mut self,
+        c: usize,
+        body: &Body,
+        ratios: &[(f64, DVec3)],
+        advance: f64,
+    ) -> Vec<(DVec3, f64)> {
         let fronts: Vec<(usize, DVec3, DVec3)> = self.cracks[c].fronts().collect();
+        let before = self.cracks[c].outline.clone();
         let mut changed = false;
         for (k, tip, direction) in fronts {
             let mut ahead = 0;
@@ -394,10 +447,14 @@ impl Fracture {
                 changed = true;
             }
         }
-        if changed {
-            self.cracks[c].refine(self.spacing);
+        if !changed {
+            return Vec::new();
         }
-        changed
+        let crack = &mut self.cracks[c];
+        let swept = moved_vertices(crack, &before, &crack.outline);
+        // Refinement inserts vertices on the edges: it changes no area.
+        crack.refine(self.spacing);
+        swept
     }
 
     /// Start a crack at the most stressed eligible phyxel ([`Fracture::step`]): a disc of diameter a
@@ -415,8 +472,9 @@ impl Fracture {
                 && !hoods.edges(i).any(|k| held(hoods.neighbour[k] as usize))
                 && body.mls.rank[i] == 3
                 && self.cracks.iter().all(|c| {
-                    c.distance(x) >= h
-                        && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h)
+                    c.origin.distance(x) > c.reach() + FRONT_ZONE * h
+                        || (c.distance(x) >= h
+                            && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h))
                 })
         })?;
         let (ratio, normal) = ratios[chosen];
@@ -603,6 +661,35 @@ pub fn fragments(body: &Body) -> (usize, Vec<u32>) {
         label[i] = label[r];
     }
     (count as usize, label)
+}
+
+/// Where a crack's outline changed from `before` to `after` (the same vertices, some advanced): for
+/// each vertex k that moved, its old position o_k (in space) and the radius r_k around it that holds
+/// the area swept between the two outlines next to it — the quads (o_k, n_k, o_k±1, n_k±1), whose
+/// corners lie within r_k of o_k.
+fn moved_vertices(
+    crack: &Crack,
+    before: &[OutlineVertex],
+    after: &[OutlineVertex],
+) -> Vec<(DVec3, f64)> {
+    let n = before.len();
+    (0..n)
+        .filter(|&k| after[k].position != before[k].position)
+        .map(|k| {
+            let o = before[k].position;
+            let r = [
+                after[k].position,
+                before[(k + n - 1) % n].position,
+                after[(k + n - 1) % n].position,
+                before[(k + 1) % n].position,
+                after[(k + 1) % n].position,
+            ]
+            .iter()
+            .map(|p| p.distance(o))
+            .fold(0.0, f64::max);
+            (crack.to_space(o), r)
+        })
+        .collect()
 }
 
 /// w(|X_ij|, h_i) for every edge (MKN04 eq. 7): the weights of the uncut body.
