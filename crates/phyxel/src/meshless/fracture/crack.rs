@@ -249,3 +249,32 @@ pub fn point_segment_distance(x: DVec2, a: DVec2, b: DVec2) -> f64 {
     };
     x.distance(a + s * t)
 }
+
+/// Where a crack's outline changed from `before` to `after` (the same vertices, some advanced): for
+/// each vertex k that moved, its old position o_k (in space) and the radius r_k around it that holds
+/// the area swept between the two outlines next to it — the quads (o_k, n_k, o_k±1, n_k±1), whose
+/// corners lie within r_k of o_k.
+pub fn moved_vertices(
+    crack: &Crack,
+    before: &[OutlineVertex],
+    after: &[OutlineVertex],
+) -> Vec<(DVec3, f64)> {
+    let n = before.len();
+    (0..n)
+        .filter(|&k| after[k].position != before[k].position)
+        .map(|k| {
+            let o = before[k].position;
+            let r = [
+                after[k].position,
+                before[(k + n - 1) % n].position,
+                after[(k + n - 1) % n].position,
+                before[(k + 1) % n].position,
+                after[(k + 1) % n].position,
+            ]
+            .iter()
+            .map(|p| p.distance(o))
+            .fold(0.0, f64::max);
+            (crack.to_space(o), r)
+        })
+        .collect()
+}

@@ -1,12 +1,15 @@
 //! Brittle fracture of the nodal MKN04 body on the CPU (seed 000 §4.1.3; seed 002 §7.3 after Pauly et
 //! al. 2005): cracks start where the largest principal stress exceeds the tensile strength (mode I,
 //! the crack plane normal to its eigenvector), their fronts advance at c_prop, and the crack surfaces,
-//! kept in the reference configuration ([`crack`]), cut the MLS weights by the visibility criterion.
+//! kept in the reference configuration ([`crack`]), cut the MLS weights by the visibility criterion
+//! or the transparency method ([`weights`]). [`stress`] gives the stress that decides, this file the
+//! bookkeeping of a step, [`scenes`] the pulled (notched) bar.
 //!
 //! **What is cut.** Each neighbour edge (i → j) carries a modified weight ω'_ij: the uncut
 //! w(|X_ij|, h_i) (MKN04 eq. 7), or where the segment X_i–X_j crosses a crack 0 (visibility) or the
 //! transparency method's weight, seed 002 eq. 70 ([`modified_weight`]). When a crack changes,
-//! only the phyxels within h_i of it are re-weighed, and only those whose weights changed get their
+//! only the phyxels within h_i of it are re-weighed (under visibility, of a growing crack only those
+//! within h_i of the area its fronts swept), and only those whose weights changed get their
 //! moment matrix A_i = Σ_j ω'_ij X_ij X_ijᵀ and vectors d_ij = A_i⁻¹ X_ij ω'_ij refitted
 //! ([`super::mls::MlsWeights::refit`]); the gather then needs nothing else, since a pair with d = 0
 //! exchanges no force. Volumes V_i stay: cutting moves no mass. A refit whose safe inverse drops a
@@ -30,11 +33,15 @@
 
 pub mod crack;
 pub mod scenes;
+pub mod stress;
+pub mod weights;
 
-use self::crack::{Crack, OutlineVertex};
+pub use self::stress::{largest_principal, second_piola};
+pub use self::weights::{fragments, modified_weight, Criterion};
+
+use self::crack::{moved_vertices, Crack};
+use self::weights::uncut_weights;
 use super::body::Body;
-use super::elasticity::phyxel_stress;
-use super::kernel::poly6;
 use super::mls::symmetric_eigen;
 use super::neighbours::HashGrid;
 use crate::parallel::map_indices;
@@ -80,18 +87,6 @@ pub const FRONT_ZONE: f64 = 3.0;
 
 /// The vertices of a newly started crack's outline (a regular polygon; growth refines it).
 pub const SEED_VERTICES: usize = 8;
-
-/// How cracks modify the weight of a pair (seed 002 §7.3).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "criterion", rename_all = "kebab-case")]
-pub enum Criterion {
-    /// Belytschko's visibility criterion: a pair whose segment crosses a crack does not interact.
-    Visibility,
-    /// Organ's transparency method, seed 002 eq. 70: ω'_ij = ω(|X_ij|/h_i + Σ_c (d_s,c/κh_i)²), d_s
-    /// the distance from the crossing point to the crack's front; κ > 0 sets how far behind the front
-    /// a crack becomes opaque.
-    Transparency { kappa: f64 },
-}
 
 /// A brittle material's fracture parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -139,34 +134,6 @@ impl FractureSettings {
     }
 }
 
-/// The modified weight ω'_ij of the pair X_i = `p`, X_j = `q` (support radius h) under `criterion`:
-/// the uncut w(|X_ij|, h) (MKN04 eq. 7) where the segment crosses no crack, exactly; across a crack 0
-/// (visibility) or w((|X_ij|/h + Σ_c (d_s,c/κh)²) h, h) (transparency, seed 002 eq. 70, one term per
-/// crack crossed; 0 once the normalised distance reaches 1).
-pub fn modified_weight(p: DVec3, q: DVec3, h: f64, cracks: &[Crack], criterion: Criterion) -> f64 {
-    let r = p.distance(q);
-    let mut penalty = 0.0;
-    for crack in cracks.iter().filter(|c| c.may_cross(p, q)) {
-        if let Some(x_s) = crack.crossing(p, q) {
-            match criterion {
-                Criterion::Visibility => return 0.0,
-                Criterion::Transparency { kappa } => {
-                    penalty += (crack.distance_to_front(x_s) / (kappa * h)).powi(2);
-                }
-            }
-        }
-    }
-    if penalty == 0.0 {
-        return poly6(r, h);
-    }
-    let normalised = r / h + penalty;
-    if normalised >= 1.0 {
-        0.0
-    } else {
-        poly6(normalised * h, h)
-    }
-}
-
 /// Fracture settings or a model that fracture refuses, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FractureError(pub String);
@@ -198,39 +165,6 @@ pub struct CrackEvent {
     pub position: DVec3,
     pub normal: DVec3,
     pub stress_ratio: f64,
-}
-
-/// The largest eigenvalue of a symmetric matrix and its unit eigenvector.
-pub fn largest_principal(s: DMat3) -> (f64, DVec3) {
-    let (values, vectors) = symmetric_eigen(s);
-    let k = (0..3)
-        .max_by(|&a, &b| values[a].total_cmp(&values[b]))
-        .unwrap_or(0);
-    (values[k], vectors.col(k).normalize_or(DVec3::X))
-}
-
-/// The total second Piola–Kirchhoff stress of phyxel i at displacement gradient ∇u_i, in the reference
-/// frame (where the cracks live): S = J_e⁻¹ P(J_e) with J_e = (I + ∇u_i) G_i and P MKN04's first
-/// Piola stress, Hooke's part and the volume term k_v (det J_e − 1) cof J_e together — the stress whose
-/// traction balances a load ([`phyxel_stress`]'s force matrix is −V P). A rigid rotation leaves it
-/// unchanged. Near-inverted phyxels (det J_e ≤ 10⁻⁶) report the Hooke stress alone.
-pub fn second_piola(body: &Body, i: usize, grad_u: DMat3) -> DMat3 {
-    let (lambda, mu) = body.material.lame();
-    let scale = body.stiffness_scale[i];
-    let j = (DMat3::IDENTITY + grad_u) * body.rest_correction[i];
-    let s = phyxel_stress(
-        j - DMat3::IDENTITY,
-        body.plastic_strain[i],
-        1.0,
-        scale * lambda,
-        scale * mu,
-        body.material.volume_stiffness,
-    );
-    if j.determinant() <= 1e-6 {
-        return s.stress;
-    }
-    let total = j.inverse() * (-s.force_matrix);
-    0.5 * (total + total.transpose())
 }
 
 /// The cracks of one body and the weights they cut.
@@ -622,88 +556,6 @@ impl Fracture {
             }
         }
     }
-}
-
-/// The pieces of `body`: phyxels joined by a chain of pairs that exchange force (an edge with
-/// d_ij ≠ 0, either way) share a label; labels run 0, 1, … in the order of each piece's lowest phyxel,
-/// and their count is the number of fragments (a free particle is one). Union–find with path halving.
-pub fn fragments(body: &Body) -> (usize, Vec<u32>) {
-    let n = body.len();
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    let hoods = &body.neighbours;
-    for k in 0..hoods.neighbour.len() {
-        if body.mls.d[k] == DVec3::ZERO {
-            continue;
-        }
-        let (a, b) = (
-            root(&mut parent, hoods.owner[k] as usize),
-            root(&mut parent, hoods.neighbour[k] as usize),
-        );
-        if a != b {
-            parent[a.max(b)] = a.min(b);
-        }
-    }
-    let mut label = vec![u32::MAX; n];
-    let mut count = 0;
-    for i in 0..n {
-        let r = root(&mut parent, i);
-        if label[r] == u32::MAX {
-            label[r] = count;
-            count += 1;
-        }
-        label[i] = label[r];
-    }
-    (count as usize, label)
-}
-
-/// Where a crack's outline changed from `before` to `after` (the same vertices, some advanced): for
-/// each vertex k that moved, its old position o_k (in space) and the radius r_k around it that holds
-/// the area swept between the two outlines next to it — the quads (o_k, n_k, o_k±1, n_k±1), whose
-/// corners lie within r_k of o_k.
-fn moved_vertices(
-    crack: &Crack,
-    before: &[OutlineVertex],
-    after: &[OutlineVertex],
-) -> Vec<(DVec3, f64)> {
-    let n = before.len();
-    (0..n)
-        .filter(|&k| after[k].position != before[k].position)
-        .map(|k| {
-            let o = before[k].position;
-            let r = [
-                after[k].position,
-                before[(k + n - 1) % n].position,
-                after[(k + n - 1) % n].position,
-                before[(k + 1) % n].position,
-                after[(k + 1) % n].position,
-            ]
-            .iter()
-            .map(|p| p.distance(o))
-            .fold(0.0, f64::max);
-            (crack.to_space(o), r)
-        })
-        .collect()
-}
-
-/// w(|X_ij|, h_i) for every edge (MKN04 eq. 7): the weights of the uncut body.
-fn uncut_weights(body: &Body) -> Vec<f64> {
-    let hoods = &body.neighbours;
-    (0..hoods.neighbour.len())
-        .map(|k| {
-            let (i, j) = (hoods.owner[k] as usize, hoods.neighbour[k] as usize);
-            poly6(
-                body.reference[i].distance(body.reference[j]),
-                body.support_radius[i],
-            )
-        })
-        .collect()
 }
 
 /// The median distance from a phyxel to its nearest neighbour (the lattice spacing on a lattice).

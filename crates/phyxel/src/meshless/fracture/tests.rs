@@ -1,6 +1,7 @@
 use super::crack::{Crack, OutlineVertex};
 use super::scenes::{BarDescription, PulledBar};
 use super::*;
+use crate::meshless::kernel::poly6;
 use crate::meshless::material::Material;
 use glam::{DMat3, DVec3};
 
