@@ -77,6 +77,10 @@ pub struct Body {
     /// (F = F_e F_p, Zhou et al. 2013 eq. 13): the rest shape of phyxel i's neighbourhood is F_p,i x̄_ij.
     /// The identity for a purely elastic body.
     pub plastic_deformation: Vec<DMat3>,
+    /// The rest correction G_i of each phyxel, the safeguard of fracture's refits
+    /// ([`super::fracture`]): MKN04's energy is evaluated at the elastic gradient J_i G_i with
+    /// J_i = I + ∇u_i. The identity (and then skipped) for every phyxel of a body no crack touched.
+    pub rest_correction: Vec<DMat3>,
     /// Temperature T_i (°C), for melting.
     pub temperature: Vec<f64>,
     /// Stiffness factor s_i ∈ (0, 1] scaling λ and μ of phyxel i (1 = solid; melting lowers it).
@@ -110,6 +114,7 @@ impl Body {
             support_radius,
             plastic_strain: vec![DMat3::ZERO; n],
             plastic_deformation: vec![DMat3::IDENTITY; n],
+            rest_correction: vec![DMat3::IDENTITY; n],
             temperature: vec![AMBIENT_TEMPERATURE; n],
             stiffness_scale: vec![1.0; n],
             neighbours: Neighbourhoods::default(),
@@ -302,21 +307,39 @@ impl Body {
     /// Pass 3: displacement gradient, strain, stress, force matrix and energy of every phyxel, for the
     /// displacements `displacement` (an integrator's intermediate state, or the body's own).
     pub fn phyxel_stresses_at(&self, displacement: &[DVec3]) -> Vec<PhyxelStress> {
-        let (lambda, mu) = self.material.lame();
         map_indices(self.len(), |i| {
             let grad_u = self
                 .mls
                 .displacement_gradient(i, displacement, &self.neighbours);
-            let scale = self.stiffness_scale[i];
-            phyxel_stress(
-                grad_u,
-                self.plastic_strain[i],
-                self.volume[i],
-                scale * lambda,
-                scale * mu,
-                self.material.volume_stiffness,
-            )
+            self.phyxel_stress_of(i, grad_u)
         })
+    }
+
+    /// Pass 3 for phyxel i with displacement gradient ∇u_i. With a rest correction G_i ≠ I the
+    /// energy is U_i(J_i G_i) and, as ∂U(J G)/∂J = (∂U/∂J)(J G) Gᵀ, the force matrix is
+    /// M_i(J_i G_i) Gᵢᵀ ([`phyxel_stress`] at J_i G_i − I).
+    pub fn phyxel_stress_of(&self, i: usize, grad_u: DMat3) -> PhyxelStress {
+        let (lambda, mu) = self.material.lame();
+        let scale = self.stiffness_scale[i];
+        let g = self.rest_correction[i];
+        let corrected = g != DMat3::IDENTITY;
+        let grad_e = if corrected {
+            (DMat3::IDENTITY + grad_u) * g - DMat3::IDENTITY
+        } else {
+            grad_u
+        };
+        let mut stress = phyxel_stress(
+            grad_e,
+            self.plastic_strain[i],
+            self.volume[i],
+            scale * lambda,
+            scale * mu,
+            self.material.volume_stiffness,
+        );
+        if corrected {
+            stress.force_matrix *= g.transpose();
+        }
+        stress
     }
 
     /// Pass 4, the force gather: phyxel k receives the reaction of its own neighbourhood,

@@ -169,6 +169,39 @@ impl MlsWeights {
         }
     }
 
+    /// Refit phyxel i with modified weights ω'_ij (`weight`, one per edge; fracture's cut weights):
+    /// A_i = Σ_j ω'_ij x_ij x_ijᵀ and d_ij = A_i⁻¹ x_ij ω'_ij (MKN04 eq. 8 with ω' for w), the safe
+    /// inverse at `relative_threshold`. Returns the rank kept; the count of regularized phyxels
+    /// follows.
+    pub fn refit(
+        &mut self,
+        i: usize,
+        reference: &[DVec3],
+        hoods: &Neighbourhoods,
+        weight: &[f64],
+        relative_threshold: f64,
+    ) -> u8 {
+        let x_ij = |k: usize| reference[hoods.neighbour[k] as usize] - reference[i];
+        let a = hoods
+            .edges(i)
+            .fold(DMat3::ZERO, |a, k| a + outer(x_ij(k), x_ij(k)) * weight[k]);
+        let safe = safe_inverse(a, relative_threshold);
+        for k in hoods.edges(i) {
+            self.d[k] = safe.inverse * x_ij(k) * weight[k];
+        }
+        let was_regular = self.rank[i] == 3;
+        if was_regular != (safe.rank == 3) {
+            if was_regular {
+                self.regularized += 1;
+            } else {
+                self.regularized -= 1;
+            }
+        }
+        self.rank[i] = safe.rank;
+        self.moment_inverse[i] = safe.inverse;
+        safe.rank
+    }
+
     /// ∇u_i = Σ_j (u_j − u_i) d_ijᵀ, i.e. (∇u)_ab = ∂u_a/∂x_b.
     pub fn displacement_gradient(
         &self,

@@ -22,6 +22,7 @@ pub mod collision;
 pub mod contact;
 pub mod corotated;
 pub mod elasticity;
+pub mod fracture;
 pub mod implicit;
 pub mod inside;
 pub mod kernel;

@@ -6,6 +6,7 @@ use super::collision::{resolve_contact, Collider};
 use super::contact::{self, ContactReport, SurfaceContact};
 use super::corotated;
 use super::elasticity::PhyxelStress;
+use super::fracture::{Fracture, FractureError, FractureSettings};
 use super::implicit::{self, CorotatedImplicit, Loads, SolveStats, StaticReport, StaticSolve};
 use super::melting::Melting;
 use super::plasticity::{norm, Plasticity};
@@ -330,6 +331,10 @@ pub struct Simulation {
     /// sorted: the next step's first guess of the pressing set.
     candidate_vertices: Vec<(usize, usize)>,
     pressing_vertices: Vec<(usize, usize)>,
+    /// Brittle fracture of the nodal model ([`super::fracture`]), after every step when set (off by
+    /// default: [`Simulation::enable_fracture`]); paused while another model is in use. Snapshots do
+    /// not carry it.
+    pub fracture: Option<Fracture>,
     /// The body's size (bounding-box diagonal) at the start: a displacement 100 times larger is a blow-up.
     size: f64,
     /// Where the fused symplectic Euler step writes the next displacements and velocities (kept between
@@ -371,6 +376,7 @@ impl Simulation {
             last_contact: None,
             candidate_vertices: Vec::new(),
             pressing_vertices: Vec::new(),
+            fracture: None,
             size,
             next_state: (Vec::new(), Vec::new()),
         }
@@ -460,6 +466,28 @@ impl Simulation {
         let report = implicit::solve_static(&mut self.body, loads, settings);
         self.integrator.reset();
         report
+    }
+
+    /// Let the body crack with `settings` ([`super::fracture`]): only the nodal MKN04 model with an
+    /// explicit integrator is cut; a body with background quadrature, the corotated model and the
+    /// implicit integration are refused, with the reason.
+    pub fn enable_fracture(&mut self, settings: FractureSettings) -> Result<(), FractureError> {
+        if self.body.quadrature().is_some() {
+            return Err(FractureError(
+                "fracture cuts the nodal model's MLS weights; a body integrated by background \
+                 quadrature is not cut yet"
+                    .into(),
+            ));
+        }
+        if self.implicit.is_some() || self.elasticity != Elasticity::Mkn04 {
+            return Err(FractureError(
+                "fracture runs with MKN04's elasticity and an explicit integrator; the corotated \
+                 and implicit models are not cut yet"
+                    .into(),
+            ));
+        }
+        self.fracture = Some(Fracture::new(settings, &self.body));
+        Ok(())
     }
 
     /// A step that explicit integration keeps stable: [`RECOMMENDED_CFL_FRACTION`] × the bound.
@@ -614,6 +642,14 @@ impl Simulation {
                 self.flow_multiplicative(plasticity, dt)
             }
             (None, _) => {}
+        }
+        // Fracture cuts the nodal MKN04 model of the explicit integrators: switched to another model
+        // after it was enabled, it pauses (its cracks stay cut).
+        let cut = self.elasticity == Elasticity::Mkn04
+            && self.implicit.is_none()
+            && self.body.quadrature().is_none();
+        if let Some(fracture) = self.fracture.as_mut().filter(|_| cut) {
+            fracture.step(&mut self.body, &self.fixed, dt);
         }
         self.time += dt;
     }
@@ -930,6 +966,9 @@ impl Simulation {
         body.reference = body.positions();
         body.displacement.iter_mut().for_each(|u| *u = DVec3::ZERO);
         body.rebuild_reference();
+        if let Some(fracture) = self.fracture.as_mut() {
+            fracture.reapply(body);
+        }
         for (surface, rest) in self.surfaces.iter_mut().zip(deformed_surfaces) {
             surface.rebind(rest, body);
         }
@@ -960,6 +999,9 @@ impl Simulation {
         body.reference = reference;
         body.displacement = displacement;
         body.rebuild_reference();
+        if let Some(fracture) = self.fracture.as_mut() {
+            fracture.reapply(body);
+        }
         for (surface, rest) in self.surfaces.iter_mut().zip(deformed_surfaces) {
             surface.rebind(rest, body);
         }

@@ -1,0 +1,580 @@
+//! Brittle fracture of the nodal MKN04 body on the CPU (seed 000 §4.1.3; seed 002 §7.3 after Pauly et
+//! al. 2005): cracks start where the largest principal stress exceeds the tensile strength (mode I,
+//! the crack plane normal to its eigenvector), their fronts advance at c_prop, and the crack surfaces,
+//! kept in the reference configuration ([`crack`]), cut the MLS weights by the visibility criterion
+//! or the transparency method ([`weights`]). [`stress`] gives the stress that decides, this file the
+//! bookkeeping of a step, [`scenes`] the pulled (notched) bar.
+//!
+//! **What is cut.** Each neighbour edge (i → j) carries a modified weight ω'_ij: the uncut
+//! w(|X_ij|, h_i) (MKN04 eq. 7), or where the segment X_i–X_j crosses a crack 0 (visibility) or the
+//! transparency method's weight, seed 002 eq. 70 ([`modified_weight`]). When a crack changes,
+//! only the phyxels within h_i of it are re-weighed (under visibility, of a growing crack only those
+//! within h_i of the area its fronts swept), and only those whose weights changed get their
+//! moment matrix A_i = Σ_j ω'_ij X_ij X_ijᵀ and vectors d_ij = A_i⁻¹ X_ij ω'_ij refitted
+//! ([`super::mls::MlsWeights::refit`]); the gather then needs nothing else, since a pair with d = 0
+//! exchanges no force. Volumes V_i stay: cutting moves no mass. A refit whose safe inverse drops a
+//! direction (below [`REFIT_THRESHOLD`] of the largest eigenvalue: a sliver of neighbours), or that
+//! would tie its neighbourhood more stiffly than the explicit step allows ([`STIFFNESS_MARGIN`]),
+//! zeroes the phyxel's d_ij — it then holds no energy and its neighbours carry it, a free particle once
+//! all its weights are cut.
+//!
+//! **Energy through a crack event** (the 2D lesson's safeguard, `lessons::cracks::solid`, ported).
+//! Cutting at fixed displacements can only release energy in the continuum, but MKN04's nodal energy
+//! is no sum over pairs: refitting ∇u_i from the neighbours a crack left can raise U_i. So a phyxel
+//! whose refit would raise its energy keeps its elastic state: it gets a rest correction G_i
+//! ([`Body::rest_correction`]) with J_i G_i equal to its elastic gradient before the event. G_i then
+//! relaxes towards I at the rate c_prop / h_i, by steps taken only when they lower U_i; what refits
+//! release and relaxations let go is booked in [`Fracture::dissipated`]. A crack event never raises U.
+//!
+//! **Scope.** The nodal MKN04 model with explicit integration only: the background quadrature
+//! (`meshless::quadrature`) and the corotated/implicit models are not cut yet
+//! ([`FractureError`] refuses them), and neither are the GPU kernels. Cracks are planar (no turning);
+//! resampling (seed 002 eq. 71) is the 2D lesson's only.
+
+pub mod crack;
+pub mod scenes;
+pub mod stress;
+pub mod weights;
+
+pub use self::stress::{largest_principal, second_piola};
+pub use self::weights::{fragments, modified_weight, Criterion};
+
+use self::crack::{moved_vertices, Crack};
+use self::weights::uncut_weights;
+use super::body::Body;
+use super::mls::symmetric_eigen;
+use super::neighbours::HashGrid;
+use crate::parallel::map_indices;
+use glam::{DMat3, DVec3};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Eigenvalues of a refitted A_i below this fraction of the largest count as zero (the solver's own
+/// threshold is 10⁻⁴): a phyxel cracks left with a sliver of neighbours would otherwise get d_ij large
+/// enough to make the explicit step unstable. A half-space neighbourhood (a crack face) keeps
+/// λ_min/λ_max ≈ 0.5 and a cube corner's octant ≈ 0.3, both well above it.
+pub const REFIT_THRESHOLD: f64 = 0.05;
+
+/// How much stiffer than the stiffest phyxel of the uncut body a refit may be ([`stiffness`], times
+/// the square of the rest correction's largest singular value) before it is released instead (its d_ij
+/// zeroed). The default explicit step is 0.1 of h√(ρ/E), and a jittered cube is measured stable up to
+/// 0.2 ([`super::simulation::RECOMMENDED_CFL_FRACTION`]): a factor 2 in Δt, 4 in stiffness; 2 keeps
+/// half of that. (Measured: a ball dropped on a brittle cube left refits with d_ij up to 2.8 times
+/// the uncut body's largest.)
+pub const STIFFNESS_MARGIN: f64 = 2.0;
+
+/// A measure of how stiffly phyxel i's own neighbourhood ties it and its neighbours: the square of the
+/// reaction's vector, |Σ_j d_ij|², plus Σ_j |d_ij|² (the force on a neighbour j is M_i d_ij, on i
+/// −M_i Σ_j d_ij; a stiffness scales with their squares).
+pub fn stiffness(body: &Body, i: usize) -> f64 {
+    let edges = body.neighbours.edges(i);
+    let sum: DVec3 = edges.clone().map(|k| body.mls.d[k]).sum();
+    sum.length_squared() + edges.map(|k| body.mls.d[k].length_squared()).sum::<f64>()
+}
+
+/// The largest singular value of `g`.
+fn largest_singular_value(g: DMat3) -> f64 {
+    let (values, _) = symmetric_eigen(g.transpose() * g);
+    values.max_element().max(0.0).sqrt()
+}
+
+/// The smallest |det J_i| of a refit that a rest correction may invert.
+pub const SMALLEST_REFIT_DETERMINANT: f64 = 0.1;
+
+/// No crack starts within this many support radii of a crack front: the front's own stress field
+/// exceeds the strength there, and the front, growing, relieves it.
+pub const FRONT_ZONE: f64 = 3.0;
+
+/// The vertices of a newly started crack's outline (a regular polygon; growth refines it).
+pub const SEED_VERTICES: usize = 8;
+
+/// A brittle material's fracture parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FractureSettings {
+    /// Tensile strength σ_t (Pa): a crack starts where the largest principal stress exceeds it.
+    pub strength: f64,
+    /// Crack propagation speed c_prop (m/s): how far a loaded front advances per second.
+    pub c_prop: f64,
+    /// Visibility (the default) or transparency.
+    pub criterion: Criterion,
+}
+
+impl FractureSettings {
+    /// Settings with a positive, finite strength and propagation speed; anything else is refused with
+    /// the reason.
+    pub fn new(strength: f64, c_prop: f64) -> Result<Self, FractureError> {
+        if !(strength > 0.0 && strength.is_finite()) {
+            return Err(FractureError(format!(
+                "the tensile strength must be a positive number of pascals (got {strength})"
+            )));
+        }
+        if !(c_prop > 0.0 && c_prop.is_finite()) {
+            return Err(FractureError(format!(
+                "the crack propagation speed c_prop must be a positive number of m/s (got {c_prop})"
+            )));
+        }
+        Ok(Self {
+            strength,
+            c_prop,
+            criterion: Criterion::Visibility,
+        })
+    }
+
+    /// These settings with the transparency method at κ (positive and finite, else refused).
+    pub fn with_transparency(self, kappa: f64) -> Result<Self, FractureError> {
+        if !(kappa > 0.0 && kappa.is_finite()) {
+            return Err(FractureError(format!(
+                "the transparency method's κ must be a positive number (got {kappa})"
+            )));
+        }
+        Ok(Self {
+            criterion: Criterion::Transparency { kappa },
+            ..self
+        })
+    }
+}
+
+/// Fracture settings or a model that fracture refuses, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FractureError(pub String);
+
+impl fmt::Display for FractureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for FractureError {}
+
+/// What happened to a crack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A new crack started at a phyxel whose largest principal stress exceeded the strength.
+    Initiation,
+    /// An existing crack's front (a notch's tip) started to advance.
+    FrontStarted,
+}
+
+/// A crack event: when (step), where (reference configuration), the crack's normal, and the largest
+/// principal stress over the strength that triggered it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrackEvent {
+    pub step: u64,
+    pub kind: EventKind,
+    pub crack: usize,
+    pub position: DVec3,
+    pub normal: DVec3,
+    pub stress_ratio: f64,
+}
+
+/// The cracks of one body and the weights they cut.
+#[derive(Clone, Debug)]
+pub struct Fracture {
+    pub settings: FractureSettings,
+    pub cracks: Vec<Crack>,
+    /// Whether each crack's fronts have advanced yet.
+    started: Vec<bool>,
+    /// ω'_ij per edge of the body's neighbourhoods.
+    weight: Vec<f64>,
+    /// The lattice spacing a (the median nearest-neighbour distance): a new crack's size, and the
+    /// longest edge between two fronts.
+    pub spacing: f64,
+    /// The reference positions hashed by the largest support radius.
+    grid: HashGrid,
+    largest_support: f64,
+    /// The largest [`stiffness`] of the uncut body's phyxels.
+    stiffest: f64,
+    /// Refits released for [`STIFFNESS_MARGIN`] (or a singular J_i, or lost rank).
+    pub released: usize,
+    pub events: Vec<CrackEvent>,
+    /// Phyxels whose MLS data the last step refitted, and in all.
+    pub recomputed_last: usize,
+    pub recomputed_total: usize,
+    /// Energy the cracks took out of the elastic energy (J): what refits released and what relaxing
+    /// rest corrections let go.
+    pub dissipated: f64,
+    pub steps: u64,
+}
+
+impl Fracture {
+    /// Fracture of `body` with `settings`, no crack yet: every weight uncut.
+    pub fn new(settings: FractureSettings, body: &Body) -> Self {
+        let largest_support = body.support_radius.iter().cloned().fold(0.0, f64::max);
+        Self {
+            settings,
+            cracks: Vec::new(),
+            started: Vec::new(),
+            weight: uncut_weights(body),
+            spacing: lattice_spacing(body),
+            grid: HashGrid::build(&body.reference, largest_support.max(1e-12)),
+            largest_support,
+            stiffest: (0..body.len())
+                .map(|i| stiffness(body, i))
+                .fold(0.0, f64::max),
+            released: 0,
+            events: Vec::new(),
+            recomputed_last: 0,
+            recomputed_total: 0,
+            dissipated: 0.0,
+            steps: 0,
+        }
+    }
+
+    /// The modified weight ω'_ij of edge k.
+    pub fn weight(&self, edge: usize) -> f64 {
+        self.weight[edge]
+    }
+
+    /// Phyxels with no neighbour left (every weight cut): free particles.
+    pub fn isolated(&self, body: &Body) -> usize {
+        (0..body.len())
+            .filter(|&i| body.neighbours.edges(i).all(|k| self.weight[k] == 0.0))
+            .count()
+    }
+
+    /// Cut `crack` into the body (a notch, or a cut from a tool); its fronts have not moved.
+    pub fn add_crack(&mut self, body: &mut Body, crack: Crack) {
+        self.cracks.push(crack);
+        self.started.push(false);
+        self.update_weights_near(body, &[self.cracks.len() - 1]);
+    }
+
+    /// After the body's neighbourhoods were rebuilt (a reference update): every weight re-evaluated
+    /// and every cut phyxel refitted; rest corrections restart at I.
+    pub fn reapply(&mut self, body: &mut Body) {
+        self.weight = uncut_weights(body);
+        self.grid = HashGrid::build(&body.reference, self.largest_support.max(1e-12));
+        body.rest_correction
+            .iter_mut()
+            .for_each(|g| *g = DMat3::IDENTITY);
+        let all: Vec<usize> = (0..self.cracks.len()).collect();
+        self.update_weights_near(body, &all);
+    }
+
+    /// Each phyxel's largest principal stress ([`second_piola`]) over the strength, and its eigenvector.
+    pub fn stress_ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
+        self.ratios(body, false)
+    }
+
+    /// [`Fracture::stress_ratios`], or with `screened` exactly only where it may exceed 1: a phyxel
+    /// whose Gershgorin bound max_r (S_rr + Σ_c≠r |S_rc|) ≥ λ_max lies below the strength reports that
+    /// bound over the strength and no eigenvector, and skips the eigen-decomposition.
+    fn ratios(&self, body: &Body, screened: bool) -> Vec<(f64, DVec3)> {
+        let strength = self.settings.strength;
+        map_indices(body.len(), |i| {
+            let grad_u = body
+                .mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours);
+            let s = second_piola(body, i, grad_u);
+            if screened {
+                let (x, y, z) = (s.x_axis, s.y_axis, s.z_axis);
+                let bound = (x.x + y.x.abs() + z.x.abs())
+                    .max(y.y + x.y.abs() + z.y.abs())
+                    .max(z.z + x.z.abs() + y.z.abs());
+                if bound < strength {
+                    return (bound / strength, DVec3::ZERO);
+                }
+            }
+            let (largest, v) = largest_principal(s);
+            (largest / strength, v)
+        })
+    }
+
+    /// One fracture step after a time step of Δt (seed 000 §4.1.3): the rest corrections relax; every
+    /// crack front advances by c_prop Δt along its direction while the largest principal stress of the
+    /// phyxels ahead of it within h exceeds the strength (or, with no phyxel ahead or none within a
+    /// spacing, leaves the body);
+    /// then at most one crack starts, at the free phyxel with the largest ratio above 1 that lies
+    /// farther than h from every crack and [`FRONT_ZONE`] h from every front and is not a held
+    /// phyxel or the neighbour of one (a grip concentrates stress artificially). The weights near
+    /// changed cracks are re-evaluated and the phyxels whose weights changed refitted.
+    pub fn step(&mut self, body: &mut Body, fixed: &[bool], dt: f64) {
+        self.steps += 1;
+        self.recomputed_last = 0;
+        self.relax_rest_corrections(body, dt);
+        let ratios = self.ratios(body, true);
+        let advance = self.settings.c_prop * dt;
+        let mut changed = Vec::new();
+        let mut moved = Vec::new();
+        for c in 0..self.cracks.len() {
+            let swept = self.grow(c, body, &ratios, advance);
+            if !swept.is_empty() {
+                changed.push(c);
+                moved.extend(swept);
+            }
+        }
+        match self.settings.criterion {
+            // Under visibility a front's advance changes only the crossings in the area it swept.
+            Criterion::Visibility => self.update_weights_around(body, &moved),
+            // Under transparency d_s changes wherever the nearest front moved.
+            Criterion::Transparency { .. } => self.update_weights_near(body, &changed),
+        }
+        if let Some(c) = self.initiate(body, fixed, &ratios) {
+            self.update_weights_near(body, &[c]);
+        }
+    }
+
+    /// Re-weigh the phyxels within h_i + r of the points (p, r) ([`moved_vertices`]) and refit those
+    /// whose weights changed.
+    fn update_weights_around(&mut self, body: &mut Body, points: &[(DVec3, f64)]) {
+        if points.is_empty() {
+            return;
+        }
+        let near: Vec<usize> = (0..body.len())
+            .filter(|&i| {
+                let (x, h) = (body.reference[i], body.support_radius[i]);
+                points.iter().any(|&(p, r)| x.distance(p) < h + r)
+            })
+            .collect();
+        for i in near {
+            if self.reweigh(body, i) {
+                self.refit(body, i);
+            }
+        }
+    }
+
+    /// Advance the fronts of crack c; the vertices that moved, with the radius around each that holds
+    /// the area their move swept ([`moved_vertices`]; none: the crack did not change).
+    fn grow(
+        &mut self,
+        c: usize,
+        body: &Body,
+        ratios: &[(f64, DVec3)],
+        advance: f64,
+    ) -> Vec<(DVec3, f64)> {
+        let fronts: Vec<(usize, DVec3, DVec3)> = self.cracks[c].fronts().collect();
+        let before = self.cracks[c].outline.clone();
+        let mut changed = false;
+        for (k, tip, direction) in fronts {
+            let mut ahead = 0;
+            let mut peak = 0.0f64;
+            let mut nearest = f64::INFINITY;
+            for j in self.grid.candidates(tip) {
+                let j = j as usize;
+                let r = body.reference[j] - tip;
+                nearest = nearest.min(r.length());
+                if r.length() >= body.support_radius[j] || r.dot(direction) <= 0.0 {
+                    continue;
+                }
+                ahead += 1;
+                peak = peak.max(ratios[j].0);
+            }
+            if nearest > self.spacing || ahead == 0 {
+                // The front has left the body (no phyxel within a spacing, or none ahead): moved a
+                // support radius farther out, so that no chord between two such vertices cuts a
+                // corner of the body.
+                self.cracks[c].advance(k, self.largest_support, false);
+                changed = true;
+            } else if peak >= 1.0 {
+                if !self.started[c] {
+                    self.started[c] = true;
+                    self.events.push(CrackEvent {
+                        step: self.steps,
+                        kind: EventKind::FrontStarted,
+                        crack: c,
+                        position: tip,
+                        normal: self.cracks[c].normal,
+                        stress_ratio: peak,
+                    });
+                }
+                self.cracks[c].advance(k, advance, true);
+                changed = true;
+            }
+        }
+        if !changed {
+            return Vec::new();
+        }
+        let crack = &mut self.cracks[c];
+        let swept = moved_vertices(crack, &before, &crack.outline);
+        // Refinement inserts vertices on the edges: it changes no area.
+        crack.refine(self.spacing);
+        swept
+    }
+
+    /// Start a crack at the most stressed eligible phyxel ([`Fracture::step`]): a disc of diameter a
+    /// normal to its eigenvector, centred half a spacing off the phyxel along the normal (so the plane
+    /// passes between lattice layers rather than through phyxels). Returns its index.
+    fn initiate(&mut self, body: &Body, fixed: &[bool], ratios: &[(f64, DVec3)]) -> Option<usize> {
+        let held = |i: usize| fixed.get(i).copied().unwrap_or(false);
+        let mut candidates: Vec<usize> = (0..body.len()).filter(|&i| ratios[i].0 > 1.0).collect();
+        candidates.sort_by(|&a, &b| ratios[b].0.total_cmp(&ratios[a].0));
+        let chosen = candidates.into_iter().find(|&i| {
+            let hoods = &body.neighbours;
+            let x = body.reference[i];
+            let h = body.support_radius[i];
+            !held(i)
+                && !hoods.edges(i).any(|k| held(hoods.neighbour[k] as usize))
+                && body.mls.rank[i] == 3
+                && self.cracks.iter().all(|c| {
+                    c.origin.distance(x) > c.reach() + FRONT_ZONE * h
+                        || (c.distance(x) >= h
+                            && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h))
+                })
+        })?;
+        let (ratio, normal) = ratios[chosen];
+        let centre = body.reference[chosen] + normal * (0.5 * self.spacing);
+        let crack = Crack::disc(centre, normal, 0.5 * self.spacing, SEED_VERTICES);
+        self.cracks.push(crack);
+        self.started.push(true);
+        let c = self.cracks.len() - 1;
+        self.events.push(CrackEvent {
+            step: self.steps,
+            kind: EventKind::Initiation,
+            crack: c,
+            position: centre,
+            normal,
+            stress_ratio: ratio,
+        });
+        Some(c)
+    }
+
+    /// Re-weigh the phyxels within h_i of the cracks `changed` and refit those whose weights changed,
+    /// keeping their elastic state where a refit would raise their energy (the module's safeguard).
+    fn update_weights_near(&mut self, body: &mut Body, changed: &[usize]) {
+        let near: Vec<usize> = (0..body.len())
+            .filter(|&i| {
+                let (x, h) = (body.reference[i], body.support_radius[i]);
+                changed.iter().any(|&c| {
+                    let crack = &self.cracks[c];
+                    crack.signed_distance(x).abs() < h && crack.distance(x) < h
+                })
+            })
+            .collect();
+        for i in near {
+            if self.reweigh(body, i) {
+                self.refit(body, i);
+            }
+        }
+    }
+
+    /// ω'_ij for the edges of phyxel i ([`modified_weight`]; the segment taken from the lower index,
+    /// so that (i, j) and (j, i) agree exactly). Whether any changed.
+    fn reweigh(&mut self, body: &Body, i: usize) -> bool {
+        let hoods = &body.neighbours;
+        let mut any = false;
+        for k in hoods.edges(i) {
+            let j = hoods.neighbour[k] as usize;
+            let (p, q) = if i < j {
+                (body.reference[i], body.reference[j])
+            } else {
+                (body.reference[j], body.reference[i])
+            };
+            let w = modified_weight(
+                p,
+                q,
+                body.support_radius[i],
+                &self.cracks,
+                self.settings.criterion,
+            );
+            if w != self.weight[k] {
+                self.weight[k] = w;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Refit phyxel i's MLS data with the modified weights, then keep its energy from rising: where
+    /// the refit released energy it is booked as dissipated; where it would raise U_i, the rest
+    /// correction G_i = J_i⁻¹ J_e,before restores the elastic gradient of before the event. A refit
+    /// that lost rank, whose J_i is too close to singular ([`SMALLEST_REFIT_DETERMINANT`]), or that
+    /// would be stiffer than [`STIFFNESS_MARGIN`] allows (with its G_i) holds no energy (its d_ij are
+    /// zeroed) and releases what it held.
+    fn refit(&mut self, body: &mut Body, i: usize) {
+        let grad_before = body
+            .mls
+            .displacement_gradient(i, &body.displacement, &body.neighbours);
+        let before = body.phyxel_stress_of(i, grad_before).energy;
+        let elastic = (DMat3::IDENTITY + grad_before) * body.rest_correction[i];
+        let rank = body.mls.refit(
+            i,
+            &body.reference,
+            &body.neighbours,
+            &self.weight,
+            REFIT_THRESHOLD,
+        );
+        self.recomputed_last += 1;
+        self.recomputed_total += 1;
+        body.rest_correction[i] = DMat3::IDENTITY;
+        let release_all = |body: &mut Body, fracture: &mut Fracture| {
+            for k in body.neighbours.edges(i) {
+                body.mls.d[k] = DVec3::ZERO;
+            }
+            fracture.dissipated += before;
+            fracture.released += 1;
+        };
+        let limit = STIFFNESS_MARGIN * self.stiffest;
+        let stiff = stiffness(body, i);
+        if rank < 3 || stiff > limit {
+            release_all(body, self);
+            return;
+        }
+        let grad = body
+            .mls
+            .displacement_gradient(i, &body.displacement, &body.neighbours);
+        let after = body.phyxel_stress_of(i, grad).energy;
+        if after <= before {
+            self.dissipated += before - after;
+            return;
+        }
+        let j = DMat3::IDENTITY + grad;
+        if j.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
+            release_all(body, self);
+            return;
+        }
+        let g = j.inverse() * elastic;
+        if largest_singular_value(g).powi(2) * stiff > limit {
+            release_all(body, self);
+            return;
+        }
+        body.rest_correction[i] = g;
+    }
+
+    /// Each rest correction G_i ≠ I moves a fraction β = min(c_prop Δt / h_i, 1) of the way to I when
+    /// that lowers U_i, and stays otherwise; the energy let go is added to [`Fracture::dissipated`].
+    fn relax_rest_corrections(&mut self, body: &mut Body, dt: f64) {
+        for i in 0..body.len() {
+            let g = body.rest_correction[i];
+            if g == DMat3::IDENTITY {
+                continue;
+            }
+            let beta = (self.settings.c_prop * dt / body.support_radius[i]).min(1.0);
+            let trial = g + (DMat3::IDENTITY - g) * beta;
+            let grad = body
+                .mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours);
+            let now = body.phyxel_stress_of(i, grad).energy;
+            body.rest_correction[i] = trial;
+            let relaxed = body.phyxel_stress_of(i, grad).energy;
+            if relaxed <= now {
+                self.dissipated += now - relaxed;
+                if trial.abs_diff_eq(DMat3::IDENTITY, 1e-12) {
+                    body.rest_correction[i] = DMat3::IDENTITY;
+                }
+            } else {
+                body.rest_correction[i] = g;
+            }
+        }
+    }
+}
+
+/// The median distance from a phyxel to its nearest neighbour (the lattice spacing on a lattice).
+fn lattice_spacing(body: &Body) -> f64 {
+    let hoods = &body.neighbours;
+    let mut nearest: Vec<f64> = (0..body.len())
+        .filter_map(|i| {
+            hoods
+                .edges(i)
+                .map(|k| body.reference[hoods.neighbour[k] as usize].distance(body.reference[i]))
+                .min_by(f64::total_cmp)
+        })
+        .collect();
+    if nearest.is_empty() {
+        return body.support_radius.first().copied().unwrap_or(1.0);
+    }
+    nearest.sort_by(f64::total_cmp);
+    nearest[nearest.len() / 2]
+}
+
+#[cfg(test)]
+mod tests;
