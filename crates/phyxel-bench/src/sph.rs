@@ -60,36 +60,93 @@ fn run_one(solver: Solver, across: usize, steps: usize) -> SphRun {
         body: 0.0,
     };
     let mut sim: FluidSimulation = dam_break(settings, solver).expect("the dam break builds");
-    let (mut iterations, mut most, mut error_sum, mut worst, mut fastest) =
-        (0u64, 0u32, 0.0, 0.0f64, 0.0f64);
-    let start = Instant::now();
-    for step in 0..steps {
-        let report = sim
-            .step()
-            .unwrap_or_else(|e| panic!("{} at {across} across, step {step}: {e}", solver.name()));
-        iterations += report.iterations as u64;
-        most = most.max(report.iterations);
-        error_sum += report.density_error;
-        worst = worst.max(report.density_error);
-        fastest = fastest.max(sim.fluid.max_speed());
-    }
-    let seconds = start.elapsed().as_secs_f64();
+    let timed = time_steps(steps, || {
+        let report = sim.step().map_err(|e| e.to_string())?;
+        Ok((
+            report.iterations,
+            report.density_error,
+            sim.fluid.max_speed(),
+        ))
+    })
+    .unwrap_or_else(|e| panic!("{} at {across} across: {e}", solver.name()));
     let particles = sim.fluid.len();
-    SphRun {
-        solver: solver.name(),
+    timed.run(
+        solver.name(),
         across,
         particles,
+        sim.fluid.time,
+        sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
+        sim.fluid.x.iter().map(|x| x.x + x.y).sum(),
+    )
+}
+
+/// What a run of timed steps gathered ([`time_steps`]).
+struct Timed {
+    steps: usize,
+    seconds: f64,
+    iterations: u64,
+    most: u32,
+    error_sum: f64,
+    worst: f64,
+    fastest: f64,
+}
+
+/// Times `steps` calls of `step`, which returns each step's solver iterations, mean density error
+/// and largest speed (or why the step was refused, with its index added here).
+fn time_steps(
+    steps: usize,
+    mut step: impl FnMut() -> Result<(u32, f64, f64), String>,
+) -> Result<Timed, String> {
+    let mut timed = Timed {
         steps,
-        steps_per_s: steps as f64 / seconds,
-        ns_per_particle_step: seconds * 1e9 / (steps * particles) as f64,
-        simulated_s: sim.fluid.time,
-        mean_iterations: iterations as f64 / steps as f64,
-        max_iterations: most,
-        mean_density_error: error_sum / steps as f64,
-        worst_density_error: worst,
-        max_speed: fastest,
-        mean_neighbours: sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
-        position_checksum: format!("{:e}", sim.fluid.x.iter().map(|x| x.x + x.y).sum::<f64>()),
+        seconds: 0.0,
+        iterations: 0,
+        most: 0,
+        error_sum: 0.0,
+        worst: 0.0,
+        fastest: 0.0,
+    };
+    let start = Instant::now();
+    for k in 0..steps {
+        let (iterations, error, speed) = step().map_err(|e| format!("step {k}: {e}"))?;
+        timed.iterations += u64::from(iterations);
+        timed.most = timed.most.max(iterations);
+        timed.error_sum += error;
+        timed.worst = timed.worst.max(error);
+        timed.fastest = timed.fastest.max(speed);
+    }
+    timed.seconds = start.elapsed().as_secs_f64();
+    Ok(timed)
+}
+
+impl Timed {
+    /// The run's JSON row, with the fluid's state at the end.
+    fn run(
+        &self,
+        solver: &'static str,
+        across: usize,
+        particles: usize,
+        simulated_s: f64,
+        mean_neighbours: f64,
+        checksum: f64,
+    ) -> SphRun {
+        let steps = self.steps as f64;
+        SphRun {
+            solver,
+            across,
+            particles,
+            steps: self.steps,
+            steps_per_s: steps / self.seconds,
+            ns_per_particle_step: self.seconds * 1e9 / (steps * particles as f64),
+            simulated_s,
+            mean_iterations: self.iterations as f64 / steps,
+            max_iterations: self.most,
+            mean_density_error: self.error_sum / steps,
+            worst_density_error: self.worst,
+            max_speed: self.fastest,
+            mean_neighbours,
+            position_checksum: format!("{checksum:e}"),
+        }
     }
 }
 
@@ -105,40 +162,24 @@ fn run_one_3d(solver: phyxel::fluids3d::Solver, across: usize, steps: usize) -> 
     let fluid = column.build().expect("the 3D dam break builds");
     let wcsph = Wcsph::for_height(column.gravity, column.column_height);
     let mut sim = FluidSimulation::new(fluid, solver, wcsph, 0.002).expect("a valid step");
-    let (mut iterations, mut most, mut error_sum, mut worst, mut fastest) =
-        (0u64, 0u32, 0.0, 0.0f64, 0.0f64);
-    let start = Instant::now();
-    for step in 0..steps {
-        let report = sim
-            .step()
-            .unwrap_or_else(|e| panic!("{} at {across} across, step {step}: {e}", solver.name()));
-        iterations += report.iterations as u64;
-        most = most.max(report.iterations);
-        error_sum += report.density_error;
-        worst = worst.max(report.density_error);
-        fastest = fastest.max(sim.fluid.max_speed());
-    }
-    let seconds = start.elapsed().as_secs_f64();
+    let timed = time_steps(steps, || {
+        let report = sim.step().map_err(|e| e.to_string())?;
+        Ok((
+            report.iterations,
+            report.density_error,
+            sim.fluid.max_speed(),
+        ))
+    })
+    .unwrap_or_else(|e| panic!("{} at {across} across: {e}", solver.name()));
     let particles = sim.fluid.len();
-    SphRun {
-        solver: solver.name(),
+    timed.run(
+        solver.name(),
         across,
         particles,
-        steps,
-        steps_per_s: steps as f64 / seconds,
-        ns_per_particle_step: seconds * 1e9 / (steps * particles) as f64,
-        simulated_s: sim.fluid.time,
-        mean_iterations: iterations as f64 / steps as f64,
-        max_iterations: most,
-        mean_density_error: error_sum / steps as f64,
-        worst_density_error: worst,
-        max_speed: fastest,
-        mean_neighbours: sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
-        position_checksum: format!(
-            "{:e}",
-            sim.fluid.x.iter().map(|x| x.x + x.y + x.z).sum::<f64>()
-        ),
-    }
+        sim.fluid.time,
+        sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
+        sim.fluid.x.iter().map(|x| x.x + x.y + x.z).sum(),
+    )
 }
 
 /// The 3D dam break ([`run_one_3d`]) at each count across by each solver.

@@ -18,6 +18,7 @@
 //! - `coupling.rs` — a deformable phyxel body in the fluid, two-way (Akinci et al. 2012 §3.3–3.4);
 //! - `surface.rs` — marching squares;
 //! - `scene.rs` — the column and the dam break in a box of wall particles;
+//! - `experiment.rs` — Martin & Moyce's measured dam-break front;
 //! - `tests.rs` — the claims, against theory and Martin & Moyce's experiment.
 
 pub mod boundary;
@@ -26,6 +27,7 @@ pub mod coupling;
 mod coupling_tests;
 pub mod dfsph;
 pub mod error;
+pub mod experiment;
 pub mod fluid;
 pub mod grid;
 pub mod kernel;

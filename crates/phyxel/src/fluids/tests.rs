@@ -4,6 +4,7 @@
 //! alone, before DFSPH cached its kernel gradients, which made its runs about 4× faster; the whole
 //! file with the lesson's tests took 26–61 s as other work shared the machine).
 
+use super::experiment::MARTIN_MOYCE_FRONT;
 use super::grid::{CellGrid, NeighbourLists};
 use super::kernel::Vector;
 use super::*;
@@ -222,35 +223,13 @@ fn the_walls_stand_in_for_fluid_at_rest_density() {
     }
 }
 
-/// Martin & Moyce (1952), "An experimental study of the collapse of liquid columns on a rigid
-/// horizontal plane", Phil. Trans. R. Soc. A 244, 312–324, fig. 3, column n² = 2 (height 2a), a =
-/// 2.25 in: the surge front Z = z/a against T = t √(2g/a). Taken from PySPH's
-/// `pysph/examples/db_exp_data.py` (`mm_data_2`, read off the paper's figure).
-const MARTIN_MOYCE: [(f64, f64); 15] = [
-    (0.832, 1.217),
-    (1.219, 1.474),
-    (1.997, 2.292),
-    (2.547, 2.995),
-    (3.345, 4.134),
-    (4.034, 4.944),
-    (4.418, 5.881),
-    (5.091, 6.980),
-    (5.685, 7.945),
-    (6.306, 8.966),
-    (6.822, 9.986),
-    (7.439, 10.963),
-    (8.031, 11.977),
-    (8.633, 13.005),
-    (9.237, 13.970),
-];
-
 /// The front's relative deviation Z_sim/Z_exp − 1 at each of the experiment's times.
 fn dam_break_front(solver: Solver, per_width: usize) -> Vec<f64> {
     let a = 2.25 * 0.0254;
     let c = Column::martin_moyce(a, 2.0, 16.0, per_width);
     let mut sim = simulation(&c, solver);
     let time_scale = (a / (2.0 * c.gravity)).sqrt();
-    MARTIN_MOYCE
+    MARTIN_MOYCE_FRONT
         .iter()
         .map(|&(t, z)| {
             sim.advance(t * time_scale - sim.fluid.time)

@@ -5,6 +5,7 @@
 use super::grid::{CellGrid, NeighbourLists};
 use super::kernel::Vector;
 use super::*;
+use crate::fluids::experiment::MARTIN_MOYCE_FRONT;
 
 const G: f64 = 9.81;
 
@@ -240,26 +241,6 @@ fn a_3d_column_beyond_the_budget_is_refused_with_its_limit() {
     assert!(walls.to_string().contains("boundary"), "{walls}");
 }
 
-/// Martin & Moyce (1952) fig. 3, column n² = 2 (as in the 2D fluid's tests, `crate::fluids`): the
-/// surge front Z = z/a against T = t √(2g/a).
-const MARTIN_MOYCE: [(f64, f64); 15] = [
-    (0.832, 1.217),
-    (1.219, 1.474),
-    (1.997, 2.292),
-    (2.547, 2.995),
-    (3.345, 4.134),
-    (4.034, 4.944),
-    (4.418, 5.881),
-    (5.091, 6.980),
-    (5.685, 7.945),
-    (6.306, 8.966),
-    (6.822, 9.986),
-    (7.439, 10.963),
-    (8.031, 11.977),
-    (8.633, 13.005),
-    (9.237, 13.970),
-];
-
 /// The 3D dam break along a channel a deep (the experiment's column, extruded; free-slip walls), every
 /// solver at 6 and 10 particles across a (864 and 4 000 particles), over the experiment's range: the
 /// front (the furthest particle along the channel) against Martin & Moyce. Measured 2026-11-24 (6 / 8
@@ -279,7 +260,7 @@ fn the_3d_dam_break_front_follows_martin_and_moyce() {
             let c = Column::martin_moyce(a, 2.0, 16.0, 1.0, per_width);
             let mut sim = simulation(&c, solver);
             let time_scale = (a / (2.0 * c.gravity)).sqrt();
-            let deviation: Vec<f64> = MARTIN_MOYCE
+            let deviation: Vec<f64> = MARTIN_MOYCE_FRONT
                 .iter()
                 .map(|&(t, z)| {
                     sim.advance(t * time_scale - sim.fluid.time)
