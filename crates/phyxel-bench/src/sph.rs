@@ -1,8 +1,8 @@
-//! `phyxel-bench sph [--across 35,71] [--steps S]`: the SPH fluids lesson's dam break (a column a × 2a
+//! `phyxel-bench sph [--across 35,71] [--steps S] [--threads N]`: the SPH fluids lesson's dam break (a column a × 2a
 //! in a closed box 4a × 3a, a = 0.5 m, `crate::lessons::sph_fluids::dam_break` with the page's ξ,
 //! iteration limit and speed of sound) at `across` particles across a (2 across² particles: 35 →
-//! 2 450, 71 → 10 082), stepped S times from the release by each solver (WCSPH, DFSPH, PBF) on one
-//! thread, each at its own CFL step. Per run: steps/s, the cost of a particle-step, the simulated time
+//! 2 450, 71 → 10 082), stepped S times from the release by each solver (WCSPH, DFSPH, PBF) on
+//! `--threads` threads (1 by default), each at its own CFL step. Per run: steps/s, the cost of a particle-step, the simulated time
 //! reached, the pressure solver's mean iterations per step, the mean and worst of the steps' mean
 //! density errors, the largest speed.
 //! `phyxel-bench sph3d [--across 10,29] …`: the same for the 3D fluid's dam break ([`run_3d`]).
@@ -63,16 +63,19 @@ fn run_one(solver: Solver, across: usize, steps: usize) -> SphRun {
     let (mut iterations, mut most, mut error_sum, mut worst, mut fastest) =
         (0u64, 0u32, 0.0, 0.0f64, 0.0f64);
     let start = Instant::now();
-    for step in 0..steps {
-        let report = sim
-            .step()
-            .unwrap_or_else(|e| panic!("{} at {across} across, step {step}: {e}", solver.name()));
-        iterations += report.iterations as u64;
-        most = most.max(report.iterations);
-        error_sum += report.density_error;
-        worst = worst.max(report.density_error);
-        fastest = fastest.max(sim.fluid.max_speed());
-    }
+    // The timed steps as one batch on the pool (as the browser's worker runs its steps).
+    phyxel::parallel::in_pool(|| {
+        for step in 0..steps {
+            let report = sim.step().unwrap_or_else(|e| {
+                panic!("{} at {across} across, step {step}: {e}", solver.name())
+            });
+            iterations += report.iterations as u64;
+            most = most.max(report.iterations);
+            error_sum += report.density_error;
+            worst = worst.max(report.density_error);
+            fastest = fastest.max(sim.fluid.max_speed());
+        }
+    });
     let seconds = start.elapsed().as_secs_f64();
     let particles = sim.fluid.len();
     SphRun {
@@ -95,7 +98,7 @@ fn run_one(solver: Solver, across: usize, steps: usize) -> SphRun {
 
 /// The 3D dam break (`phyxel::fluids3d`): Martin & Moyce's column a × 2a × a (a = 0.5 m) in a closed
 /// channel 4a × 3a × a, `across` particles across a (2 across³ particles: 29 → 48 778), WCSPH's
-/// speed of sound 10 √(2 g 2a), Δt ≤ 2 ms, stepped `steps` times from the release on one thread.
+/// speed of sound 10 √(2 g 2a), Δt ≤ 2 ms, stepped `steps` times from the release.
 fn run_one_3d(solver: phyxel::fluids3d::Solver, across: usize, steps: usize) -> SphRun {
     use phyxel::fluids3d::{wcsph::Wcsph, Column, FluidSimulation};
     let a = 0.5;
@@ -108,16 +111,19 @@ fn run_one_3d(solver: phyxel::fluids3d::Solver, across: usize, steps: usize) -> 
     let (mut iterations, mut most, mut error_sum, mut worst, mut fastest) =
         (0u64, 0u32, 0.0, 0.0f64, 0.0f64);
     let start = Instant::now();
-    for step in 0..steps {
-        let report = sim
-            .step()
-            .unwrap_or_else(|e| panic!("{} at {across} across, step {step}: {e}", solver.name()));
-        iterations += report.iterations as u64;
-        most = most.max(report.iterations);
-        error_sum += report.density_error;
-        worst = worst.max(report.density_error);
-        fastest = fastest.max(sim.fluid.max_speed());
-    }
+    // The timed steps as one batch on the pool (as the browser's worker runs its steps).
+    phyxel::parallel::in_pool(|| {
+        for step in 0..steps {
+            let report = sim.step().unwrap_or_else(|e| {
+                panic!("{} at {across} across, step {step}: {e}", solver.name())
+            });
+            iterations += report.iterations as u64;
+            most = most.max(report.iterations);
+            error_sum += report.density_error;
+            worst = worst.max(report.density_error);
+            fastest = fastest.max(sim.fluid.max_speed());
+        }
+    });
     let seconds = start.elapsed().as_secs_f64();
     let particles = sim.fluid.len();
     SphRun {
@@ -155,10 +161,10 @@ pub fn run_3d(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
         }
     }
     SphReport {
-        scene: "3D sph dam break (channel 4a × 3a × a, closed), one thread",
+        scene: "3D sph dam break (channel 4a × 3a × a, closed)",
         machine: machine(),
         date: date(),
-        threads: 1,
+        threads: phyxel::parallel::thread_count(),
         runs,
     }
 }
@@ -206,10 +212,10 @@ pub fn run(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
         }
     }
     SphReport {
-        scene: "sph dam break (lesson's box, closed), one thread",
+        scene: "sph dam break (lesson's box, closed)",
         machine: machine(),
         date: date(),
-        threads: 1,
+        threads: phyxel::parallel::thread_count(),
         runs,
     }
 }
