@@ -266,7 +266,7 @@ impl Dfsph {
     }
 
     /// Dρ_i/Dt = Σ_j m (v_i − v_j)·∇W_ij + Σ_b ρ₀ V_b (v_i − v_b)·∇W_ib (v_b = 0 for the walls).
-    #[inline]
+    #[inline(always)]
     fn density_rate(&self, fluid: &Fluid, i: usize) -> f64 {
         let vi = fluid.v[i];
         let mut rate = 0.0;
@@ -328,41 +328,52 @@ impl Dfsph {
         let mut iterations = 0;
         while iterations < self.max_iterations {
             // The error each κ_i cancels, and the mean error.
-            let mut kappa = std::mem::take(&mut self.kappa);
-            let mut error = std::mem::take(&mut self.error);
-            let pieces: Vec<_> = kappa
-                .chunks_mut(PIECE)
-                .zip(error.chunks_mut(PIECE))
-                .enumerate()
-                .collect();
-            let (this, shared) = (&*self, &*fluid);
-            crate::parallel::for_each_piece(pieces, |(p, (kappa, error))| {
-                for (k, (kappa, error)) in kappa.iter_mut().zip(error.iter_mut()).enumerate() {
-                    let i = p * PIECE + k;
-                    let rate = this.density_rate(shared, i);
-                    (*kappa, *error) = match which {
-                        Solve::Density => {
-                            let predicted = shared.density[i] + dt * rate;
-                            let compression = (predicted - rho0).max(0.0);
-                            (compression / (dt * dt) * this.alpha[i], compression)
-                        }
-                        Solve::Divergence => {
-                            let enough = shared.fluid_neighbours.of(i).len()
-                                + shared.boundary_neighbours.of(i).len()
-                                >= MIN_DIVERGENCE_NEIGHBOURS;
-                            let rate = if enough { rate.max(0.0) } else { 0.0 };
-                            (rate / dt * this.alpha[i], rate * dt)
-                        }
-                    };
+            // κ_i and the error it cancels, of particle i.
+            let kappa_and_error = |this: &Self, shared: &Fluid, i: usize| {
+                let rate = this.density_rate(shared, i);
+                match which {
+                    Solve::Density => {
+                        let predicted = shared.density[i] + dt * rate;
+                        let compression = (predicted - rho0).max(0.0);
+                        (compression / (dt * dt) * this.alpha[i], compression)
+                    }
+                    Solve::Divergence => {
+                        let enough = shared.fluid_neighbours.of(i).len()
+                            + shared.boundary_neighbours.of(i).len()
+                            >= MIN_DIVERGENCE_NEIGHBOURS;
+                        let rate = if enough { rate.max(0.0) } else { 0.0 };
+                        (rate / dt * this.alpha[i], rate * dt)
+                    }
                 }
-            });
-            // Summed in the particles' order, whatever the thread count.
+            };
+            // The errors are summed in the particles' order, whatever the thread count.
             let mut error_sum = 0.0;
-            for &e in &error {
-                error_sum += e;
+            if crate::parallel::thread_count() > 1 {
+                let mut kappa = std::mem::take(&mut self.kappa);
+                let mut error = std::mem::take(&mut self.error);
+                let pieces: Vec<_> = kappa
+                    .chunks_mut(PIECE)
+                    .zip(error.chunks_mut(PIECE))
+                    .enumerate()
+                    .collect();
+                let (this, shared) = (&*self, &*fluid);
+                crate::parallel::for_each_piece(pieces, |(p, (kappa, error))| {
+                    for (k, (kappa, error)) in kappa.iter_mut().zip(error.iter_mut()).enumerate() {
+                        (*kappa, *error) = kappa_and_error(this, shared, p * PIECE + k);
+                    }
+                });
+                for &e in &error {
+                    error_sum += e;
+                }
+                self.kappa = kappa;
+                self.error = error;
+            } else {
+                for i in 0..n {
+                    let (kappa, error) = kappa_and_error(self, fluid, i);
+                    self.kappa[i] = kappa;
+                    error_sum += error;
+                }
             }
-            self.kappa = kappa;
-            self.error = error;
             let mean_error = error_sum / (n as f64 * rho0);
             if iterations >= self.min_iterations && mean_error <= tolerance {
                 break;
@@ -392,7 +403,7 @@ impl Dfsph {
         );
         let mut scratch = std::mem::take(&mut fluid.scratch);
         let mut impulse = std::mem::take(&mut fluid.boundary_impulse);
-        if impulse.is_empty() {
+        if impulse.is_empty() && crate::parallel::thread_count() > 1 {
             let (this, fluid) = (&*self, &*fluid);
             let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
             crate::parallel::for_each_piece(pieces, |(p, scratch)| {
@@ -401,7 +412,7 @@ impl Dfsph {
                 }
             });
         } else {
-            // The wall particles' reactions are summed in the particles' order: one thread.
+            // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
             for (i, dv) in scratch.iter_mut().enumerate() {
                 *dv = self.velocity_change(fluid, i, dt, &mut impulse);
             }
@@ -417,7 +428,7 @@ impl Dfsph {
 
     /// −Σ_j m (κ_i/ρ_i + κ_j/ρ_j) ∇W_ij − Σ_b ρ₀ V_b (κ_i/ρ_i) ∇W_ib of particle i; each wall particle b
     /// takes its reaction (Akinci et al. 2012 eq. 10) in `impulse[b]` where that is kept.
-    #[inline]
+    #[inline(always)]
     fn velocity_change(&self, fluid: &Fluid, i: usize, dt: f64, impulse: &mut [Vector]) -> Vector {
         let ki = self.kappa_over_rho[i];
         let mut dv = Vector::ZERO;

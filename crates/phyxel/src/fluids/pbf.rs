@@ -120,7 +120,7 @@ impl Pbf {
             // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
             let mut scratch = std::mem::take(&mut fluid.scratch);
             let mut impulse = std::mem::take(&mut fluid.boundary_impulse);
-            if impulse.is_empty() {
+            if impulse.is_empty() && crate::parallel::thread_count() > 1 {
                 let (this, fluid) = (&*self, &*fluid);
                 let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
                 crate::parallel::for_each_piece(pieces, |(p, scratch)| {
@@ -129,7 +129,7 @@ impl Pbf {
                     }
                 });
             } else {
-                // The wall particles' reactions are summed in the particles' order: one thread.
+                // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
                 for (i, dx) in scratch.iter_mut().enumerate() {
                     *dx = self.correction(fluid, i, dt, scorr_w, &mut impulse);
                 }
@@ -162,7 +162,7 @@ impl Pbf {
     /// Δx_i (eqs. 12–14) of the current λ; each wall particle b that particle i pushes takes the
     /// opposite of the momentum m Δx/Δt in `impulse[b]` where that is kept (a moving body,
     /// [`crate::fluids::coupling`]).
-    #[inline]
+    #[inline(always)]
     fn correction(
         &self,
         fluid: &Fluid,

@@ -110,7 +110,7 @@ fn pressure_accelerations(fluid: &mut Fluid, dt: f64) {
     );
     let mut scratch = std::mem::take(&mut f.scratch);
     let mut impulse = std::mem::take(&mut f.boundary_impulse);
-    if impulse.is_empty() {
+    if impulse.is_empty() && crate::parallel::thread_count() > 1 {
         let f = &*f;
         let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
         crate::parallel::for_each_piece(pieces, |(p, scratch)| {
@@ -119,7 +119,7 @@ fn pressure_accelerations(fluid: &mut Fluid, dt: f64) {
             }
         });
     } else {
-        // The wall particles' reactions are summed in the particles' order: one thread.
+        // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
         for (i, a) in scratch.iter_mut().enumerate() {
             *a += particle_acceleration(f, i, dt, &mut impulse);
         }
@@ -130,7 +130,7 @@ fn pressure_accelerations(fluid: &mut Fluid, dt: f64) {
 
 /// Particle i's pressure acceleration; each wall particle b it pushes takes its reaction in
 /// `impulse[b]` where that is kept.
-#[inline]
+#[inline(always)]
 fn particle_acceleration(f: &Fluid, i: usize, dt: f64, impulse: &mut [Vector]) -> Vector {
     let rho0 = f.rest_density();
     let pi_rho2 = f.scratch_scalar[i];
