@@ -1,7 +1,7 @@
 //! `cargo run --release -p phyxel-bench -- cube --n 20 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- cracks [--steps S]` (the cracks lesson's plate: [`cracks`])
-//! `cargo run --release -p phyxel-bench -- sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps S]`
+//! `cargo run --release -p phyxel-bench -- sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps S] [--threads N]`
 //! (the SPH fluids lesson's dam break per solver: [`sph`])
 //! (`--window-bytes B` with `--backend gpu`: bind the rows and reverse lists in windows of B bytes, to
 //! measure what windowed passes cost on a body that fits one binding.)
@@ -102,6 +102,8 @@ struct Options {
     solvers: Vec<phyxel::fluids::Solver>,
     n: usize,
     threads: usize,
+    /// Whether `--threads` was given (the sph scenes run on one thread unless it was).
+    threads_given: bool,
     steps: usize,
     gpu: bool,
     /// `--window-bytes`: bind the rows in windows of at most this many bytes (GPU backend).
@@ -178,6 +180,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         solvers: phyxel::fluids::Solver::ALL.to_vec(),
         n: 20,
         threads: rayon::current_num_threads(),
+        threads_given: false,
         steps: 100,
         gpu: false,
         window_bytes: None,
@@ -262,7 +265,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
         }
         match flag.as_str() {
             "--n" => options.n = number,
-            "--threads" => options.threads = number,
+            "--threads" => {
+                options.threads = number;
+                options.threads_given = true;
+            }
             "--steps" => options.steps = number,
             "--window-bytes" => options.window_bytes = Some(number as u64),
             _ => {
@@ -365,7 +371,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200]\n       phyxel-bench sph3d [--across 10,29] [--solver wcsph,dfsph,pbf] [--steps 200]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d [--across 10,29] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]");
             std::process::exit(2);
         }
     };
@@ -382,13 +388,26 @@ fn main() {
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }
+    // The fluid's passes on a pool of --threads threads (one by default), each run's steps one batch.
+    let sph_pool = || {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(if options.threads_given {
+                options.threads
+            } else {
+                1
+            })
+            .build()
+            .expect("thread pool")
+    };
     if options.sph3d {
-        let report = sph::run_3d(&options.across, options.steps, &options.solvers);
+        let report =
+            sph_pool().install(|| sph::run_3d(&options.across, options.steps, &options.solvers));
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }
     if options.sph {
-        let report = sph::run(&options.across, options.steps, &options.solvers);
+        let report =
+            sph_pool().install(|| sph::run(&options.across, options.steps, &options.solvers));
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }

@@ -1,8 +1,8 @@
-//! `phyxel-bench sph [--across 35,71] [--steps S]`: the SPH fluids lesson's dam break (a column a × 2a
+//! `phyxel-bench sph [--across 35,71] [--steps S] [--threads N]`: the SPH fluids lesson's dam break (a column a × 2a
 //! in a closed box 4a × 3a, a = 0.5 m, `crate::lessons::sph_fluids::dam_break` with the page's ξ,
 //! iteration limit and speed of sound) at `across` particles across a (2 across² particles: 35 →
-//! 2 450, 71 → 10 082), stepped S times from the release by each solver (WCSPH, DFSPH, PBF) on one
-//! thread, each at its own CFL step. Per run: steps/s, the cost of a particle-step, the simulated time
+//! 2 450, 71 → 10 082), stepped S times from the release by each solver (WCSPH, DFSPH, PBF) on
+//! `--threads` threads (1 by default), each at its own CFL step. Per run: steps/s, the cost of a particle-step, the simulated time
 //! reached, the pressure solver's mean iterations per step, the mean and worst of the steps' mean
 //! density errors, the largest speed.
 //! `phyxel-bench sph3d [--across 10,29] …`: the same for the 3D fluid's dam break ([`run_3d`]).
@@ -95,7 +95,7 @@ struct Timed {
 /// and largest speed (or why the step was refused, with its index added here).
 fn time_steps(
     steps: usize,
-    mut step: impl FnMut() -> Result<(u32, f64, f64), String>,
+    mut step: impl FnMut() -> Result<(u32, f64, f64), String> + Send,
 ) -> Result<Timed, String> {
     let mut timed = Timed {
         steps,
@@ -107,14 +107,18 @@ fn time_steps(
         fastest: 0.0,
     };
     let start = Instant::now();
-    for k in 0..steps {
-        let (iterations, error, speed) = step().map_err(|e| format!("step {k}: {e}"))?;
-        timed.iterations += u64::from(iterations);
-        timed.most = timed.most.max(iterations);
-        timed.error_sum += error;
-        timed.worst = timed.worst.max(error);
-        timed.fastest = timed.fastest.max(speed);
-    }
+    // The timed steps as one batch on the pool (as the browser's worker runs its steps).
+    phyxel::parallel::in_pool(|| {
+        for k in 0..steps {
+            let (iterations, error, speed) = step().map_err(|e| format!("step {k}: {e}"))?;
+            timed.iterations += u64::from(iterations);
+            timed.most = timed.most.max(iterations);
+            timed.error_sum += error;
+            timed.worst = timed.worst.max(error);
+            timed.fastest = timed.fastest.max(speed);
+        }
+        Ok::<(), String>(())
+    })?;
     timed.seconds = start.elapsed().as_secs_f64();
     Ok(timed)
 }
@@ -152,7 +156,7 @@ impl Timed {
 
 /// The 3D dam break (`phyxel::fluids3d`): Martin & Moyce's column a × 2a × a (a = 0.5 m) in a closed
 /// channel 4a × 3a × a, `across` particles across a (2 across³ particles: 29 → 48 778), WCSPH's
-/// speed of sound 10 √(2 g 2a), Δt ≤ 2 ms, stepped `steps` times from the release on one thread.
+/// speed of sound 10 √(2 g 2a), Δt ≤ 2 ms, stepped `steps` times from the release.
 fn run_one_3d(solver: phyxel::fluids3d::Solver, across: usize, steps: usize) -> SphRun {
     use phyxel::fluids3d::{wcsph::Wcsph, Column, FluidSimulation};
     let a = 0.5;
@@ -196,10 +200,10 @@ pub fn run_3d(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
         }
     }
     SphReport {
-        scene: "3D sph dam break (channel 4a × 3a × a, closed), one thread",
+        scene: "3D sph dam break (channel 4a × 3a × a, closed)",
         machine: machine(),
         date: date(),
-        threads: 1,
+        threads: phyxel::parallel::thread_count(),
         runs,
     }
 }
@@ -247,10 +251,10 @@ pub fn run(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
         }
     }
     SphReport {
-        scene: "sph dam break (lesson's box, closed), one thread",
+        scene: "sph dam break (lesson's box, closed)",
         machine: machine(),
         date: date(),
-        threads: 1,
+        threads: phyxel::parallel::thread_count(),
         runs,
     }
 }

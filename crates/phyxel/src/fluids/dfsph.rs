@@ -50,6 +50,7 @@
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
+use super::grid::PIECE;
 use super::kernel::Vector;
 
 /// DFSPH's tolerances and its per-particle buffers.
@@ -92,6 +93,8 @@ pub struct Dfsph {
     pub hydrostatic_speed: bool,
     /// ρ*_i (density solver) or Dρ_i/Dt (divergence solver).
     source: Vec<f64>,
+    /// Each particle's error in the iteration being tested (summed in the particles' order).
+    error: Vec<f64>,
     ready: bool,
     /// Iterations of the last step: (constant density, divergence-free).
     pub last_iterations: (u32, u32),
@@ -117,6 +120,7 @@ impl Default for Dfsph {
             warm_start: false,
             hydrostatic_speed: true,
             source: Vec::new(),
+            error: Vec::new(),
             ready: false,
             last_iterations: (0, 0),
         }
@@ -173,6 +177,7 @@ impl Dfsph {
             self.warm_divergence.clear();
             self.warm_divergence.resize(n, 0.0);
             self.source.resize(n, 0.0);
+            self.error.resize(n, 0.0);
             self.ready = false;
         }
         if !self.ready {
@@ -206,41 +211,62 @@ impl Dfsph {
     /// gradients the iterations use (from the fluid's, kept by its last density pass at these positions).
     fn compute_alpha(&mut self, fluid: &Fluid) {
         let rho0 = fluid.rest_density();
-        self.grad_fluid.clear();
-        self.grad_boundary.clear();
-        for i in 0..fluid.len() {
-            let mut sum_grad = Vector::ZERO;
-            let mut sum_square = 0.0;
-            for pair in &fluid.fluid_kernels[fluid.fluid_neighbours.range(i)] {
-                let g = fluid.mass * pair.grad;
-                self.grad_fluid.push(g);
-                sum_grad += g;
-                sum_square += g.length_squared();
-            }
-            let range = fluid.boundary_neighbours.range(i);
-            for (&b, pair) in fluid
-                .boundary_neighbours
-                .of(i)
-                .iter()
-                .zip(&fluid.boundary_kernels[range])
-            {
-                let g = rho0 * fluid.boundary.volume[b as usize] * pair.grad;
-                self.grad_boundary.push(g);
-                sum_grad += g;
-            }
-            let denominator = sum_grad.length_squared() + sum_square;
-            self.alpha[i] =
-                if denominator > 1e-12 * fluid.mass * fluid.mass / fluid.kernel.h.powi(6) {
+        let mut grad_fluid = std::mem::take(&mut self.grad_fluid);
+        let mut grad_boundary = std::mem::take(&mut self.grad_boundary);
+        grad_fluid.resize(fluid.fluid_neighbours.pairs(), Vector::ZERO);
+        grad_boundary.resize(fluid.boundary_neighbours.pairs(), Vector::ZERO);
+        let pieces: Vec<_> = self
+            .alpha
+            .chunks_mut(PIECE)
+            .zip(fluid.fluid_neighbours.split_pairs(&mut grad_fluid))
+            .zip(fluid.boundary_neighbours.split_pairs(&mut grad_boundary))
+            .enumerate()
+            .collect();
+        crate::parallel::for_each_piece(pieces, |(p, ((alpha, grad_fluid), grad_boundary))| {
+            let first = p * PIECE;
+            let fluid_at = fluid.fluid_neighbours.range(first).start;
+            let boundary_at = fluid.boundary_neighbours.range(first).start;
+            for (k, alpha) in alpha.iter_mut().enumerate() {
+                let i = first + k;
+                let mut sum_grad = Vector::ZERO;
+                let mut sum_square = 0.0;
+                let range = fluid.fluid_neighbours.range(i);
+                for (pair, out) in fluid.fluid_kernels[range.clone()]
+                    .iter()
+                    .zip(&mut grad_fluid[range.start - fluid_at..range.end - fluid_at])
+                {
+                    let g = fluid.mass * pair.grad;
+                    *out = g;
+                    sum_grad += g;
+                    sum_square += g.length_squared();
+                }
+                let range = fluid.boundary_neighbours.range(i);
+                for ((&b, pair), out) in fluid
+                    .boundary_neighbours
+                    .of(i)
+                    .iter()
+                    .zip(&fluid.boundary_kernels[range.clone()])
+                    .zip(&mut grad_boundary[range.start - boundary_at..range.end - boundary_at])
+                {
+                    let g = rho0 * fluid.boundary.volume[b as usize] * pair.grad;
+                    *out = g;
+                    sum_grad += g;
+                }
+                let denominator = sum_grad.length_squared() + sum_square;
+                *alpha = if denominator > 1e-12 * fluid.mass * fluid.mass / fluid.kernel.h.powi(6) {
                     fluid.density[i] / denominator
                 } else {
                     0.0
                 };
-        }
+            }
+        });
+        self.grad_fluid = grad_fluid;
+        self.grad_boundary = grad_boundary;
         self.ready = true;
     }
 
     /// Dρ_i/Dt = Σ_j m (v_i − v_j)·∇W_ij + Σ_b ρ₀ V_b (v_i − v_b)·∇W_ib (v_b = 0 for the walls).
-    #[inline]
+    #[inline(always)]
     fn density_rate(&self, fluid: &Fluid, i: usize) -> f64 {
         let vi = fluid.v[i];
         let mut rate = 0.0;
@@ -302,25 +328,51 @@ impl Dfsph {
         let mut iterations = 0;
         while iterations < self.max_iterations {
             // The error each κ_i cancels, and the mean error.
-            let mut error_sum = 0.0;
-            for i in 0..n {
-                let rate = self.density_rate(fluid, i);
-                let (kappa, error) = match which {
+            // κ_i and the error it cancels, of particle i.
+            let kappa_and_error = |this: &Self, shared: &Fluid, i: usize| {
+                let rate = this.density_rate(shared, i);
+                match which {
                     Solve::Density => {
-                        let predicted = fluid.density[i] + dt * rate;
+                        let predicted = shared.density[i] + dt * rate;
                         let compression = (predicted - rho0).max(0.0);
-                        (compression / (dt * dt) * self.alpha[i], compression)
+                        (compression / (dt * dt) * this.alpha[i], compression)
                     }
                     Solve::Divergence => {
-                        let enough = fluid.fluid_neighbours.of(i).len()
-                            + fluid.boundary_neighbours.of(i).len()
+                        let enough = shared.fluid_neighbours.of(i).len()
+                            + shared.boundary_neighbours.of(i).len()
                             >= MIN_DIVERGENCE_NEIGHBOURS;
                         let rate = if enough { rate.max(0.0) } else { 0.0 };
-                        (rate / dt * self.alpha[i], rate * dt)
+                        (rate / dt * this.alpha[i], rate * dt)
                     }
-                };
-                self.kappa[i] = kappa;
-                error_sum += error;
+                }
+            };
+            // The errors are summed in the particles' order, whatever the thread count.
+            let mut error_sum = 0.0;
+            if crate::parallel::thread_count() > 1 {
+                let mut kappa = std::mem::take(&mut self.kappa);
+                let mut error = std::mem::take(&mut self.error);
+                let pieces: Vec<_> = kappa
+                    .chunks_mut(PIECE)
+                    .zip(error.chunks_mut(PIECE))
+                    .enumerate()
+                    .collect();
+                let (this, shared) = (&*self, &*fluid);
+                crate::parallel::for_each_piece(pieces, |(p, (kappa, error))| {
+                    for (k, (kappa, error)) in kappa.iter_mut().zip(error.iter_mut()).enumerate() {
+                        (*kappa, *error) = kappa_and_error(this, shared, p * PIECE + k);
+                    }
+                });
+                for &e in &error {
+                    error_sum += e;
+                }
+                self.kappa = kappa;
+                self.error = error;
+            } else {
+                for i in 0..n {
+                    let (kappa, error) = kappa_and_error(self, fluid, i);
+                    self.kappa[i] = kappa;
+                    error_sum += error;
+                }
             }
             let mean_error = error_sum / (n as f64 * rho0);
             if iterations >= self.min_iterations && mean_error <= tolerance {
@@ -349,40 +401,61 @@ impl Dfsph {
                 .zip(&fluid.density)
                 .map(|(&k, &rho)| k / rho),
         );
-        for i in 0..fluid.len() {
-            let ki = self.kappa_over_rho[i];
-            let mut dv = Vector::ZERO;
-            let range = fluid.fluid_neighbours.range(i);
-            for (&j, g) in fluid
-                .fluid_neighbours
-                .of(i)
-                .iter()
-                .zip(&self.grad_fluid[range])
-            {
-                dv -= (ki + self.kappa_over_rho[j as usize]) * *g;
-            }
-            if ki != 0.0 {
-                let range = fluid.boundary_neighbours.range(i);
-                for (&b, g) in fluid
-                    .boundary_neighbours
-                    .of(i)
-                    .iter()
-                    .zip(&self.grad_boundary[range])
-                {
-                    dv -= ki * *g;
-                    // The wall particle's reaction (Akinci et al. 2012 eq. 10), where it is kept.
-                    if let Some(impulse) = fluid.boundary_impulse.get_mut(b as usize) {
-                        *impulse += (dt * fluid.mass * ki) * *g;
-                    }
+        let mut scratch = std::mem::take(&mut fluid.scratch);
+        let mut impulse = std::mem::take(&mut fluid.boundary_impulse);
+        if impulse.is_empty() && crate::parallel::thread_count() > 1 {
+            let (this, fluid) = (&*self, &*fluid);
+            let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
+            crate::parallel::for_each_piece(pieces, |(p, scratch)| {
+                for (k, dv) in scratch.iter_mut().enumerate() {
+                    *dv = this.velocity_change(fluid, p * PIECE + k, dt, &mut []);
                 }
+            });
+        } else {
+            // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
+            for (i, dv) in scratch.iter_mut().enumerate() {
+                *dv = self.velocity_change(fluid, i, dt, &mut impulse);
             }
-            fluid.scratch[i] = dv;
         }
+        fluid.scratch = scratch;
+        fluid.boundary_impulse = impulse;
         for i in 0..fluid.len() {
             let dv = fluid.scratch[i];
             fluid.v[i] += dt * dv;
             self.kappa_sum[i] += self.kappa[i];
         }
+    }
+
+    /// −Σ_j m (κ_i/ρ_i + κ_j/ρ_j) ∇W_ij − Σ_b ρ₀ V_b (κ_i/ρ_i) ∇W_ib of particle i; each wall particle b
+    /// takes its reaction (Akinci et al. 2012 eq. 10) in `impulse[b]` where that is kept.
+    #[inline(always)]
+    fn velocity_change(&self, fluid: &Fluid, i: usize, dt: f64, impulse: &mut [Vector]) -> Vector {
+        let ki = self.kappa_over_rho[i];
+        let mut dv = Vector::ZERO;
+        let range = fluid.fluid_neighbours.range(i);
+        for (&j, g) in fluid
+            .fluid_neighbours
+            .of(i)
+            .iter()
+            .zip(&self.grad_fluid[range])
+        {
+            dv -= (ki + self.kappa_over_rho[j as usize]) * *g;
+        }
+        if ki != 0.0 {
+            let range = fluid.boundary_neighbours.range(i);
+            for (&b, g) in fluid
+                .boundary_neighbours
+                .of(i)
+                .iter()
+                .zip(&self.grad_boundary[range])
+            {
+                dv -= ki * *g;
+                if let Some(impulse) = impulse.get_mut(b as usize) {
+                    *impulse += (dt * fluid.mass * ki) * *g;
+                }
+            }
+        }
+        dv
     }
 }
 

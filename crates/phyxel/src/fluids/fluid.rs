@@ -8,7 +8,7 @@
 
 use super::boundary::{bounds, Boundary};
 use super::error::FluidError;
-use super::grid::{CellGrid, NeighbourLists};
+use super::grid::{CellGrid, NeighbourLists, PIECE};
 use super::kernel::{PairKernel, SmoothingKernel, Vector};
 use super::space::lattice_points;
 pub use super::space::{MAX_FLUID_PARTICLES, WALL_DISTANCE};
@@ -281,9 +281,7 @@ impl Fluid {
     /// runs after [`Fluid::find_neighbours`].
     pub fn keep_off_walls(&mut self) {
         let d_min = WALL_DISTANCE * self.spacing();
-        self.wall_contacts = 0;
-        for i in 0..self.x.len() {
-            let xi = self.x[i];
+        let contact = |i: usize, xi: Vector| -> Option<(f64, usize, Vector)> {
             let mut nearest = f64::INFINITY;
             let mut nearest_b = 0;
             let mut normal = Vector::ZERO;
@@ -298,73 +296,131 @@ impl Fluid {
                 // −∇W points away from x_b: the direction out of the wall.
                 normal -= self.boundary.volume[b] * self.kernel.grad_w(d);
             }
-            if nearest < d_min && normal.length_squared() > 0.0 {
-                let n = normal.normalize();
-                self.x[i] += (d_min - nearest) * n;
-                let towards = self.v[i].dot(n);
-                if towards < 0.0 {
-                    self.v[i] -= towards * n;
-                    // A moving body takes the momentum the particle lost (an inelastic contact).
-                    if let Some(impulse) = self.boundary_impulse.get_mut(nearest_b) {
-                        *impulse += (self.mass * towards) * n;
+            (nearest < d_min && normal.length_squared() > 0.0)
+                .then(|| (d_min - nearest, nearest_b, normal.normalize()))
+        };
+        let mut x = std::mem::take(&mut self.x);
+        let mut v = std::mem::take(&mut self.v);
+        let mut impulse = std::mem::take(&mut self.boundary_impulse);
+        let mut contacts = 0;
+        if impulse.is_empty() {
+            // Each particle moves only itself: in parallel, pieces of PIECE particles.
+            let mut counts = vec![0usize; x.len().div_ceil(PIECE)];
+            let pieces: Vec<_> = x
+                .chunks_mut(PIECE)
+                .zip(v.chunks_mut(PIECE))
+                .zip(counts.iter_mut())
+                .enumerate()
+                .collect();
+            crate::parallel::for_each_piece(pieces, |(p, ((x, v), count))| {
+                for (k, (x, v)) in x.iter_mut().zip(v.iter_mut()).enumerate() {
+                    if let Some((depth, _, n)) = contact(p * PIECE + k, *x) {
+                        *x += depth * n;
+                        let towards = v.dot(n);
+                        if towards < 0.0 {
+                            *v -= towards * n;
+                        }
+                        *count += 1;
                     }
                 }
-                self.wall_contacts += 1;
+            });
+            contacts = counts.iter().sum();
+        } else {
+            // A moving body takes the momentum the particles lose: in the particles' order.
+            for i in 0..x.len() {
+                if let Some((depth, nearest_b, n)) = contact(i, x[i]) {
+                    x[i] += depth * n;
+                    let towards = v[i].dot(n);
+                    if towards < 0.0 {
+                        v[i] -= towards * n;
+                        // An inelastic contact.
+                        if let Some(impulse) = impulse.get_mut(nearest_b) {
+                            *impulse += (self.mass * towards) * n;
+                        }
+                    }
+                    contacts += 1;
+                }
             }
         }
+        self.x = x;
+        self.v = v;
+        self.boundary_impulse = impulse;
+        self.wall_contacts = contacts;
     }
 
     /// ρ_i = Σ_j m W_ij + Σ_b ρ₀ V_b W_ib (seed 002 eq. 55 with Akinci's Ψ_b = ρ₀ V_b for the walls),
     /// keeping every pair's W and ∇W ([`Fluid::fluid_kernels`], [`Fluid::boundary_kernels`]): one
     /// square root per pair for the whole step (or PBF iteration) that follows.
     pub fn compute_densities(&mut self) {
-        self.compute_densities_then(|_| {});
+        self.compute_densities_then(&mut vec![(); self.len()], |_| {});
     }
 
     /// [`Fluid::compute_densities`], calling `then` for each particle as soon as its density and its
-    /// pairs' kernels are known (while they are still in cache): PBF forms its λ_i there.
-    pub fn compute_densities_then(&mut self, mut then: impl FnMut(ParticlePairs)) {
+    /// pairs' kernels are known (while they are still in cache) and keeping its result in `out[i]`:
+    /// PBF forms its λ_i there. In parallel (pieces of particles; each writes only its own density,
+    /// pairs and result).
+    pub fn compute_densities_then<R: Send>(
+        &mut self,
+        out: &mut [R],
+        then: impl Fn(ParticlePairs) -> R + Sync + Send,
+    ) {
+        assert_eq!(out.len(), self.len(), "one result per particle");
         let rho0 = self.rest_density();
         let kernel = self.kernel;
-        self.fluid_kernels
-            .resize(self.fluid_neighbours.pairs(), PairKernel::default());
-        self.boundary_kernels
-            .resize(self.boundary_neighbours.pairs(), PairKernel::default());
-        for i in 0..self.x.len() {
-            let xi = self.x[i];
-            let mut rho = 0.0;
-            let fluid_range = self.fluid_neighbours.range(i);
-            for (&j, pair) in self
-                .fluid_neighbours
-                .of(i)
-                .iter()
-                .zip(&mut self.fluid_kernels[fluid_range.clone()])
-            {
-                *pair = kernel.w_and_grad(xi - self.x[j as usize]);
-                rho += pair.w;
+        let mut density = std::mem::take(&mut self.density);
+        let mut fluid_kernels = std::mem::take(&mut self.fluid_kernels);
+        let mut boundary_kernels = std::mem::take(&mut self.boundary_kernels);
+        fluid_kernels.resize(self.fluid_neighbours.pairs(), PairKernel::default());
+        boundary_kernels.resize(self.boundary_neighbours.pairs(), PairKernel::default());
+        let pieces: Vec<_> = density
+            .chunks_mut(PIECE)
+            .zip(out.chunks_mut(PIECE))
+            .zip(self.fluid_neighbours.split_pairs(&mut fluid_kernels))
+            .zip(self.boundary_neighbours.split_pairs(&mut boundary_kernels))
+            .enumerate()
+            .collect();
+        let this = &*self;
+        crate::parallel::for_each_piece(pieces, |(p, (((density, out), fluid), boundary))| {
+            let first = p * PIECE;
+            let fluid_at = this.fluid_neighbours.range(first).start;
+            let boundary_at = this.boundary_neighbours.range(first).start;
+            for (k, (density, out)) in density.iter_mut().zip(out.iter_mut()).enumerate() {
+                let i = first + k;
+                let xi = this.x[i];
+                let mut rho = 0.0;
+                let range = this.fluid_neighbours.range(i);
+                let fluid = &mut fluid[range.start - fluid_at..range.end - fluid_at];
+                for (&j, pair) in this.fluid_neighbours.of(i).iter().zip(fluid.iter_mut()) {
+                    *pair = kernel.w_and_grad(xi - this.x[j as usize]);
+                    rho += pair.w;
+                }
+                rho *= this.mass;
+                let range = this.boundary_neighbours.range(i);
+                let boundary = &mut boundary[range.start - boundary_at..range.end - boundary_at];
+                for (&b, pair) in this
+                    .boundary_neighbours
+                    .of(i)
+                    .iter()
+                    .zip(boundary.iter_mut())
+                {
+                    let b = b as usize;
+                    *pair = kernel.w_and_grad(xi - this.boundary.x[b]);
+                    rho += rho0 * this.boundary.volume[b] * pair.w;
+                }
+                *density = rho;
+                *out = then(ParticlePairs {
+                    i,
+                    density: rho,
+                    fluid,
+                    boundary: this.boundary_neighbours.of(i),
+                    boundary_kernels: boundary,
+                    volume: &this.boundary.volume,
+                });
             }
-            rho *= self.mass;
-            let boundary_range = self.boundary_neighbours.range(i);
-            for (&b, pair) in self
-                .boundary_neighbours
-                .of(i)
-                .iter()
-                .zip(&mut self.boundary_kernels[boundary_range.clone()])
-            {
-                let b = b as usize;
-                *pair = kernel.w_and_grad(xi - self.boundary.x[b]);
-                rho += rho0 * self.boundary.volume[b] * pair.w;
-            }
-            self.density[i] = rho;
-            then(ParticlePairs {
-                i,
-                density: rho,
-                fluid: &self.fluid_kernels[fluid_range],
-                boundary: self.boundary_neighbours.of(i),
-                boundary_kernels: &self.boundary_kernels[boundary_range],
-                volume: &self.boundary.volume,
-            });
-        }
+        });
+        self.density = density;
+        self.fluid_kernels = fluid_kernels;
+        self.boundary_kernels = boundary_kernels;
     }
 
     /// The mean density error: the mean over the particles of max(ρ_i − ρ₀, 0)/ρ₀. Only compression
@@ -448,21 +504,28 @@ impl Fluid {
         if xi_coefficient == 0.0 {
             return;
         }
-        for i in 0..self.x.len() {
-            let vi = self.v[i];
-            let mut sum = Vector::ZERO;
-            let range = self.fluid_neighbours.range(i);
-            for (&j, pair) in self
-                .fluid_neighbours
-                .of(i)
-                .iter()
-                .zip(&self.fluid_kernels[range])
-            {
-                let j = j as usize;
-                sum += (self.v[j] - vi) * (self.mass / self.density[j] * pair.w);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let this = &*self;
+        let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
+        crate::parallel::for_each_piece(pieces, |(p, out)| {
+            for (k, out) in out.iter_mut().enumerate() {
+                let i = p * PIECE + k;
+                let vi = this.v[i];
+                let mut sum = Vector::ZERO;
+                let range = this.fluid_neighbours.range(i);
+                for (&j, pair) in this
+                    .fluid_neighbours
+                    .of(i)
+                    .iter()
+                    .zip(&this.fluid_kernels[range])
+                {
+                    let j = j as usize;
+                    sum += (this.v[j] - vi) * (this.mass / this.density[j] * pair.w);
+                }
+                *out = vi + xi_coefficient * sum;
             }
-            self.scratch[i] = vi + xi_coefficient * sum;
-        }
+        });
+        self.scratch = scratch;
         std::mem::swap(&mut self.v, &mut self.scratch);
     }
 

@@ -154,6 +154,10 @@ impl CellGrid {
     }
 }
 
+/// Queries (particles) per piece of a parallel pass: fixed, so that the pieces, and every sum
+/// inside one, do not depend on the thread count.
+pub const PIECE: usize = 256;
+
 /// For each query point, the indices of the grid's points closer than h, in compressed rows.
 #[derive(Clone, Debug, Default)]
 pub struct NeighbourLists {
@@ -168,17 +172,56 @@ impl NeighbourLists {
     pub fn build(&mut self, queries: &[Vector], grid: &CellGrid, points: &[Vector], h: f64) {
         debug_assert_eq!(points.len(), grid.sorted.len());
         let h2 = h * h;
+        let near = |xi: Vector, index: &mut Vec<u32>| {
+            grid.for_each_near_with_position(xi, |j, xj| {
+                if (xi - xj).length_squared() < h2 {
+                    index.push(j as u32);
+                }
+            });
+        };
         self.start.clear();
         self.index.clear();
         self.start.push(0);
-        for &xi in queries {
-            grid.for_each_near_with_position(xi, |j, xj| {
-                if (xi - xj).length_squared() < h2 {
-                    self.index.push(j as u32);
-                }
-            });
-            self.start.push(self.index.len() as u32);
+        if crate::parallel::thread_count() == 1 || queries.len() <= PIECE {
+            for &xi in queries {
+                near(xi, &mut self.index);
+                self.start.push(self.index.len() as u32);
+            }
+            return;
         }
+        // In parallel: each piece of PIECE queries lists its rows, then the pieces are joined in
+        // order (the same rows as one pass over the queries, whatever the thread count).
+        let pieces = crate::parallel::map_indices(queries.len().div_ceil(PIECE), |p| {
+            let queries = &queries[p * PIECE..((p + 1) * PIECE).min(queries.len())];
+            let mut ends = Vec::with_capacity(queries.len());
+            let mut index = Vec::new();
+            for &xi in queries {
+                near(xi, &mut index);
+                ends.push(index.len() as u32);
+            }
+            (ends, index)
+        });
+        for (ends, index) in pieces {
+            let base = self.index.len() as u32;
+            self.start.extend(ends.iter().map(|&end| base + end));
+            self.index.extend_from_slice(&index);
+        }
+    }
+
+    /// Cut `per_pair` (one element per pair, in the lists' order) where each piece of [`PIECE`]
+    /// queries begins: the pairs of queries p·PIECE … (p+1)·PIECE − 1 are the p-th slice.
+    pub fn split_pairs<'a, T>(&self, mut per_pair: &'a mut [T]) -> Vec<&'a mut [T]> {
+        let queries = self.start.len().saturating_sub(1);
+        let mut pieces = Vec::with_capacity(queries.div_ceil(PIECE));
+        let mut at = 0;
+        for first in (0..queries).step_by(PIECE) {
+            let end = self.start[(first + PIECE).min(queries)] as usize;
+            let (piece, rest) = std::mem::take(&mut per_pair).split_at_mut(end - at);
+            pieces.push(piece);
+            per_pair = rest;
+            at = end;
+        }
+        pieces
     }
 
     /// The neighbours of query i.

@@ -17,6 +17,7 @@
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
+use super::grid::PIECE;
 use super::kernel::Vector;
 
 /// PBF's iteration settings and its per-particle buffers.
@@ -93,12 +94,10 @@ impl Pbf {
         loop {
             // ρ_i and, from the same pairs while they are in cache, λ_i (eq. 11); the λ of the pass
             // that ends the iterations are not used.
-            let lambda = &mut self.lambda;
-            fluid.compute_densities_then(|p| {
+            fluid.compute_densities_then(&mut self.lambda, |p| {
                 let constraint = (p.density / rho0 - 1.0).max(0.0);
                 if constraint == 0.0 {
-                    lambda[p.i] = 0.0;
-                    return;
+                    return 0.0;
                 }
                 let mut grad_i = Vector::ZERO;
                 let mut sum_square = 0.0;
@@ -110,7 +109,7 @@ impl Pbf {
                 for (&b, pair) in p.boundary.iter().zip(p.boundary_kernels) {
                     grad_i += p.volume[b as usize] * pair.grad;
                 }
-                lambda[p.i] = -constraint / (grad_i.length_squared() + sum_square + epsilon);
+                -constraint / (grad_i.length_squared() + sum_square + epsilon)
             });
             let max_constraint = fluid.max_density_error();
             self.last_max_constraint = max_constraint;
@@ -119,42 +118,24 @@ impl Pbf {
             }
             iterations += 1;
             // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
-            for i in 0..n {
-                let li = self.lambda[i];
-                let mut dx = Vector::ZERO;
-                let range = fluid.fluid_neighbours.range(i);
-                for (&j, pair) in fluid
-                    .fluid_neighbours
-                    .of(i)
-                    .iter()
-                    .zip(&fluid.fluid_kernels[range])
-                {
-                    let scorr = if self.scorr_k > 0.0 {
-                        -self.scorr_k * (pair.w / scorr_w).powi(self.scorr_n)
-                    } else {
-                        0.0
-                    };
-                    dx += (fluid.mass / rho0 * (li + self.lambda[j as usize] + scorr)) * pair.grad;
-                }
-                if li != 0.0 {
-                    let range = fluid.boundary_neighbours.range(i);
-                    for (&b, pair) in fluid
-                        .boundary_neighbours
-                        .of(i)
-                        .iter()
-                        .zip(&fluid.boundary_kernels[range])
-                    {
-                        let push = (fluid.boundary.volume[b as usize] * li) * pair.grad;
-                        dx += push;
-                        // The fluid's momentum changes by m Δx/Δt: the wall particle takes the
-                        // opposite, where it is kept (a moving body, [`crate::fluids::coupling`]).
-                        if let Some(impulse) = fluid.boundary_impulse.get_mut(b as usize) {
-                            *impulse -= (fluid.mass / dt) * push;
-                        }
+            let mut scratch = std::mem::take(&mut fluid.scratch);
+            let mut impulse = std::mem::take(&mut fluid.boundary_impulse);
+            if impulse.is_empty() && crate::parallel::thread_count() > 1 {
+                let (this, fluid) = (&*self, &*fluid);
+                let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
+                crate::parallel::for_each_piece(pieces, |(p, scratch)| {
+                    for (k, dx) in scratch.iter_mut().enumerate() {
+                        *dx = this.correction(fluid, p * PIECE + k, dt, scorr_w, &mut []);
                     }
+                });
+            } else {
+                // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
+                for (i, dx) in scratch.iter_mut().enumerate() {
+                    *dx = self.correction(fluid, i, dt, scorr_w, &mut impulse);
                 }
-                fluid.scratch[i] = dx;
             }
+            fluid.scratch = scratch;
+            fluid.boundary_impulse = impulse;
             for i in 0..n {
                 let dx = fluid.scratch[i];
                 fluid.x[i] += dx;
@@ -176,5 +157,52 @@ impl Pbf {
             iterations,
             density_error: fluid.density_error(),
         })
+    }
+
+    /// Δx_i (eqs. 12–14) of the current λ; each wall particle b that particle i pushes takes the
+    /// opposite of the momentum m Δx/Δt in `impulse[b]` where that is kept (a moving body,
+    /// [`crate::fluids::coupling`]).
+    #[inline(always)]
+    fn correction(
+        &self,
+        fluid: &Fluid,
+        i: usize,
+        dt: f64,
+        scorr_w: f64,
+        impulse: &mut [Vector],
+    ) -> Vector {
+        let rho0 = fluid.rest_density();
+        let li = self.lambda[i];
+        let mut dx = Vector::ZERO;
+        let range = fluid.fluid_neighbours.range(i);
+        for (&j, pair) in fluid
+            .fluid_neighbours
+            .of(i)
+            .iter()
+            .zip(&fluid.fluid_kernels[range])
+        {
+            let scorr = if self.scorr_k > 0.0 {
+                -self.scorr_k * (pair.w / scorr_w).powi(self.scorr_n)
+            } else {
+                0.0
+            };
+            dx += (fluid.mass / rho0 * (li + self.lambda[j as usize] + scorr)) * pair.grad;
+        }
+        if li != 0.0 {
+            let range = fluid.boundary_neighbours.range(i);
+            for (&b, pair) in fluid
+                .boundary_neighbours
+                .of(i)
+                .iter()
+                .zip(&fluid.boundary_kernels[range])
+            {
+                let push = (fluid.boundary.volume[b as usize] * li) * pair.grad;
+                dx += push;
+                if let Some(impulse) = impulse.get_mut(b as usize) {
+                    *impulse -= (fluid.mass / dt) * push;
+                }
+            }
+        }
+        dx
     }
 }

@@ -4,6 +4,7 @@
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
+use super::grid::PIECE;
 use super::kernel::Vector;
 
 /// WCSPH's equation of state and its step bound.
@@ -65,9 +66,17 @@ impl Wcsph {
             )));
         }
         let rho0 = fluid.rest_density();
-        for i in 0..fluid.len() {
-            fluid.pressure[i] = self.pressure(fluid.density[i], rho0);
-        }
+        let mut pressure = std::mem::take(&mut fluid.pressure);
+        let pieces: Vec<_> = pressure
+            .chunks_mut(PIECE)
+            .zip(fluid.density.chunks(PIECE))
+            .collect();
+        crate::parallel::for_each_piece(pieces, |(pressure, density)| {
+            for (p, &rho) in pressure.iter_mut().zip(density) {
+                *p = self.pressure(rho, rho0);
+            }
+        });
+        fluid.pressure = pressure;
         fluid.non_pressure_accelerations();
         pressure_accelerations(fluid, dt);
         for i in 0..fluid.len() {
@@ -90,7 +99,6 @@ impl Wcsph {
 /// particles have not moved since). Where [`Fluid::boundary_impulse`] is kept, each wall particle takes
 /// the reaction Δt m ρ₀ V_b (p_i/ρ_i²) ∇W_ib (Akinci et al. 2012 eq. 10).
 fn pressure_accelerations(fluid: &mut Fluid, dt: f64) {
-    let rho0 = fluid.rest_density();
     // p_j/ρ_j² once per particle (bit for bit the quotient each pair took before), in `fluid.scratch_scalar`.
     let f = &mut *fluid;
     f.scratch_scalar.clear();
@@ -100,27 +108,50 @@ fn pressure_accelerations(fluid: &mut Fluid, dt: f64) {
             .zip(&f.density)
             .map(|(&p, &rho)| p / (rho * rho)),
     );
-    for i in 0..f.len() {
-        let pi_rho2 = f.scratch_scalar[i];
-        let mut a = Vector::ZERO;
-        let range = f.fluid_neighbours.range(i);
-        for (&j, pair) in f.fluid_neighbours.of(i).iter().zip(&f.fluid_kernels[range]) {
-            let pj_rho2 = f.scratch_scalar[j as usize];
-            a -= (f.mass * (pi_rho2 + pj_rho2)) * pair.grad;
-        }
-        let range = f.boundary_neighbours.range(i);
-        for (&b, pair) in f
-            .boundary_neighbours
-            .of(i)
-            .iter()
-            .zip(&f.boundary_kernels[range])
-        {
-            let push = (rho0 * f.boundary.volume[b as usize] * pi_rho2) * pair.grad;
-            a -= push;
-            if let Some(impulse) = f.boundary_impulse.get_mut(b as usize) {
-                *impulse += (dt * f.mass) * push;
+    let mut scratch = std::mem::take(&mut f.scratch);
+    let mut impulse = std::mem::take(&mut f.boundary_impulse);
+    if impulse.is_empty() && crate::parallel::thread_count() > 1 {
+        let f = &*f;
+        let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
+        crate::parallel::for_each_piece(pieces, |(p, scratch)| {
+            for (k, a) in scratch.iter_mut().enumerate() {
+                *a += particle_acceleration(f, p * PIECE + k, dt, &mut []);
             }
+        });
+    } else {
+        // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
+        for (i, a) in scratch.iter_mut().enumerate() {
+            *a += particle_acceleration(f, i, dt, &mut impulse);
         }
-        f.scratch[i] += a;
     }
+    f.scratch = scratch;
+    f.boundary_impulse = impulse;
+}
+
+/// Particle i's pressure acceleration; each wall particle b it pushes takes its reaction in
+/// `impulse[b]` where that is kept.
+#[inline(always)]
+fn particle_acceleration(f: &Fluid, i: usize, dt: f64, impulse: &mut [Vector]) -> Vector {
+    let rho0 = f.rest_density();
+    let pi_rho2 = f.scratch_scalar[i];
+    let mut a = Vector::ZERO;
+    let range = f.fluid_neighbours.range(i);
+    for (&j, pair) in f.fluid_neighbours.of(i).iter().zip(&f.fluid_kernels[range]) {
+        let pj_rho2 = f.scratch_scalar[j as usize];
+        a -= (f.mass * (pi_rho2 + pj_rho2)) * pair.grad;
+    }
+    let range = f.boundary_neighbours.range(i);
+    for (&b, pair) in f
+        .boundary_neighbours
+        .of(i)
+        .iter()
+        .zip(&f.boundary_kernels[range])
+    {
+        let push = (rho0 * f.boundary.volume[b as usize] * pi_rho2) * pair.grad;
+        a -= push;
+        if let Some(impulse) = impulse.get_mut(b as usize) {
+            *impulse += (dt * f.mass) * push;
+        }
+    }
+    a
 }
