@@ -401,24 +401,10 @@ impl Dfsph {
                 .zip(&fluid.density)
                 .map(|(&k, &rho)| k / rho),
         );
-        let mut scratch = std::mem::take(&mut fluid.scratch);
-        let mut impulse = std::mem::take(&mut fluid.boundary_impulse);
-        if impulse.is_empty() && crate::parallel::thread_count() > 1 {
-            let (this, fluid) = (&*self, &*fluid);
-            let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
-            crate::parallel::for_each_piece(pieces, |(p, scratch)| {
-                for (k, dv) in scratch.iter_mut().enumerate() {
-                    *dv = this.velocity_change(fluid, p * PIECE + k, dt, &mut []);
-                }
-            });
-        } else {
-            // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
-            for (i, dv) in scratch.iter_mut().enumerate() {
-                *dv = self.velocity_change(fluid, i, dt, &mut impulse);
-            }
-        }
-        fluid.scratch = scratch;
-        fluid.boundary_impulse = impulse;
+        let this = &*self;
+        fluid.update_scratch(|fluid, i, impulse, dv| {
+            *dv = this.velocity_change(fluid, i, dt, impulse)
+        });
         for i in 0..fluid.len() {
             let dv = fluid.scratch[i];
             fluid.v[i] += dt * dv;

@@ -271,6 +271,33 @@ impl Fluid {
             .map_err(|i| FluidError::BadInput(format!("boundary particle {i} left the grid")))
     }
 
+    /// For every particle i, `write(self, i, impulse, &mut scratch[i])`: over threads in pieces of
+    /// [`PIECE`] where no moving body books the walls' reactions (`impulse` is then empty), else on
+    /// one thread in the particles' order, so the reactions are summed the same on any thread count.
+    pub fn update_scratch(
+        &mut self,
+        write: impl Fn(&Fluid, usize, &mut [Vector], &mut Vector) + Sync,
+    ) {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut impulse = std::mem::take(&mut self.boundary_impulse);
+        if impulse.is_empty() && crate::parallel::thread_count() > 1 {
+            let fluid = &*self;
+            let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
+            crate::parallel::for_each_piece(pieces, |(p, scratch)| {
+                for (k, slot) in scratch.iter_mut().enumerate() {
+                    write(fluid, p * PIECE + k, &mut [], slot);
+                }
+            });
+        } else {
+            // One thread, or the wall particles' reactions summed in the particles' order.
+            for (i, slot) in scratch.iter_mut().enumerate() {
+                write(self, i, &mut impulse, slot);
+            }
+        }
+        self.scratch = scratch;
+        self.boundary_impulse = impulse;
+    }
+
     /// The hard constraint of seed 002 §6.4 ("prevent the particles from entering the solid"), for
     /// walls of any shape: a fluid particle closer than [`WALL_DISTANCE`] Δx to its nearest wall
     /// particle is moved out by the difference along the wall's normal n̂ = Σ_b V_b ∇W_ib / |…| (the

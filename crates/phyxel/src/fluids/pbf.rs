@@ -17,7 +17,6 @@
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
-use super::grid::PIECE;
 use super::kernel::Vector;
 
 /// PBF's iteration settings and its per-particle buffers.
@@ -118,24 +117,10 @@ impl Pbf {
             }
             iterations += 1;
             // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
-            let mut scratch = std::mem::take(&mut fluid.scratch);
-            let mut impulse = std::mem::take(&mut fluid.boundary_impulse);
-            if impulse.is_empty() && crate::parallel::thread_count() > 1 {
-                let (this, fluid) = (&*self, &*fluid);
-                let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
-                crate::parallel::for_each_piece(pieces, |(p, scratch)| {
-                    for (k, dx) in scratch.iter_mut().enumerate() {
-                        *dx = this.correction(fluid, p * PIECE + k, dt, scorr_w, &mut []);
-                    }
-                });
-            } else {
-                // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
-                for (i, dx) in scratch.iter_mut().enumerate() {
-                    *dx = self.correction(fluid, i, dt, scorr_w, &mut impulse);
-                }
-            }
-            fluid.scratch = scratch;
-            fluid.boundary_impulse = impulse;
+            let this = &*self;
+            fluid.update_scratch(|fluid, i, impulse, dx| {
+                *dx = this.correction(fluid, i, dt, scorr_w, impulse)
+            });
             for i in 0..n {
                 let dx = fluid.scratch[i];
                 fluid.x[i] += dx;

@@ -108,24 +108,7 @@ fn pressure_accelerations(fluid: &mut Fluid, dt: f64) {
             .zip(&f.density)
             .map(|(&p, &rho)| p / (rho * rho)),
     );
-    let mut scratch = std::mem::take(&mut f.scratch);
-    let mut impulse = std::mem::take(&mut f.boundary_impulse);
-    if impulse.is_empty() && crate::parallel::thread_count() > 1 {
-        let f = &*f;
-        let pieces: Vec<_> = scratch.chunks_mut(PIECE).enumerate().collect();
-        crate::parallel::for_each_piece(pieces, |(p, scratch)| {
-            for (k, a) in scratch.iter_mut().enumerate() {
-                *a += particle_acceleration(f, p * PIECE + k, dt, &mut []);
-            }
-        });
-    } else {
-        // One thread, or the wall particles' reactions summed in the particles' order: a plain loop.
-        for (i, a) in scratch.iter_mut().enumerate() {
-            *a += particle_acceleration(f, i, dt, &mut impulse);
-        }
-    }
-    f.scratch = scratch;
-    f.boundary_impulse = impulse;
+    f.update_scratch(|f, i, impulse, a| *a += particle_acceleration(f, i, dt, impulse));
 }
 
 /// Particle i's pressure acceleration; each wall particle b it pushes takes its reaction in
