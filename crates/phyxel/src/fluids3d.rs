@@ -6,7 +6,7 @@
 //!
 //! The files, in the order a reader takes them: `space.rs` (what names coordinates), then the shared
 //! files of `crate::fluids` in their order there, then `scene.rs` (a column in a box of wall
-//! particles: the hydrostatic column and the dam break) and `tests.rs` (the claims against theory).
+//! particles: the hydrostatic column and the dam break), `pour.rs` (a glass filled from a nozzle) and `tests.rs` (the claims against theory).
 
 // Clippy's `duplicate_mod` guards against a file loaded twice by mistake; here it is the design.
 #![allow(clippy::duplicate_mod)]
@@ -24,6 +24,7 @@ pub mod grid;
 pub mod kernel;
 #[path = "fluids/pbf.rs"]
 pub mod pbf;
+pub mod pour;
 pub mod scene;
 #[path = "fluids/simulation.rs"]
 pub mod simulation;
@@ -35,5 +36,6 @@ pub mod wcsph;
 
 pub use error::FluidError;
 pub use fluid::{Fluid, FluidSettings, StepReport, Stir};
+pub use pour::{Glass, Nozzle, Pour};
 pub use scene::Column;
 pub use simulation::{FluidSimulation, Solver};

@@ -619,7 +619,41 @@ impl Fluid {
         }
     }
 
-    /// Total mass Σ m (exactly the particle count times m: particles are never created or removed).
+    /// Add particles at `points`, moving at `velocity` (an inlet, `fluids3d::pour`): each of mass m
+    /// like the others, so the total mass stays exactly the count times m. Refused, with nothing added,
+    /// beyond [`MAX_FLUID_PARTICLES`] or with a point that is not finite or outside the neighbour grid.
+    /// Neighbours and densities are recomputed for the new positions.
+    pub fn emit(&mut self, points: &[Vector], velocity: Vector) -> Result<(), FluidError> {
+        let count = self.x.len() + points.len();
+        if count > MAX_FLUID_PARTICLES {
+            return Err(FluidError::TooManyParticles {
+                what: "fluid",
+                count,
+                limit: MAX_FLUID_PARTICLES,
+            });
+        }
+        if !velocity.is_finite() || points.iter().any(|p| !p.is_finite()) {
+            return Err(FluidError::BadInput(
+                "an emitted particle's position or velocity is not a finite number".into(),
+            ));
+        }
+        let n = self.x.len();
+        self.x.extend_from_slice(points);
+        if let Err(error) = self.find_neighbours() {
+            self.x.truncate(n);
+            self.find_neighbours()?;
+            return Err(error);
+        }
+        self.v.resize(count, velocity);
+        self.density.resize(count, self.settings.rest_density);
+        self.pressure.resize(count, 0.0);
+        self.scratch.resize(count, Vector::ZERO);
+        self.compute_densities();
+        Ok(())
+    }
+
+    /// Total mass Σ m (exactly the particle count times m: particles are never removed, and the ones
+    /// [`Fluid::emit`] adds weigh m).
     pub fn total_mass(&self) -> f64 {
         self.mass * self.x.len() as f64
     }

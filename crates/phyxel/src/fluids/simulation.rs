@@ -4,6 +4,7 @@
 use super::dfsph::Dfsph;
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
+use super::kernel::Vector;
 use super::pbf::Pbf;
 use super::wcsph::Wcsph;
 
@@ -152,6 +153,14 @@ impl FluidSimulation {
             steps += 1;
         }
         Ok(steps)
+    }
+
+    /// Add particles at `points` moving at `velocity` ([`Fluid::emit`]); DFSPH's warm start, which
+    /// is per particle, starts over.
+    pub fn emit(&mut self, points: &[Vector], velocity: Vector) -> Result<(), FluidError> {
+        self.fluid.emit(points, velocity)?;
+        self.dfsph.invalidate();
+        Ok(())
     }
 
     /// Steps taken.

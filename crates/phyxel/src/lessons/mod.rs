@@ -10,4 +10,5 @@ pub mod neighbourhood_search;
 pub mod pbd;
 pub mod sph_approximation;
 pub mod sph_fluids;
+pub mod sph_fluids_3d;
 pub mod time_integration;
