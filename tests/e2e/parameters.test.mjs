@@ -25,6 +25,7 @@ const NAMES = {
   'integrating-solid': ['integration', 'across', 'height', 'slenderness', 'young', 'poisson', 'density', 'magnification', 'points', 'ratio', 'cylinderAcross', 'cylinderMagnification'],
   cracks: ['criterion', 'material', 'strength', 'c_prop', 'kappa', 'pull', 'omega_min'],
   'sph-fluids': ['solver', 'colour', 'across', 'xsph', 'iterations', 'sound', 'body'],
+  'sph-fluids-3d': ['scene', 'solver', 'colour', 'across', 'xsph', 'iterations', 'sound'],
   phyxels: [
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
     'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'implicitModel', 'cgTolerance',
@@ -46,11 +47,13 @@ const TABLES = {
   'integrating-solid': 'IntegratingSolidLesson.parameters',
   cracks: 'CracksLesson.parameters',
   'sph-fluids': 'SphFluidsLesson.parameters',
+  'sph-fluids-3d': 'SphFluids3d.parameters',
   phyxels: 'PhyxelDemo.parameters',
 };
 
-/** The wasm module whose table a page reads: the 2D lessons' (crates/phyxel-web) unless named here. */
-const MODULES = { phyxels: './phyxel-view.js' };
+/** The wasm module whose table a page reads: the 2D lessons' (crates/phyxel-web) unless named here (the
+ * 3D fluid's solver runs in the worker's module, crates/phyxel-worker). */
+const MODULES = { phyxels: './phyxel-view.js', 'sph-fluids-3d': './worker/single/phyxel-worker.js' };
 
 /**
  * Extremes not set through messages, with the reason: the largest resolution builds more phyxels than

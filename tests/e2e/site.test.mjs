@@ -12,7 +12,7 @@ test('index lists the lessons by section and reports WebGPU', async () => {
   const sections = await page.locator('.lesson-section h2').allTextContents();
   assert.deepEqual(sections, ['Time integration', 'Kernels & approximation', 'Deformable solids', 'Fluids', 'For teachers', 'For developers']);
   const links = await page.locator('.lesson-list a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'sph-approximation.html', 'mls-gradient.html', 'phyxels.html', 'sph-fluids.html', 'embedding.html', 'bench.html']) assert.ok(links.includes(lesson), links.join(', '));
+  for (const lesson of ['time-integration.html', 'kernels.html', 'deformation.html', 'pbd.html', 'neighbourhood-search.html', 'sph-approximation.html', 'mls-gradient.html', 'phyxels.html', 'sph-fluids.html', 'sph-fluids-3d.html', 'embedding.html', 'bench.html']) assert.ok(links.includes(lesson), links.join(', '));
   await expectBackendBadge(page);
   assert.deepEqual(problems, []);
   await context.close();

@@ -1,5 +1,6 @@
 //! The wgpu renderer of the 3D pages: WebGPU when the browser grants an adapter, WebGL2 otherwise.
-//! It draws the ground, phyxels as shaded sphere sprites, the deformed surface meshes and obstacles.
+//! It draws the ground, phyxels as shaded sphere sprites, the deformed surface meshes and obstacles,
+//! and (the 3D fluid page) an outline of the walls as small grey spheres.
 //! Shaders: `shaders/render/*.wgsl`.
 
 use crate::camera::OrbitCamera;
@@ -85,6 +86,8 @@ pub struct Renderer {
     cameras: Vec<(wgpu::Buffer, wgpu::BindGroup)>,
     phyxels: GrowingBuffer,
     obstacles: GrowingBuffer,
+    /// Points marking the walls' edges (the 3D fluid page), drawn grey.
+    outline: GrowingBuffer,
     surface_vertices: GrowingBuffer,
     surface_indices: GrowingBuffer,
     /// The first uncaptured GPU error or the device-loss message, if any.
@@ -211,6 +214,7 @@ impl Renderer {
         Ok(Renderer {
             phyxels: GrowingBuffer::new(&device, "phyxels", vertex),
             obstacles: GrowingBuffer::new(&device, "obstacles", vertex),
+            outline: GrowingBuffer::new(&device, "outline", vertex),
             surface_vertices: GrowingBuffer::new(&device, "surface vertices", vertex),
             surface_indices: GrowingBuffer::new(
                 &device,
@@ -287,13 +291,15 @@ impl Renderer {
         }
     }
 
-    /// Draw one frame: what `frame` holds, and what the solver wrote on this device (`from_solver`:
-    /// no read-back). Skips the frame (without error) when the canvas is not ready.
+    /// Draw one frame: what `frame` holds, what the solver wrote on this device (`from_solver`:
+    /// no read-back), and an `outline` of points (x, y, z, unused) drawn as grey spheres of its
+    /// radius. Skips the frame (without error) when the canvas is not ready.
     pub fn draw(
         &mut self,
         camera: &OrbitCamera,
         frame: &FrameData,
         from_solver: Option<FromSolver>,
+        outline: Option<(&[[f32; 4]], f32)>,
     ) -> Result<(), String> {
         if let Some(failure) = self.failure() {
             return Err(failure);
@@ -319,6 +325,10 @@ impl Renderer {
         let mut uniforms = vec![camera_uniform(camera, frame.phyxel_radius, mode, srgb)];
         for (_, radius) in &frame.obstacles {
             uniforms.push(camera_uniform(camera, *radius, 2.0, srgb));
+        }
+        let outline = outline.filter(|(points, _)| !points.is_empty());
+        if let Some((_, radius)) = outline {
+            uniforms.push(camera_uniform(camera, radius, 2.0, srgb));
         }
         while self.cameras.len() < uniforms.len() {
             let buffer = self
@@ -352,6 +362,10 @@ impl Renderer {
             .collect();
         self.obstacles
             .write(device, queue, bytemuck::cast_slice(&obstacle_data));
+        if let Some((points, _)) = outline {
+            self.outline
+                .write(device, queue, bytemuck::cast_slice(points));
+        }
         self.surface_vertices
             .write(device, queue, bytemuck::cast_slice(&frame.surface_vertices));
         self.surface_indices
@@ -431,6 +445,11 @@ impl Renderer {
                 pass.set_bind_group(0, &self.cameras[k + 1].1, &[]);
                 pass.set_vertex_buffer(0, self.obstacles.buffer.slice(..));
                 pass.draw(0..6, k as u32..k as u32 + 1);
+            }
+            if let Some((points, _)) = outline {
+                pass.set_bind_group(0, &self.cameras[frame.obstacles.len() + 1].1, &[]);
+                pass.set_vertex_buffer(0, self.outline.buffer.slice(..));
+                pass.draw(0..6, 0..points.len() as u32);
             }
         }
         queue.submit([encoder.finish()]);

@@ -1,7 +1,9 @@
-//! The 3D view of the phyxel demo: [`PhyxelDemo`] drawn on a canvas with wgpu.
+//! The 3D view of the phyxel demo: [`PhyxelDemo`] drawn on a canvas with wgpu; also the 3D fluid
+//! page's particles ([`PhyxelView::draw_particles`]).
 
 use crate::camera::OrbitCamera;
 use crate::demo::PhyxelDemo;
+use crate::frame::{Colouring, FrameData};
 use crate::gpu::GpuDevice;
 use crate::render::{FromSolver, Renderer};
 use wasm_bindgen::prelude::*;
@@ -97,7 +99,50 @@ impl PhyxelView {
                 surfaces: solver_surfaces,
             });
         self.renderer
-            .draw(camera, &frame, from_solver)
+            .draw(camera, &frame, from_solver, None)
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// Draw particles handed over as x, y, z and a colour value in [0, 1] each (4 floats per particle,
+    /// as the 3D fluid page's solver packs them: `SphFluids3d.particles` of phyxel-worker) as shaded
+    /// spheres of `radius` (m) over the ground, coloured by value, and the walls' `outline` (4 floats
+    /// per point, the fourth unused) as grey spheres of half that radius. An error (GPU failure or
+    /// device loss) means this view is unusable: the page opens another.
+    pub fn draw_particles(
+        &mut self,
+        camera: &OrbitCamera,
+        data: &[f32],
+        radius: f64,
+        outline: &[f32],
+    ) -> Result<(), JsError> {
+        if !data.len().is_multiple_of(4) || !outline.len().is_multiple_of(4) {
+            return Err(JsError::new(
+                "particles come as x, y, z and a value each: the length must be a multiple of 4",
+            ));
+        }
+        if !(radius.is_finite() && radius > 0.0) {
+            return Err(JsError::new(
+                "the particles' radius must be a positive number",
+            ));
+        }
+        let frame = FrameData {
+            phyxels: data
+                .chunks_exact(4)
+                .map(|p| [p[0], p[1], p[2], p[3]])
+                .collect(),
+            phyxel_radius: radius as f32,
+            surface_vertices: Vec::new(),
+            surface_indices: Vec::new(),
+            colouring: Colouring::ByValue,
+            obstacles: Vec::new(),
+        };
+        let outline: Vec<[f32; 4]> = outline
+            .chunks_exact(4)
+            .map(|p| [p[0], p[1], p[2], p[3]])
+            .collect();
+        self.drew_from_solver = false;
+        self.renderer
+            .draw(camera, &frame, None, Some((&outline, 0.5 * radius as f32)))
             .map_err(|e| JsError::new(&e))
     }
 

@@ -11,7 +11,8 @@
 //!
 //! The page picks the build at run time (web/js/workers/worker-builds.js) and says which one runs. Both
 //! export the 3D demo's solver ([`PhyxelDemo`], the class of `phyxel-bindings` around the CPU-only
-//! `phyxel_app::Demo`) and the benchmark cube ([`BenchCube`]).
+//! `phyxel_app::Demo`), the benchmark cube ([`BenchCube`]) and the 3D fluid page's solver
+//! ([`fluid3d::SphFluids3d`]).
 //!
 //! Where to start reading: this file is all of it; the worker's side of the conversation is
 //! web/js/workers/solver-worker.js, and what the demo does is in `phyxel_app::Demo`.
@@ -23,6 +24,8 @@ use wasm_bindgen::prelude::*;
 
 #[cfg(feature = "threads")]
 pub use wasm_bindgen_rayon::init_thread_pool;
+
+pub mod fluid3d;
 
 // The 3D demo's solver (phyxel_app::Demo, on the CPU only), driven by the page through
 // web/js/workers/solver-worker.js: the page keeps a mirror of it (the same class, in the page's module) that

@@ -11,5 +11,6 @@ export const DEMOS = [
   { id: 'integrating-solid', title: 'Integrating a meshless solid' },
   { id: 'cracks', title: 'Cracks in a meshless solid' },
   { id: 'sph-fluids', title: 'SPH fluids' },
+  { id: 'sph-fluids-3d', title: 'SPH fluids in 3D' },
   { id: 'phyxels', title: 'Elastic, plastic and melting objects (3D)' },
 ];

@@ -2,7 +2,8 @@
 // must never block the main thread). Loads one build of crates/phyxel-worker (js/workers/worker-builds.js
 // chooses), starts its thread pool, and answers requests { id, type, … } with { id, … } or
 // { id, error }: `bench` times the benchmark cube; `create`, `call`, `run`, `ack`, `step`, `state` and
-// `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … }.
+// `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … }; the `fluid-…`
+// requests drive the 3D fluid page's (SphFluids3d, web/js/lessons/sph-fluids-3d.js).
 let solver = null;
 
 async function init({ build, threads }) {
@@ -184,7 +185,57 @@ function schedule(ms) {
   else turn.port2.postMessage(null);
 }
 
+// ---- The 3D fluid page's solver (SphFluids3d of crates/phyxel-worker) ------------------------------
+//
+// The page asks for each frame's work ('fluid-advance': steps until the clock reaches `until`, within
+// `budgetMs`, or exactly `steps` for the Step button) and gets back the particles to draw and the
+// readouts: one request per frame, so the page never receives more than it draws.
+
+let fluid = null;
+
+/** The readouts and the particles (x, y, z, colour value each), the particles' buffer transferred. */
+function fluidState(colour, extra = {}) {
+  const particles = new Float32Array(fluid.particles(colour));
+  return { reply: { report: fluid.report(), particles, ...extra }, transfer: [particles.buffer] };
+}
+
+const FLUID_HANDLERS = {
+  'fluid-parameters': () => ({ reply: { table: solver.SphFluids3d.parameters() } }),
+  /** A new scene: the SphFluids3d constructor's `args`; the old one stays if it is refused. */
+  'fluid-create': ({ args, colour }) => {
+    const fresh = new solver.SphFluids3d(...args);
+    fluid?.free();
+    fluid = fresh;
+    const outline = new Float32Array(fluid.outline());
+    const state = fluidState(colour, { outline, bounds: Array.from(fluid.bounds()), spacing: fluid.spacing() });
+    return { reply: state.reply, transfer: [...state.transfer, outline.buffer] };
+  },
+  /** A setter of the running scene (set_solver, set_parameters). */
+  'fluid-call': ({ method, args }) => {
+    if (!/^set_/.test(method) || typeof fluid[method] !== 'function') throw new Error(`the fluid does not take “${method}”`);
+    fluid[method](...args);
+    return { reply: {} };
+  },
+  /** Steps until the clock reaches `until` within `budgetMs` (at least one), or exactly `steps`. */
+  'fluid-advance': ({ until, budgetMs, steps, colour }) => {
+    const start = performance.now();
+    let taken = 0;
+    if (steps > 0) {
+      taken = fluid.advance(steps, Number.MAX_VALUE);
+    } else {
+      while (!fluid.error() && fluid.time() < until && (taken === 0 || performance.now() - start < budgetMs)) {
+        const n = fluid.advance(1, until);
+        if (n === 0) break;
+        taken += n;
+      }
+    }
+    return fluidState(colour, { steps: taken, ms: performance.now() - start, behind: fluid.time() < until && !fluid.error() });
+  },
+  'fluid-state': ({ colour }) => fluidState(colour),
+};
+
 const HANDLERS = {
+  ...FLUID_HANDLERS,
   bench,
   create,
   call: ({ method, args }) => ({ reply: { result: call(demo, method, args) ?? null } }),
@@ -229,7 +280,11 @@ self.addEventListener('message', async ({ data }) => {
       self.postMessage({ id: data.id, ...(await init(data)) });
     } else if (HANDLERS[data.type]) {
       if (!solver) throw new Error('the worker was not initialized');
-      if (data.type !== 'bench' && data.type !== 'create' && !demo) throw new Error('no demo was created');
+      if (data.type.startsWith('fluid-')) {
+        if (!fluid && data.type !== 'fluid-create' && data.type !== 'fluid-parameters') throw new Error('no fluid was created');
+      } else if (data.type !== 'bench' && data.type !== 'create' && !demo) {
+        throw new Error('no demo was created');
+      }
       const { reply, transfer = [] } = HANDLERS[data.type](data);
       if (reply) self.postMessage({ id: data.id, ...reply }, transfer);
     } else {

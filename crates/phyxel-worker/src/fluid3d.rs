@@ -1,0 +1,192 @@
+//! The 3D fluid page's solver in the worker (web/js/workers/solver-worker.js, its `fluid-*`
+//! requests; the page is web/sph-fluids-3d.html): [`SphFluids3d`] around
+//! `phyxel::lessons::sph_fluids_3d::Fluid3dScene`. Nothing here computes physics: it checks what
+//! JavaScript hands it, steps, and packs what the page draws and reads out.
+
+use phyxel::fluids3d::Solver;
+use phyxel::lessons::sph_fluids_3d::{Colour, Fluid3dScene, Scene, Settings, PARAMETERS};
+use phyxel::parallel::in_pool;
+use wasm_bindgen::prelude::*;
+
+fn set(object: &js_sys::Object, field: &str, value: JsValue) {
+    js_sys::Reflect::set(object, &field.into(), &value).expect("a plain object takes a field");
+}
+
+/// The scene of the 3D fluid page, stepped in the worker (on its thread pool in the threaded build).
+#[wasm_bindgen]
+pub struct SphFluids3d {
+    scene: Fluid3dScene,
+    /// Why the last advance stopped (a blow-up caught before NaN), if it did.
+    error: Option<String>,
+}
+
+#[wasm_bindgen]
+impl SphFluids3d {
+    /// The page's parameter table [{ name, min, max, integer, default }].
+    pub fn parameters() -> JsValue {
+        PARAMETERS
+            .iter()
+            .map(|p| {
+                let object = js_sys::Object::new();
+                set(&object, "name", p.name.into());
+                set(&object, "min", p.min.into());
+                set(&object, "max", p.max.into());
+                set(&object, "integer", p.integer.into());
+                set(&object, "default", p.default.into());
+                JsValue::from(object)
+            })
+            .collect::<js_sys::Array>()
+            .into()
+    }
+
+    /// `scene` ("dam-break" or "glass") stepped by `solver` ("wcsph", "dfsph", "pbf"); refused with
+    /// the reason (a value out of its range, a budget exceeded) before anything is built.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        scene: &str,
+        solver: &str,
+        across: f64,
+        xsph: f64,
+        iterations: f64,
+        sound: f64,
+    ) -> Result<SphFluids3d, JsError> {
+        let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
+        let scene = Scene::from_id(scene).map_err(js_error)?;
+        let solver = Solver::from_id(solver).map_err(js_error)?;
+        let scene = in_pool(|| Fluid3dScene::new(scene, solver, settings)).map_err(js_error)?;
+        Ok(SphFluids3d { scene, error: None })
+    }
+
+    /// Switch solvers under the running water.
+    pub fn set_solver(&mut self, solver: &str) -> Result<(), JsError> {
+        let solver = Solver::from_id(solver).map_err(js_error)?;
+        self.scene.simulation.set_solver(solver);
+        self.error = None;
+        Ok(())
+    }
+
+    /// Change ξ, the iteration limit and WCSPH's speed of sound (the particle count stays: a new
+    /// `across` is a new scene).
+    pub fn set_parameters(
+        &mut self,
+        xsph: f64,
+        iterations: f64,
+        sound: f64,
+    ) -> Result<(), JsError> {
+        let across = self.scene.settings.across as f64;
+        let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
+        self.scene.set(settings);
+        self.error = None;
+        Ok(())
+    }
+
+    /// At most `steps` CFL steps, stopping once the clock reaches `until` (s); returns the steps
+    /// taken. A refused step (a blow-up caught before NaN) stops it with the state before that step,
+    /// and [`SphFluids3d::error`] says why.
+    pub fn advance(&mut self, steps: f64, until: f64) -> Result<u32, JsError> {
+        let steps =
+            phyxel_bindings::whole("steps", steps, 0.0, phyxel_bindings::MAX_STEPS_PER_CALL)?;
+        if !until.is_finite() {
+            return Err(JsError::new("until: must be a finite number"));
+        }
+        let scene = &mut self.scene;
+        let (taken, error) = in_pool(|| {
+            let mut taken = 0;
+            while taken < steps && scene.simulation.fluid.time < until {
+                if let Err(error) = scene.step() {
+                    return (taken, Some(error.to_string()));
+                }
+                taken += 1;
+            }
+            (taken, None)
+        });
+        if error.is_some() {
+            self.error = error;
+        }
+        Ok(taken as u32)
+    }
+
+    /// x, y, z and a colour value in [0, 1] per particle, coloured by `colour` ("density",
+    /// "pressure", "speed").
+    pub fn particles(&self, colour: &str) -> Result<Vec<f32>, JsError> {
+        let colour = Colour::from_id(colour).map_err(js_error)?;
+        Ok(self.scene.particles(colour))
+    }
+
+    /// Points along the walls' edges for drawing (x, y, z, 0 each).
+    pub fn outline(&self) -> Vec<f32> {
+        self.scene.outline()
+    }
+
+    /// The scene's box: lower and upper corners (for the camera).
+    pub fn bounds(&self) -> Vec<f64> {
+        self.scene.bounds().to_vec()
+    }
+
+    /// The particle spacing Δx (m).
+    pub fn spacing(&self) -> f64 {
+        self.scene.simulation.fluid.spacing()
+    }
+
+    /// Simulated time (s).
+    pub fn time(&self) -> f64 {
+        self.scene.simulation.fluid.time
+    }
+
+    /// Why the fluid stopped, if it did.
+    pub fn error(&self) -> Option<String> {
+        self.error.clone()
+    }
+
+    /// The readouts: { scene, solver, particles, time, dt, steps, iterations, density_error,
+    /// max_density_error, max_speed, mass, poured, to_pour, front: [T, Z, Z_MM | null] | null,
+    /// glass: [fraction held, level / a, V/(π a²) / a] | null, error }.
+    pub fn report(&self) -> JsValue {
+        let s = &self.scene;
+        let sim = &s.simulation;
+        let f = &sim.fluid;
+        let object = js_sys::Object::new();
+        set(&object, "scene", s.scene.id().into());
+        set(&object, "solver", sim.solver.name().into());
+        set(&object, "particles", (f.len() as f64).into());
+        set(&object, "time", f.time.into());
+        set(&object, "dt", sim.last.dt.into());
+        set(&object, "steps", (sim.steps() as f64).into());
+        set(&object, "iterations", sim.last.iterations.into());
+        set(&object, "density_error", f.density_error().into());
+        set(&object, "max_density_error", f.max_density_error().into());
+        set(&object, "max_speed", f.max_speed().into());
+        set(&object, "mass", f.total_mass().into());
+        let (poured, to_pour) = s
+            .glass
+            .as_ref()
+            .map_or((f.len(), f.len()), |(_, n)| (n.emitted, n.total()));
+        set(&object, "poured", (poured as f64).into());
+        set(&object, "to_pour", (to_pour as f64).into());
+        let front = s.surge_front().map_or(JsValue::NULL, |(t, z, mm)| {
+            js_sys::Array::of3(
+                &t.into(),
+                &z.into(),
+                &mm.map_or(JsValue::NULL, JsValue::from),
+            )
+            .into()
+        });
+        set(&object, "front", front);
+        let glass = s
+            .in_glass()
+            .map_or(JsValue::NULL, |(held, level, expected)| {
+                js_sys::Array::of3(&held.into(), &level.into(), &expected.into()).into()
+            });
+        set(&object, "glass", glass);
+        set(
+            &object,
+            "error",
+            self.error.clone().map_or(JsValue::NULL, JsValue::from),
+        );
+        object.into()
+    }
+}
+
+fn js_error(error: impl std::fmt::Display) -> JsError {
+    phyxel_bindings::js_error(error)
+}
