@@ -98,6 +98,7 @@ mod body;
 mod context;
 mod edge_windows;
 mod explicit;
+mod fluid;
 mod heat;
 mod implicit;
 mod instances;
@@ -117,6 +118,7 @@ mod wgsl;
 pub use body::largest_binding_bytes;
 pub use context::{watch_failures, GpuContext, GpuError};
 pub use edge_windows::EdgeWindowPlan;
+pub use fluid::{GpuFluid, GpuFluidState, MAX_GPU_FLUID_PARTICLES};
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
@@ -128,7 +130,7 @@ pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
 #[cfg(test)]
 mod tests {
     /// The modules bottom up, as the crate docs list them, with their sources.
-    const STAGES: [(&str, &str); 19] = [
+    const STAGES: [(&str, &str); 20] = [
         ("context", include_str!("context.rs")),
         ("readback", include_str!("readback.rs")),
         ("layout", include_str!("layout.rs")),
@@ -148,6 +150,7 @@ mod tests {
         ("solver", include_str!("solver.rs")),
         ("instances", include_str!("instances.rs")),
         ("surface", include_str!("surface.rs")),
+        ("fluid", include_str!("fluid.rs")),
     ];
 
     /// No import circles: a module's code (not its comments) names only modules below it.
