@@ -86,6 +86,9 @@ impl Buffers {
     }
 }
 
+/// A profiled step's passes: (entry point, GPU milliseconds) in the step's order.
+pub type PassTimes = Result<Vec<(String, f64)>, GpuError>;
+
 /// A 3D SPH fluid stepped by WCSPH on the device.
 pub struct GpuFluid {
     particles: usize,
@@ -130,8 +133,10 @@ impl GpuFluid {
         let grid = Grid::covering(fluid)?;
         let walls = fluid.boundary.x.len();
         // The largest buffer of each kind against what one storage binding holds.
-        let limit =
-            u64::from(gpu.limits.max_storage_buffer_binding_size).min(gpu.limits.max_buffer_size);
+        let limit = gpu
+            .limits
+            .max_storage_buffer_binding_size
+            .min(gpu.limits.max_buffer_size);
         for (what, bytes) in [
             ("particles", 16 * n as u64),
             ("wall particles", 16 * walls as u64),
@@ -332,10 +337,7 @@ impl GpuFluid {
         &mut self,
         gpu: &GpuContext,
         dt: f64,
-    ) -> Result<
-        Option<impl Future<Output = Result<Vec<(String, f64)>, GpuError>> + 'static>,
-        GpuError,
-    > {
+    ) -> Result<Option<impl Future<Output = PassTimes> + 'static>, GpuError> {
         if !gpu.timestamps {
             return Ok(None);
         }

@@ -198,7 +198,7 @@ fn the_gpu_fluid_refuses_what_it_does_not_mirror() {
     let mut fluid = GpuFluid::new(&gpu, &sim).unwrap();
     let dt = sim.fixed_dt.unwrap();
     for bad in [0.0, -dt, f64::NAN, 10.0 * dt] {
-        let error = fluid.step(&gpu, bad, 1).err().expect("refused");
+        let error = fluid.step(&gpu, bad, 1).expect_err("refused");
         assert!(error.0.contains("CFL"), "{error}");
     }
     assert_eq!(fluid.time(), 0.0, "nothing was stepped");

@@ -44,7 +44,7 @@ impl Grid {
         let (lo, hi) = (lo - pad, hi + pad + above);
         let n = ((hi - lo) / h).ceil().max(DVec3::ONE);
         let total = n.x * n.y * n.z;
-        if !(total <= MAX_CELLS as f64) {
+        if total.is_nan() || total > MAX_CELLS as f64 {
             return Err(GpuError(format!(
                 "the fluid's domain is {total} cells of h across: too large for the GPU neighbour grid \
                  (at most {MAX_CELLS})"
