@@ -26,6 +26,10 @@ fn clear_cells(@builtin(global_invocation_id) id: vec3<u32>) {
     }
 }
 
+// Scatter's atomics hand out the slots of a cell in any order; `sort_cells` puts each cell's particles
+// in index order, as `CellGrid::build` keeps them, so that every sum over neighbours is taken in the
+// same order from run to run.
+
 // Count: the cell that holds x_i (`CellGrid::cell_index`: ⌊(x − lo)/h⌋, divided, not multiplied by
 // 1/h). A particle outside the grid (or not finite) is flagged — the CPU refuses the step with
 // `FluidError::LeftDomain` — and counted in the nearest cell, so that the sort stays whole.
@@ -65,4 +69,27 @@ fn scatter_cells(@builtin(global_invocation_id) id: vec3<u32>) {
     let slot = atomicAdd(&cell_end[cell_of[i]], 1u);
     // The index as a float: exact below 2²⁴ particles (GpuFluid refuses more).
     sorted[slot] = vec4<f32>(searched[i].xyz, f32(i));
+}
+
+// Each cell's particles in index order (an insertion sort: a cell of edge h = 2Δx holds about eight).
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn sort_cells(@builtin(global_invocation_id) id: vec3<u32>) {
+    let c = id.x;
+    if (c >= fluid.grid_cells.w) {
+        return;
+    }
+    var first = 0u;
+    if (c > 0u) {
+        first = atomicLoad(&cell_end[c - 1u]);
+    }
+    let end = atomicLoad(&cell_end[c]);
+    for (var k = first + 1u; k < end; k++) {
+        let item = sorted[k];
+        var slot = k;
+        while (slot > first && sorted[slot - 1u].w > item.w) {
+            sorted[slot] = sorted[slot - 1u];
+            slot--;
+        }
+        sorted[slot] = item;
+    }
 }

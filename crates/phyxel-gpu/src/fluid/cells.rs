@@ -116,7 +116,8 @@ impl Grid {
 }
 
 /// `Fluid::find_neighbours` on the device: clear_cells, count_cells, the prefix sum of the counts,
-/// scatter_cells.
+/// scatter_cells, sort_cells (each cell in index order, as the CPU keeps it: the sums over neighbours
+/// are then the same from run to run).
 pub fn search_passes(
     device: &wgpu::Device,
     buffers: &Buffers,
@@ -147,5 +148,6 @@ pub fn search_passes(
         &[PARAMS, SEARCHED, CELL_END, SORTED, CELL_OF],
         particles,
     ));
+    passes.push(pass("sort_cells", &[PARAMS, CELL_END, SORTED], cells));
     passes
 }
