@@ -1,7 +1,7 @@
 //! The 3D SPH fluid's WCSPH step on the GPU (`GpuFluid`, single precision) against the CPU's
 //! (`phyxel::fluids3d`, double precision), on whatever Vulkan adapter the machine has (Mesa lavapipe
 //! here and in CI), as tests/parity.rs does for the solid: a small dam break, the page's (a column of
-//! a × 2a in a closed channel 4a long and a deep, 6 particles across a: 432 particles, 4 896 wall
+//! a × 2a in a closed channel 4a long and a deep, 6 particles across a: 432 particles, 5 400 wall
 //! particles), at a fixed Δt within the CFL bound on both sides.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -58,7 +58,7 @@ fn read(gpu: &GpuContext, fluid: &GpuFluid) -> GpuFluidState {
 fn gpu_and_cpu_densities_agree_at_the_upload_and_after_one_step() {
     let gpu = gpu();
     let (_, mut cpu) = dam_break(Solver::Wcsph, 6);
-    assert_eq!(cpu.fluid.len(), 432);
+    assert_eq!((cpu.fluid.len(), cpu.fluid.boundary.x.len()), (432, 5400));
     let mut fluid = GpuFluid::new(&gpu, &cpu).unwrap();
     let state = read(&gpu, &fluid);
     let at_upload = worst_relative(&cpu.fluid.density, &state.density);
