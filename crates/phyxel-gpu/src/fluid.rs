@@ -105,8 +105,20 @@ impl GpuFluid {
     /// Upload `sim`'s fluid: particles, velocities, the walls sorted into the grid with their volumes
     /// V_b, and the constants; the neighbour search and the densities are computed on the device for
     /// the positions as they are. Refused, with the reason, for a solver other than WCSPH, stirring,
-    /// moving walls, and a fluid whose buffers exceed the device's storage bindings.
+    /// moving walls, and a fluid whose buffers exceed the device's storage bindings. Every pass binds
+    /// at most eight storage buffers (WebGPU's default `maxStorageBuffersPerShaderStage`).
     pub fn new(gpu: &GpuContext, sim: &FluidSimulation) -> Result<Self, GpuError> {
+        Self::with_binding_limit(gpu, sim, gpu.limits.max_storage_buffer_binding_size)
+    }
+
+    /// [`GpuFluid::new`] as on a device that binds at most `binding_bytes` per storage binding (the
+    /// device's own limit applies too): the tests' way to a fluid beyond one binding, which the CPU's
+    /// particle limits keep far below lavapipe's 128 MiB.
+    pub fn with_binding_limit(
+        gpu: &GpuContext,
+        sim: &FluidSimulation,
+        binding_bytes: u64,
+    ) -> Result<Self, GpuError> {
         if sim.solver != Solver::Wcsph {
             return Err(GpuError(format!(
                 "the GPU fluid steps WCSPH only; {} runs on the CPU",
@@ -133,21 +145,21 @@ impl GpuFluid {
         let grid = Grid::covering(fluid)?;
         let walls = fluid.boundary.x.len();
         // The largest buffer of each kind against what one storage binding holds.
-        let limit = gpu
-            .limits
-            .max_storage_buffer_binding_size
+        let limit = binding_bytes
+            .min(gpu.limits.max_storage_buffer_binding_size)
             .min(gpu.limits.max_buffer_size);
-        for (what, bytes) in [
-            ("particles", 16 * n as u64),
-            ("wall particles", 16 * walls as u64),
-            ("grid cells", 4 * u64::from(grid.total())),
+        for (what, count, each) in [
+            ("fluid particles", n as u64, 16),
+            ("wall particles", walls as u64, 16),
+            ("grid cells", u64::from(grid.total()), 4),
         ] {
-            if bytes > limit {
+            if count * each > limit {
                 return Err(GpuError(format!(
-                    "the fluid's {what} need {} in one storage binding; this device binds at most {} \
-                     (max_storage_buffer_binding_size)",
-                    bytes_in_words(bytes),
-                    bytes_in_words(limit)
+                    "{count} {what} need {} ({each} B each) in one storage binding; this device binds \
+                     at most {} (max_storage_buffer_binding_size): {} {what} fit",
+                    bytes_in_words(count * each),
+                    bytes_in_words(limit),
+                    limit / each
                 )));
             }
         }

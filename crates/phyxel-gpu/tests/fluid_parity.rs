@@ -211,6 +211,16 @@ fn the_gpu_fluid_refuses_what_it_does_not_mirror() {
     let error = GpuFluid::new(&gpu, &sim).err().expect("refused");
     assert!(error.0.contains("stir"), "{error}");
     sim.fluid.stir = None;
+    // 16 B per particle: 1 KiB bindings hold 64 of the 4 × 8 × 4 = 128 fluid particles.
+    let error = GpuFluid::with_binding_limit(&gpu, &sim, 1024)
+        .err()
+        .expect("refused");
+    assert!(
+        error.0.contains("128 fluid particles")
+            && error.0.contains("max_storage_buffer_binding_size")
+            && error.0.contains("64 fluid particles fit"),
+        "{error}"
+    );
     let mut fluid = GpuFluid::new(&gpu, &sim).unwrap();
     let dt = sim.fixed_dt.unwrap();
     for bad in [0.0, -dt, f64::NAN, 10.0 * dt] {
