@@ -16,12 +16,15 @@ use crate::context::{bytes_in_words, GpuContext, GpuError};
 use crate::layout::{vec3, FluidParams};
 use crate::passes::{storage_buffer, uniform, zeroed, Pass};
 use crate::readback::read_buffer;
+use crate::solver::MAX_SUBMISSIONS_IN_FLIGHT;
 use crate::wgsl::{fluid_status, source, workgroups, WORKGROUP_SIZE};
 use cells::{search_passes, Grid};
 use phyxel::fluids3d::{FluidSimulation, Solver};
 use phyxel::kernels::{Dimension, Kernel};
 pub use state::GpuFluidState;
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// The binding numbers of sph_fluid.wgsl and fluid_cells.wgsl.
 mod binding {
@@ -99,6 +102,8 @@ pub struct GpuFluid {
     time: f64,
     spacing: f64,
     speed_of_sound: f64,
+    /// Submissions of steps the device has not finished yet.
+    in_flight: Arc<AtomicUsize>,
 }
 
 impl GpuFluid {
@@ -279,6 +284,7 @@ impl GpuFluid {
             time: fluid.time,
             spacing: settings.spacing,
             speed_of_sound: wcsph.speed_of_sound,
+            in_flight: Arc::new(AtomicUsize::new(0)),
         })
     }
 
@@ -320,9 +326,15 @@ impl GpuFluid {
         Ok(())
     }
 
-    /// `steps` WCSPH steps of `dt` (`Wcsph::step`), queued in one submission: nothing is read back;
-    /// [`GpuFluid::read_state`] says whether a particle left the grid or moved too far on the way.
-    pub fn step(&mut self, gpu: &GpuContext, dt: f64, steps: u32) -> Result<(), GpuError> {
+    /// `steps` WCSPH steps of `dt` (`Wcsph::step`), queued in one submission — unless
+    /// [`MAX_SUBMISSIONS_IN_FLIGHT`] are still unfinished: then nothing is queued and the answer is
+    /// false (the device is behind; ask again later), as [`crate::GpuSolver::step`] does. Nothing is
+    /// read back; [`GpuFluid::read_state`] says whether a particle left the grid or moved too far on
+    /// the way.
+    pub fn step(&mut self, gpu: &GpuContext, dt: f64, steps: u32) -> Result<bool, GpuError> {
+        if self.in_flight.load(Ordering::Acquire) >= MAX_SUBMISSIONS_IN_FLIGHT {
+            return Ok(false);
+        }
         self.set_time_step(gpu, dt)?;
         let mut encoder = gpu
             .device
@@ -338,8 +350,13 @@ impl GpuFluid {
             }
         }
         gpu.queue.submit([encoder.finish()]);
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let in_flight = self.in_flight.clone();
+        gpu.queue.on_submitted_work_done(move || {
+            in_flight.fetch_sub(1, Ordering::AcqRel);
+        });
         self.time += dt * f64::from(steps);
-        gpu.check()
+        gpu.check().map(|()| true)
     }
 
     /// One step with every pass in a compute pass of its own, timed by timestamp queries: resolves

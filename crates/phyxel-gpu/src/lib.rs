@@ -1,5 +1,5 @@
-//! The phyxel solver on WebGPU compute. Each pass of the CPU solver (`phyxel::meshless`) has a WGSL
-//! twin in `shaders/` with the same name.
+//! The phyxel solver on WebGPU compute. Each pass of the CPU solver (`phyxel::meshless`, and the 3D SPH
+//! fluid's WCSPH step of `phyxel::fluids3d`) has a WGSL twin in `shaders/` with the same name.
 //!
 //! Where to start reading — the modules, each one stage with a paragraph of its own, bottom up (a
 //! module uses only those before it):

@@ -64,7 +64,7 @@ fn gpu_and_cpu_densities_agree_at_the_upload_and_after_one_step() {
     let at_upload = worst_relative(&cpu.fluid.density, &state.density);
     let dt = cpu.fixed_dt.unwrap();
     cpu.step().unwrap();
-    fluid.step(&gpu, dt, 1).unwrap();
+    assert!(fluid.step(&gpu, dt, 1).unwrap());
     let state = read(&gpu, &fluid);
     let after_one = worst_relative(&cpu.fluid.density, &state.density);
     let moved = worst_gap(&cpu.fluid.x, &state.x);
@@ -109,7 +109,7 @@ fn gpu_and_cpu_agree_on_a_3d_dam_break() {
     let mut gaps = Vec::new();
     let mut steps = 0;
     for checkpoint in [25, 50, 100, 150, PARITY_STEPS] {
-        fluid.step(&gpu, dt, checkpoint - steps).unwrap();
+        assert!(fluid.step(&gpu, dt, checkpoint - steps).unwrap());
         while steps < checkpoint {
             cpu.step().unwrap();
             steps += 1;
@@ -136,7 +136,7 @@ fn gpu_and_cpu_agree_on_a_3d_dam_break() {
     let front = state.x.iter().map(|x| x.x).fold(0.0, f64::max);
     assert!(front > 1.3 * A, "the front reached {front} m");
     // Further on (the run is no longer compared): the count, the mass and the box hold.
-    fluid.step(&gpu, dt, 400).unwrap();
+    assert!(fluid.step(&gpu, dt, 400).unwrap());
     let state = read(&gpu, &fluid);
     assert_eq!(state.x.len(), cpu.fluid.len());
     assert_eq!(fluid.len() as f64 * cpu.fluid.mass, cpu.fluid.total_mass());
@@ -186,7 +186,7 @@ fn the_gpu_fluid_steps_the_same_twice() {
     let dt = sim.fixed_dt.unwrap();
     let run = || {
         let mut fluid = GpuFluid::new(&gpu, &sim).unwrap();
-        fluid.step(&gpu, dt, 100).unwrap();
+        assert!(fluid.step(&gpu, dt, 100).unwrap());
         read(&gpu, &fluid)
     };
     let (a, b) = (run(), run());
@@ -236,7 +236,7 @@ fn a_profiled_fluid_step_times_each_pass_where_the_device_writes_timestamps() {
     let (_, sim) = dam_break(Solver::Wcsph, 4);
     let mut fluid = GpuFluid::new(&gpu, &sim).unwrap();
     // A first step compiles the kernels (lavapipe does so at their first dispatch).
-    fluid.step(&gpu, sim.fixed_dt.unwrap(), 1).unwrap();
+    assert!(fluid.step(&gpu, sim.fixed_dt.unwrap(), 1).unwrap());
     match fluid.profile_step(&gpu, sim.fixed_dt.unwrap()).unwrap() {
         None => assert!(!gpu.timestamps, "timestamps granted but no profile"),
         Some(profile) => {
