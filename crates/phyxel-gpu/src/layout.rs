@@ -329,6 +329,43 @@ shared_structs! {
         by_object: u32,
         _pad0: u32,
     }
+
+    /// The 3D SPH fluid's parameters (`GpuFluid`; sph_fluid.wgsl and fluid_cells.wgsl): its neighbour
+    /// grid, what the fluid is made of and WCSPH's equation of state.
+    struct FluidParams as FluidParams {
+        /// The neighbour grid's lower corner (m); its cells' edge is h = SUPPORT_RATIO Δx.
+        grid_lo: [f32; 3],
+        /// The particle spacing Δx (m).
+        spacing: f32,
+        /// Cells of the grid along x, y and z, and in all (w).
+        grid_cells: [u32; 4],
+        /// Gravity g (m/s²).
+        gravity: [f32; 3],
+        /// The time step Δt (s).
+        dt: f32,
+        /// Fluid particles n.
+        particles: u32,
+        /// Wall particles.
+        walls: u32,
+        _pad0: u32,
+        _pad1: u32,
+        /// The particles' mass m (kg).
+        mass: f32,
+        /// The rest density ρ₀ (kg/m³).
+        rest_density: f32,
+        /// XSPH's ξ (seed 002 eq. 53).
+        xsph: f32,
+        /// The Tait stiffness K = ρ₀ c²/γ (Pa; seed 002 eq. 47).
+        stiffness: f32,
+        /// The Tait exponent γ.
+        gamma: f32,
+        /// ζ: negative pressures are scaled by it (seed 002 eq. 54).
+        negative_pressure_scale: f32,
+        /// The cubic spline's σ₃/h³ (W = σ₃/h³ f(r/h)).
+        w_scale: f32,
+        /// σ₃/h⁴ (∇W = σ₃/h⁴ f′(r/h) x/r).
+        grad_scale: f32,
+    }
 }
 
 /// Every shared struct's WGSL declaration, in the order the prelude lists them.
@@ -347,6 +384,7 @@ pub fn wgsl_structs() -> String {
         PointFrame::wgsl(),
         InstanceSettings::wgsl(),
         SurfaceSettings::wgsl(),
+        FluidParams::wgsl(),
     ]
     .join("\n")
 }

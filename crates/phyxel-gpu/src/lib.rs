@@ -1,5 +1,5 @@
-//! The phyxel solver on WebGPU compute. Each pass of the CPU solver (`phyxel::meshless`) has a WGSL
-//! twin in `shaders/` with the same name.
+//! The phyxel solver on WebGPU compute. Each pass of the CPU solver (`phyxel::meshless`, and the 3D SPH
+//! fluid's WCSPH step of `phyxel::fluids3d`) has a WGSL twin in `shaders/` with the same name.
 //!
 //! Where to start reading — the modules, each one stage with a paragraph of its own, bottom up (a
 //! module uses only those before it):
@@ -17,7 +17,9 @@
 //!   uploads its integration points and shape functions), `heat` (pass 6), `reference_update` (pass
 //!   7's update of the rest shape, on the device);
 //! - `state`: the read-back; `solver`: [`GpuSolver`], which drives the stages;
-//! - `instances` and `surface`: what the 3D view draws, computed from the solver's buffers.
+//! - `instances` and `surface`: what the 3D view draws, computed from the solver's buffers;
+//! - `fluid`: the 3D SPH fluid's WCSPH step ([`GpuFluid`]; its neighbour grid in `fluid/cells.rs`, its
+//!   read-back in `fluid/state.rs`), apart from the solid's stages.
 //!
 //! The passes, CPU ↔ GPU:
 //!
@@ -45,6 +47,21 @@
 //! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
 //! | `Simulation::flow_multiplicative` (`Plasticity::flow_multiplicative`, shared: `flow_multiplicative` of `plasticity.wgsl`) | `plastic_flow_multiplicative`; at the integration points `point_plastic_flow` (quadrature.wgsl) |
 //! | `Quadrature::soften` (after `Melting::heat`) | `soften` (quadrature.wgsl) |
+//!
+//! The 3D SPH fluid ([`GpuFluid`], `phyxel::fluids3d` with WCSPH; `shaders/sph_fluid.wgsl` and
+//! `shaders/fluid_cells.wgsl`), in step order:
+//!
+//! | CPU pass (`fluids/wcsph.rs`, `fluids/fluid.rs`) | WGSL entry point |
+//! | --- | --- |
+//! | `Wcsph::pressure` over the particles (seed 002 eqs. 47, 54), with p/ρ² | `pressure` |
+//! | `Fluid::non_pressure_accelerations` (gravity; stirring is refused) | `non_pressure_accelerations` |
+//! | `pressure_accelerations` (eq. 51, Akinci et al. 2012's wall term) | `pressure_accelerations` |
+//! | `Wcsph::step`'s v += Δt a | `accelerate` |
+//! | `Fluid::xsph_viscosity` (eq. 53), its swap of v and the scratch | `xsph_viscosity`, `keep_xsph_velocities` |
+//! | `Fluid::drift`'s x += Δt v (`Fluid::check_step`'s travel limit, flagged) | `drift` |
+//! | `Fluid::find_neighbours` (`CellGrid::build`: count, prefix sum, scatter, cells in index order; each pass scans the 27 cells for the pairs the lists hold) | `clear_cells`, `count_cells`, `scan_blocks` + `add_block_offsets`, `scatter_cells`, `sort_cells` |
+//! | `Fluid::keep_off_walls` (§6.4) | `keep_off_walls` |
+//! | `Fluid::compute_densities` (eq. 55, Ψ_b = ρ₀ V_b) | `compute_densities` |
 //!
 //! For the 3D view, when it shares the solver's device ([`GpuContext::shared`]), two more files in
 //! `shaders/render/` write what it draws straight from the solver's buffers, mirroring what the page
@@ -98,6 +115,7 @@ mod body;
 mod context;
 mod edge_windows;
 mod explicit;
+mod fluid;
 mod heat;
 mod implicit;
 mod instances;
@@ -117,6 +135,7 @@ mod wgsl;
 pub use body::largest_binding_bytes;
 pub use context::{watch_failures, GpuContext, GpuError};
 pub use edge_windows::EdgeWindowPlan;
+pub use fluid::{GpuFluid, GpuFluidState, MAX_GPU_FLUID_PARTICLES};
 pub use instances::{InstanceColouring, PhyxelInstances};
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
@@ -128,7 +147,7 @@ pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
 #[cfg(test)]
 mod tests {
     /// The modules bottom up, as the crate docs list them, with their sources.
-    const STAGES: [(&str, &str); 19] = [
+    const STAGES: [(&str, &str); 20] = [
         ("context", include_str!("context.rs")),
         ("readback", include_str!("readback.rs")),
         ("layout", include_str!("layout.rs")),
@@ -148,6 +167,7 @@ mod tests {
         ("solver", include_str!("solver.rs")),
         ("instances", include_str!("instances.rs")),
         ("surface", include_str!("surface.rs")),
+        ("fluid", include_str!("fluid.rs")),
     ];
 
     /// No import circles: a module's code (not its comments) names only modules below it.

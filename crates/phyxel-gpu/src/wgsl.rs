@@ -5,6 +5,7 @@
 //! (`layout::tests`) checks the prelude's struct layouts against Rust's.
 
 use crate::layout::wgsl_structs;
+use phyxel::fluids3d::fluid::{MAX_STEP_TRAVEL, SUPPORT_RATIO, WALL_DISTANCE};
 use phyxel::meshless::implicit::STICKING_DRAG;
 use phyxel::meshless::melting::AMBIENT_TEMPERATURE;
 use phyxel::meshless::mls::DEFAULT_RELATIVE_THRESHOLD;
@@ -75,6 +76,18 @@ pub mod gate {
     pub const COMMIT: u32 = 1;
 }
 
+/// The slots of the 3D fluid's status buffer (`GpuFluid`; u32 each, 0 while nothing happened).
+pub mod fluid_status {
+    /// The largest index plus one of a particle that left the neighbour grid (`FluidError::LeftDomain`
+    /// on the CPU).
+    pub const LEFT_DOMAIN: u32 = 0;
+    /// The largest index plus one of a particle that moved more than `MAX_STEP_TRAVEL` h in one
+    /// drift, or whose velocity is not finite (the CPU's `Fluid::check_step` refuses such a step).
+    pub const TOO_FAST: u32 = 1;
+    /// Slots in the buffer.
+    pub const WORDS: u32 = 4;
+}
+
 /// The shader files (shaders/), each included once.
 pub mod source {
     pub const COMMON: &str = include_str!("../../../shaders/common.wgsl");
@@ -108,6 +121,8 @@ pub mod source {
         include_str!("../../../shaders/render/phyxel_instances.wgsl");
     pub const SURFACE_VERTICES: &str =
         include_str!("../../../shaders/render/surface_vertices.wgsl");
+    pub const FLUID_CELLS: &str = include_str!("../../../shaders/fluid_cells.wgsl");
+    pub const SPH_FLUID: &str = include_str!("../../../shaders/sph_fluid.wgsl");
 
     /// Every file above.
     #[cfg(test)]
@@ -141,6 +156,8 @@ pub mod source {
         IMPLICIT,
         PHYXEL_INSTANCES,
         SURFACE_VERTICES,
+        FLUID_CELLS,
+        SPH_FLUID,
     ];
 }
 
@@ -211,6 +228,15 @@ pub fn prelude() -> String {
     text += "// The reference update's gates (`wgsl::gate`).\n";
     text += &u("GATE_SEARCH", gate::SEARCH);
     text += &u("GATE_COMMIT", gate::COMMIT);
+    text += "// The 3D SPH fluid (`phyxel::fluids3d::fluid`): h over Δx, the closest a particle may come \
+             to a wall particle over Δx (`Fluid::keep_off_walls`), the most a drift may move a particle \
+             over h (`Fluid::check_step`).\n";
+    text += &f("SUPPORT_RATIO", SUPPORT_RATIO);
+    text += &f("WALL_DISTANCE", WALL_DISTANCE);
+    text += &f("MAX_STEP_TRAVEL", MAX_STEP_TRAVEL);
+    text += "// The fluid's status buffer's slots (`wgsl::fluid_status`).\n";
+    text += &u("FLUID_LEFT_DOMAIN", fluid_status::LEFT_DOMAIN);
+    text += &u("FLUID_TOO_FAST", fluid_status::TOO_FAST);
     text += "\n";
     text + &wgsl_structs()
 }

@@ -55,6 +55,7 @@ fn shared() -> Vec<(&'static str, Vec<Field>, usize)> {
         of::<PointFrame>(),
         of::<InstanceSettings>(),
         of::<SurfaceSettings>(),
+        of::<FluidParams>(),
     ]
 }
 

@@ -1,0 +1,438 @@
+//! The 3D SPH fluid's WCSPH step on WebGPU compute (issue 19, item 3): [`GpuFluid`], uploaded from a
+//! `phyxel::fluids3d::FluidSimulation` whose solver is WCSPH, steps with the CPU's passes in the
+//! CPU's order (`Wcsph::step`), each a WGSL entry point of the same name in `shaders/sph_fluid.wgsl`:
+//! `pressure` (Tait, seed 002 eqs. 47 and 54), `non_pressure_accelerations`,
+//! `pressure_accelerations` (eq. 51 with Akinci et al. 2012's wall term), `accelerate`,
+//! `xsph_viscosity` (eq. 53), `drift`, the neighbour search (`fluid/cells.rs`), `keep_off_walls`
+//! (seed 002 §6.4) and `compute_densities` (eq. 55). Single precision on the device (the CPU's is
+//! double): the two agree within a tolerance, not bit for bit (tests/fluid_parity.rs). What the CPU
+//! has and the device has not is refused at the upload with the reason: the other solvers, the
+//! pointer's stirring, moving walls (a coupled body).
+
+mod cells;
+mod state;
+
+use crate::context::{bytes_in_words, GpuContext, GpuError};
+use crate::layout::{vec3, FluidParams};
+use crate::passes::{storage_buffer, uniform, zeroed, Pass};
+use crate::readback::read_buffer;
+use crate::solver::MAX_SUBMISSIONS_IN_FLIGHT;
+use crate::wgsl::{fluid_status, source, workgroups, WORKGROUP_SIZE};
+use cells::{search_passes, Grid};
+use phyxel::fluids3d::{FluidSimulation, Solver};
+use phyxel::kernels::{Dimension, Kernel};
+pub use state::GpuFluidState;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// The binding numbers of sph_fluid.wgsl and fluid_cells.wgsl.
+mod binding {
+    pub const PARAMS: u32 = 0;
+    pub const X: u32 = 1;
+    pub const V: u32 = 2;
+    pub const DENSITY: u32 = 3;
+    pub const PRESSURES: u32 = 4;
+    pub const SCRATCH: u32 = 5;
+    pub const SEARCHED: u32 = 6;
+    pub const CELL_END: u32 = 7;
+    pub const SORTED: u32 = 8;
+    pub const WALLS: u32 = 9;
+    pub const WALL_END: u32 = 10;
+    pub const STATUS: u32 = 11;
+    pub const CELL_OF: u32 = 12;
+}
+
+/// The most particles: sorted slots carry the index as an f32, exact below 2²⁴.
+pub const MAX_GPU_FLUID_PARTICLES: usize = 1 << 24;
+
+/// The fluid's buffers, by binding number.
+struct Buffers {
+    params: wgpu::Buffer,
+    x: wgpu::Buffer,
+    v: wgpu::Buffer,
+    density: wgpu::Buffer,
+    pressures: wgpu::Buffer,
+    scratch: wgpu::Buffer,
+    searched: wgpu::Buffer,
+    cell_end: wgpu::Buffer,
+    sorted: wgpu::Buffer,
+    walls: wgpu::Buffer,
+    wall_end: wgpu::Buffer,
+    status: wgpu::Buffer,
+    cell_of: wgpu::Buffer,
+}
+
+impl Buffers {
+    fn get(&self, number: u32) -> &wgpu::Buffer {
+        use binding::*;
+        match number {
+            PARAMS => &self.params,
+            X => &self.x,
+            V => &self.v,
+            DENSITY => &self.density,
+            PRESSURES => &self.pressures,
+            SCRATCH => &self.scratch,
+            SEARCHED => &self.searched,
+            CELL_END => &self.cell_end,
+            SORTED => &self.sorted,
+            WALLS => &self.walls,
+            WALL_END => &self.wall_end,
+            STATUS => &self.status,
+            _ => &self.cell_of,
+        }
+    }
+
+    /// The bindings `numbers`, each buffer bound whole.
+    fn bind(&self, numbers: &[u32]) -> Vec<(u32, &wgpu::Buffer)> {
+        numbers.iter().map(|&k| (k, self.get(k))).collect()
+    }
+}
+
+/// A profiled step's passes: (entry point, GPU milliseconds) in the step's order.
+pub type PassTimes = Result<Vec<(String, f64)>, GpuError>;
+
+/// A 3D SPH fluid stepped by WCSPH on the device.
+pub struct GpuFluid {
+    particles: usize,
+    params: FluidParams,
+    buffers: Buffers,
+    /// The step's passes in order (the search's among them).
+    step: Vec<Pass>,
+    time: f64,
+    spacing: f64,
+    speed_of_sound: f64,
+    /// Submissions of steps the device has not finished yet.
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl GpuFluid {
+    /// Upload `sim`'s fluid: particles, velocities, the walls sorted into the grid with their volumes
+    /// V_b, and the constants; the neighbour search and the densities are computed on the device for
+    /// the positions as they are. Refused, with the reason, for a solver other than WCSPH, stirring,
+    /// moving walls, and a fluid whose buffers exceed the device's storage bindings. Every pass binds
+    /// at most eight storage buffers (WebGPU's default `maxStorageBuffersPerShaderStage`).
+    pub fn new(gpu: &GpuContext, sim: &FluidSimulation) -> Result<Self, GpuError> {
+        Self::with_binding_limit(gpu, sim, gpu.limits.max_storage_buffer_binding_size)
+    }
+
+    /// [`GpuFluid::new`] as on a device that binds at most `binding_bytes` per storage binding (the
+    /// device's own limit applies too): the tests' way to a fluid beyond one binding, which the CPU's
+    /// particle limits keep far below lavapipe's 128 MiB.
+    pub fn with_binding_limit(
+        gpu: &GpuContext,
+        sim: &FluidSimulation,
+        binding_bytes: u64,
+    ) -> Result<Self, GpuError> {
+        if sim.solver != Solver::Wcsph {
+            return Err(GpuError(format!(
+                "the GPU fluid steps WCSPH only; {} runs on the CPU",
+                sim.solver.name()
+            )));
+        }
+        let fluid = &sim.fluid;
+        if fluid.stir.is_some() {
+            return Err(GpuError(
+                "the GPU fluid does not stir: the pointer's stirring runs on the CPU".into(),
+            ));
+        }
+        if !fluid.boundary_impulse.is_empty() || !fluid.boundary_velocity.is_empty() {
+            return Err(GpuError(
+                "the GPU fluid's walls are static: a coupled, moving body runs on the CPU".into(),
+            ));
+        }
+        let n = fluid.len();
+        if n == 0 || n > MAX_GPU_FLUID_PARTICLES {
+            return Err(GpuError(format!(
+                "the GPU fluid holds 1 to {MAX_GPU_FLUID_PARTICLES} particles, not {n}"
+            )));
+        }
+        let grid = Grid::covering(fluid)?;
+        let walls = fluid.boundary.x.len();
+        // The largest buffer of each kind against what one storage binding holds.
+        let limit = binding_bytes
+            .min(gpu.limits.max_storage_buffer_binding_size)
+            .min(gpu.limits.max_buffer_size);
+        for (what, count, each) in [
+            ("fluid particles", n as u64, 16),
+            ("wall particles", walls as u64, 16),
+            ("grid cells", u64::from(grid.total()), 4),
+        ] {
+            if count * each > limit {
+                return Err(GpuError(format!(
+                    "{count} {what} need {} ({each} B each) in one storage binding; this device binds \
+                     at most {} (max_storage_buffer_binding_size): {} {what} fit",
+                    bytes_in_words(count * each),
+                    bytes_in_words(limit),
+                    limit / each
+                )));
+            }
+        }
+        let groups = workgroups(n.max(grid.total() as usize) as u32, WORKGROUP_SIZE);
+        if groups > gpu.limits.max_compute_workgroups_per_dimension {
+            return Err(GpuError(format!(
+                "{groups} workgroups per dispatch are more than this device runs \
+                 (max_compute_workgroups_per_dimension = {})",
+                gpu.limits.max_compute_workgroups_per_dimension
+            )));
+        }
+        let settings = fluid.settings;
+        let h = fluid.kernel.h;
+        let sigma = Kernel::CubicSpline.normalization(Dimension::Three);
+        let wcsph = sim.wcsph;
+        let params = FluidParams {
+            grid_lo: grid.lo,
+            spacing: settings.spacing as f32,
+            grid_cells: [grid.cells[0], grid.cells[1], grid.cells[2], grid.total()],
+            gravity: vec3(settings.gravity),
+            dt: 0.0,
+            particles: n as u32,
+            walls: walls as u32,
+            mass: fluid.mass as f32,
+            rest_density: settings.rest_density as f32,
+            xsph: settings.xsph as f32,
+            stiffness: wcsph.stiffness(settings.rest_density) as f32,
+            gamma: wcsph.gamma as f32,
+            negative_pressure_scale: wcsph.negative_pressure_scale as f32,
+            w_scale: (sigma / h.powi(3)) as f32,
+            grad_scale: (sigma / h.powi(4)) as f32,
+            ..FluidParams::default()
+        };
+        let device = &gpu.device;
+        let (sorted_walls, wall_end) =
+            grid.sort_walls(&fluid.boundary.x, &fluid.boundary.volume)?;
+        let vectors = |v: &[glam::DVec3]| -> Vec<[f32; 4]> {
+            v.iter()
+                .map(|p| [p.x as f32, p.y as f32, p.z as f32, 0.0])
+                .collect()
+        };
+        let density: Vec<f32> = fluid.density.iter().map(|&rho| rho as f32).collect();
+        let buffers = Buffers {
+            params: uniform(device, "fluid parameters", &params),
+            x: storage_buffer(device, "x", bytemuck::cast_slice(&vectors(&fluid.x))),
+            v: storage_buffer(device, "v", bytemuck::cast_slice(&vectors(&fluid.v))),
+            density: storage_buffer(device, "density", bytemuck::cast_slice(&density)),
+            pressures: zeroed(device, "pressures", 8 * n),
+            scratch: zeroed(device, "scratch", 16 * n),
+            searched: zeroed(device, "searched", 16 * n),
+            cell_end: zeroed(device, "cell end", 4 * grid.total() as usize),
+            sorted: zeroed(device, "sorted", 16 * n),
+            walls: storage_buffer(device, "walls", bytemuck::cast_slice(&sorted_walls)),
+            wall_end: storage_buffer(device, "wall end", bytemuck::cast_slice(&wall_end)),
+            status: zeroed(device, "fluid status", 4 * fluid_status::WORDS as usize),
+            cell_of: zeroed(device, "cell of", 4 * n),
+        };
+        let search = search_passes(device, &buffers, n as u32, grid.total());
+        let pass = |entry, bindings: &[u32]| {
+            Pass::whole(
+                device,
+                &[source::SPH_FLUID],
+                entry,
+                &buffers.bind(bindings),
+                workgroups(n as u32, WORKGROUP_SIZE),
+            )
+        };
+        use binding::*;
+        let densities = pass(
+            "compute_densities",
+            &[
+                PARAMS, X, DENSITY, SEARCHED, CELL_END, SORTED, WALLS, WALL_END,
+            ],
+        );
+        let mut step = vec![
+            pass("pressure", &[PARAMS, DENSITY, PRESSURES]),
+            pass("non_pressure_accelerations", &[PARAMS, SCRATCH]),
+            pass(
+                "pressure_accelerations",
+                &[
+                    PARAMS, X, PRESSURES, SCRATCH, SEARCHED, CELL_END, SORTED, WALLS, WALL_END,
+                ],
+            ),
+            pass("accelerate", &[PARAMS, V, SCRATCH]),
+        ];
+        // `Fluid::xsph_viscosity` returns at once for ξ = 0.
+        if settings.xsph != 0.0 {
+            step.push(pass(
+                "xsph_viscosity",
+                &[
+                    PARAMS, X, V, DENSITY, SCRATCH, SEARCHED, CELL_END, SORTED, WALL_END,
+                ],
+            ));
+            step.push(pass("keep_xsph_velocities", &[PARAMS, V, SCRATCH]));
+        }
+        step.push(pass("drift", &[PARAMS, X, V, STATUS]));
+        step.extend(search.iter().cloned());
+        step.push(pass(
+            "keep_off_walls",
+            &[PARAMS, X, V, SEARCHED, CELL_END, WALLS, WALL_END],
+        ));
+        step.push(densities.clone());
+        // The search and the densities at the uploaded positions (what `FluidSimulation::new` did).
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("fluid upload"),
+        });
+        let mut first = search;
+        first.push(densities);
+        crate::passes::encode(&mut encoder, &first);
+        gpu.queue.submit([encoder.finish()]);
+        gpu.check()?;
+        Ok(Self {
+            particles: n,
+            params,
+            buffers,
+            step,
+            time: fluid.time,
+            spacing: settings.spacing,
+            speed_of_sound: wcsph.speed_of_sound,
+            in_flight: Arc::new(AtomicUsize::new(0)),
+        })
+    }
+
+    /// Fluid particles.
+    pub fn len(&self) -> usize {
+        self.particles
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.particles == 0
+    }
+
+    /// Simulated time (s).
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    /// The step's entry points, in order.
+    pub fn pass_names(&self) -> Vec<&str> {
+        self.step.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    /// Refuse a Δt that is not a positive number or whose CFL number Δt c/Δx exceeds 1 even at rest
+    /// (`Wcsph::step` refuses Δt (c + v_max)/Δx > 1; the device's v_max is not read back), then write
+    /// it into the parameters.
+    fn set_time_step(&mut self, gpu: &GpuContext, dt: f64) -> Result<(), GpuError> {
+        let courant = dt * self.speed_of_sound / self.spacing;
+        if !(dt.is_finite() && dt > 0.0) || courant > 1.0 {
+            return Err(GpuError(format!(
+                "WCSPH with Δt = {dt:.3e} s has a CFL number Δt c / Δx = {courant:.2} (c = {:.1} m/s): \
+                 Δt must be positive and at most {:.3e} s",
+                self.speed_of_sound,
+                self.spacing / self.speed_of_sound
+            )));
+        }
+        self.params.dt = dt as f32;
+        gpu.queue
+            .write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&self.params));
+        Ok(())
+    }
+
+    /// `steps` WCSPH steps of `dt` (`Wcsph::step`), queued in one submission — unless
+    /// [`MAX_SUBMISSIONS_IN_FLIGHT`] are still unfinished: then nothing is queued and the answer is
+    /// false (the device is behind; ask again later), as [`crate::GpuSolver::step`] does. Nothing is
+    /// read back; [`GpuFluid::read_state`] says whether a particle left the grid or moved too far on
+    /// the way.
+    pub fn step(&mut self, gpu: &GpuContext, dt: f64, steps: u32) -> Result<bool, GpuError> {
+        if self.in_flight.load(Ordering::Acquire) >= MAX_SUBMISSIONS_IN_FLIGHT {
+            return Ok(false);
+        }
+        self.set_time_step(gpu, dt)?;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("fluid steps"),
+            });
+        {
+            let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            for _ in 0..steps {
+                for pass in &self.step {
+                    pass.dispatch(&mut compute);
+                }
+            }
+        }
+        gpu.queue.submit([encoder.finish()]);
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let in_flight = self.in_flight.clone();
+        gpu.queue.on_submitted_work_done(move || {
+            in_flight.fetch_sub(1, Ordering::AcqRel);
+        });
+        self.time += dt * f64::from(steps);
+        gpu.check().map(|()| true)
+    }
+
+    /// One step with every pass in a compute pass of its own, timed by timestamp queries: resolves
+    /// to (entry point, GPU milliseconds) in the step's order. None where the device writes no
+    /// timestamps.
+    pub fn profile_step(
+        &mut self,
+        gpu: &GpuContext,
+        dt: f64,
+    ) -> Result<Option<impl Future<Output = PassTimes> + 'static>, GpuError> {
+        if !gpu.timestamps {
+            return Ok(None);
+        }
+        self.set_time_step(gpu, dt)?;
+        let names: Vec<String> = self.step.iter().map(|p| p.name.clone()).collect();
+        let count = 2 * self.step.len() as u32;
+        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("fluid pass times"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolved = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("fluid pass times"),
+            size: u64::from(count) * 8,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("profiled fluid step"),
+            });
+        for (k, pass) in self.step.iter().enumerate() {
+            let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&pass.name),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &queries,
+                    beginning_of_pass_write_index: Some(2 * k as u32),
+                    end_of_pass_write_index: Some(2 * k as u32 + 1),
+                }),
+            });
+            pass.dispatch(&mut compute);
+        }
+        encoder.resolve_query_set(&queries, 0..count, &resolved, 0);
+        gpu.queue.submit([encoder.finish()]);
+        self.time += dt;
+        gpu.check()?;
+        let nanoseconds_per_tick = f64::from(gpu.queue.get_timestamp_period());
+        let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
+        Ok(Some(async move {
+            let raw = read_buffer(&device, &queue, &resolved, u64::from(count) * 8)
+                .await
+                .map_err(GpuError)?;
+            let ticks = bytemuck::pod_collect_to_vec::<u8, u64>(&raw);
+            Ok(names
+                .into_iter()
+                .zip(ticks.chunks(2))
+                .map(|(name, t)| {
+                    let elapsed = t[1].saturating_sub(t[0]) as f64 * nanoseconds_per_tick;
+                    (name, elapsed * 1e-6)
+                })
+                .collect())
+        }))
+    }
+
+    /// Read the positions, velocities, densities, pressures and the flags back.
+    pub fn read_state(
+        &self,
+        gpu: &GpuContext,
+    ) -> impl Future<Output = Result<GpuFluidState, GpuError>> + 'static {
+        state::read_state(
+            &gpu.device,
+            &gpu.queue,
+            &self.buffers,
+            self.particles,
+            self.time,
+        )
+    }
+}
