@@ -25,7 +25,7 @@ const NAMES = {
   'integrating-solid': ['integration', 'across', 'height', 'slenderness', 'young', 'poisson', 'density', 'magnification', 'points', 'ratio', 'cylinderAcross', 'cylinderMagnification'],
   cracks: ['criterion', 'material', 'strength', 'c_prop', 'kappa', 'pull', 'omega_min'],
   'sph-fluids': ['solver', 'colour', 'across', 'xsph', 'iterations', 'sound', 'body'],
-  'sph-fluids-3d': ['scene', 'solver', 'colour', 'across', 'xsph', 'iterations', 'sound'],
+  'sph-fluids-3d': ['backend', 'scene', 'solver', 'colour', 'across', 'xsph', 'iterations', 'sound'],
   phyxels: [
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
     'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'implicitModel', 'cgTolerance',

@@ -6,7 +6,7 @@
 // one goes on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, readNumber, screenshotPixels, settled, waitForText } from './harness.mjs';
+import { useBrowser, openPage, readNumber, screenshotPixels, settled, waitForText, WEBGPU } from './harness.mjs';
 
 const env = useBrowser();
 
@@ -108,5 +108,39 @@ test('bad input is refused with its range, a scene beyond the budgets with its l
   await waitForText(bad.page, '#notices', /across/);
   assert.deepEqual(problems, []);
   await bad.context.close();
+  await context.close();
+});
+
+test('WCSPH steps on WebGPU compute where the browser has it, and is refused with the reason where not', async () => {
+  const { page, context, problems } = await openFluid('?backend=gpu&across=6');
+  if (WEBGPU) {
+    await page.waitForSelector('body[data-backend="gpu"]', { timeout: 60_000 });
+    await waitForText(page, '#readout-solver', /^WCSPH \/ 432$/, 30_000);
+    assert.equal(await page.locator('#solver-select').inputValue(), 'wcsph');
+    assert.match(await page.locator('#backend-badge').textContent(), /WebGPU compute/);
+    const mass = await page.locator('#readout-mass').textContent();
+    await waitForTime(page, 0.05);
+    const front = await page.locator('#readout-front').textContent();
+    assert.ok(Number.parseFloat(front) > 1, `the column collapses on the GPU: ${front}`);
+    assert.equal(await page.locator('#readout-mass').textContent(), mass, 'Σm is kept');
+    // DFSPH and the glass stay on the CPU: refused with the reason, WCSPH runs on.
+    await page.selectOption('#solver-select', 'dfsph');
+    await waitForText(page, '#notices', /the GPU steps WCSPH only/);
+    assert.equal(await page.locator('#solver-select').inputValue(), 'wcsph');
+    await page.selectOption('#scene-select', 'glass');
+    await waitForText(page, '#notices', /the glass runs on the CPU only/);
+    const t = await readNumber(page, '#readout-sim-time');
+    await waitForTime(page, t);
+    // Back to the CPU: the scene starts again there.
+    await page.selectOption('#backend-select', 'cpu');
+    await page.waitForSelector('body[data-backend="cpu"]', { timeout: 30_000 });
+    assert.match(await page.locator('#backend-badge').textContent(), /the CPU/);
+  } else {
+    await waitForText(page, '#notices', /WebGPU compute was refused/, 30_000);
+    assert.equal(await page.locator('#backend-select').inputValue(), 'cpu');
+    await waitForText(page, '#readout-solver', /^DFSPH \/ 432$/, 30_000);
+    await waitForTime(page, 0.02);
+  }
+  assert.deepEqual(problems, []);
   await context.close();
 });

@@ -8,10 +8,13 @@
 //! itself and checks only the whole numbers JavaScript hands it ([`whole`]). (A class cannot be shared as one type: the view adds its GPU methods to
 //! its own.)
 //!
-//! Also here: [`parameters`], the table of `phyxel_app::parameters` as JavaScript objects, and
-//! [`start`], the panic hook both modules install when instantiated.
+//! Also here: [`parameters`], the table of `phyxel_app::parameters` as JavaScript objects,
+//! [`start`], the panic hook both modules install when instantiated, and [`fluid3d`], what the 3D fluid
+//! page reads of its scene (for the worker's solver and the WebGPU one alike).
 
 pub use phyxel_app;
+
+pub mod fluid3d;
 
 use phyxel_app::parameters::PARAMETERS;
 use std::fmt::Display;

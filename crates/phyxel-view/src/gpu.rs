@@ -14,6 +14,11 @@ pub struct GpuDevice {
 }
 
 impl GpuDevice {
+    /// The device's context, for a solver built on it.
+    pub(crate) fn context(&self) -> Rc<GpuContext> {
+        self.context.clone()
+    }
+
     /// The 3D view's device, for the solver.
     pub(crate) fn from_context(context: Rc<GpuContext>) -> Self {
         Self {

@@ -4,11 +4,14 @@
 //!
 //! Start reading at [`demo`] (the class `PhyxelDemo`: phyxel-app's demo with the GPU backend of
 //! [`demo::gpu_backend`] as its accelerator), then `view` (the wgpu view: `render`, [`camera`]) and
-//! `gpu` (the GPU device and read-backs as the page drives them). The renderer exists in the browser
-//! only; natively the GPU backend runs on lavapipe in the tests.
+//! `gpu` (the GPU device and read-backs as the page drives them); `fluid` is the 3D fluid page's
+//! WebGPU solver (`GpuFluid3d`). The renderer exists in the browser only; natively the GPU backend
+//! runs on lavapipe in the tests.
 
 pub mod camera;
 pub mod demo;
+#[cfg(target_arch = "wasm32")]
+pub mod fluid;
 #[cfg(target_arch = "wasm32")]
 pub mod gpu;
 #[cfg(target_arch = "wasm32")]

@@ -1,9 +1,11 @@
 // "SPH fluids in 3D": a dam break in a channel and water poured into a glass, stepped by WCSPH, DFSPH or
 // PBF in the CPU solver's worker (js/workers/solver-worker.js's `fluid-…` requests; threaded where the
-// page is cross-origin isolated) and drawn here as shaded spheres (PhyxelView.draw_particles: WebGPU,
-// else WebGL2). Physics: crates/phyxel/src/fluids3d and crates/phyxel/src/lessons/sph_fluids_3d.rs;
-// bindings: crates/phyxel-worker/src/fluid3d.rs.
-import init, { OrbitCamera, PhyxelView } from '../../phyxel-view.js';
+// page is cross-origin isolated), or by WCSPH on WebGPU compute (GpuFluid3d, on the page), and drawn
+// here as shaded spheres (PhyxelView.draw_particles: WebGPU, else WebGL2). Physics:
+// crates/phyxel/src/fluids3d and crates/phyxel/src/lessons/sph_fluids_3d.rs; the GPU passes:
+// crates/phyxel-gpu/src/fluid.rs; bindings: crates/phyxel-worker/src/fluid3d.rs,
+// crates/phyxel-view/src/fluid.rs.
+import init, { GpuDevice, GpuFluid3d, OrbitCamera, PhyxelView } from '../../phyxel-view.js';
 import { defaults, fromTable } from '../site/controls.js';
 import { LessonPage } from '../site/page.js';
 import { setComputesOn } from '../workers/backend.js';
@@ -17,12 +19,72 @@ const MAX_FRAME_SECONDS = 1 / 20;
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const { build, reason } = workerBuild();
 const [worker] = await Promise.all([startSolverWorker(build, availableThreads()), init()]);
-setComputesOn(worker.threaded
+const CPU_COMPUTES_ON = worker.threaded
   ? `the CPU (WebAssembly, in a worker, ${worker.threads} threads)`
-  : `the CPU (WebAssembly, in a worker, one thread: ${reason})`);
+  : `the CPU (WebAssembly, in a worker, one thread: ${reason})`;
+setComputesOn(CPU_COMPUTES_ON);
 /** The page's parameter table (crates/phyxel/src/lessons/sph_fluids_3d.rs): ranges and defaults. */
 const { table } = await worker.request({ type: 'fluid-parameters' });
-const params = { scene: 'dam-break', solver: 'dfsph', colour: 'speed', ...defaults(table) };
+const params = { backend: 'cpu', scene: 'dam-break', solver: 'dfsph', colour: 'speed', ...defaults(table) };
+
+// ---- The two solvers, one interface: create, call (a setter), advance, state ---------------------
+
+/** The CPU solver in the worker: every call a request. */
+const cpuSolver = {
+  name: 'cpu',
+  create: (args, colour) => worker.request({ type: 'fluid-create', args, colour }),
+  call: (method, args) => worker.request({ type: 'fluid-call', method, args }),
+  /** Steps for `wall` seconds of real time within the frame's budget, or exactly `steps`. */
+  advance: ({ wall, steps, time, colour }) =>
+    worker.request(wall == null
+      ? { type: 'fluid-advance', steps, colour }
+      : { type: 'fluid-advance', until: time + wall, budgetMs: FRAME_BUDGET_MS, colour }),
+  state: (colour) => worker.request({ type: 'fluid-state', colour }),
+};
+
+/** WCSPH on WebGPU compute, on this page (a device of its own); made when first chosen. */
+const gpuSolver = {
+  name: 'gpu',
+  device: null,
+  fluid: null,
+  /** The device, made once: in Chromium a WebGPU canvas that cannot present takes the page's other
+   * devices down with it, so it waits until the view has settled (drawn 10 frames, or fallen back). */
+  async prepare() {
+    if (!('gpu' in navigator)) throw new Error('this browser has no WebGPU: the fluid runs on the CPU');
+    await rendererSettled;
+    this.device ??= await GpuDevice.create();
+  },
+  async create(args, colour) {
+    const fresh = new GpuFluid3d(this.device, ...args);
+    this.fluid?.free();
+    this.fluid = fresh;
+    return { ...this.state(colour), outline: new Float32Array(fresh.outline()), bounds: Array.from(fresh.bounds()), spacing: fresh.spacing() };
+  },
+  async call(method, args) {
+    if (method === 'set_solver' && args[0] !== 'wcsph') throw new Error('the GPU steps WCSPH only: choose the CPU backend for DFSPH and PBF');
+    if (method === 'set_solver') return;
+    this.fluid[method](...args);
+  },
+  /** Milliseconds per step lately (the device's pace, read-back included). */
+  msPerStep: 1,
+  /** Queue the steps of `wall` seconds within the frame's budget (or `steps` of the last Δt), then
+   * read the state back. */
+  async advance({ wall, steps, colour }) {
+    const start = performance.now();
+    const most = Math.max(1, Math.min(400, Math.floor(FRAME_BUDGET_MS / this.msPerStep)));
+    const queued = wall == null ? this.fluid.advance(steps * lastDt, Math.min(steps, 400)) : this.fluid.advance(wall, most);
+    this.fluid.apply(await this.fluid.read_back());
+    const ms = performance.now() - start;
+    if (queued > 0) this.msPerStep = 0.7 * this.msPerStep + 0.3 * (ms / queued);
+    const report = this.fluid.report();
+    return { ...this.state(colour), steps: queued, ms, behind: wall != null && queued >= most && report.dt * queued < 0.999 * wall };
+  },
+  state(colour) {
+    return { report: this.fluid.report(), particles: new Float32Array(this.fluid.particles(colour)) };
+  },
+};
+
+let solver = cpuSolver;
 
 /** What the worker sent last: the particles to draw, the walls' outline, the readouts. */
 let state = null;
@@ -37,13 +99,13 @@ function frameCamera(bounds) {
   camera.frame(0.5 * (x0 + x1), 0.4 * (y0 + y1), 0.5 * (z0 + z1), radius);
 }
 
-/** Build the scene anew with the current parameters; a refusal leaves the running one. */
-async function create() {
-  const reply = await worker.request({
-    type: 'fluid-create',
-    args: [params.scene, params.solver, params.across, params.xsph, params.iterations, params.sound],
-    colour: params.colour,
-  });
+/** Build the scene anew with the current parameters, on `target` (the solver in use, or the one
+ * switched to, which is in use from then on); a refusal leaves the running one. */
+async function create(target = solver) {
+  await target.prepare?.();
+  const args = [params.scene, params.solver, params.across, params.xsph, params.iterations, params.sound];
+  const reply = await target.create(args, params.colour);
+  solver = target;
   state = { ...reply, colour: params.colour };
   outline = reply.outline;
   spacing = reply.spacing;
@@ -69,7 +131,49 @@ const pct = (x) => `${(100 * x).toFixed(3)} %`;
 
 await create();
 
+/** A select's change the solver refused: the previous value back, the reason in a notice. */
+function refusedSelect(id, key, previous, error) {
+  params[key] = previous;
+  document.getElementById(id).value = previous;
+  page.notice(key, `${error.message}`, 'error');
+}
+
 const c = page.controls;
+c.select({
+  param: 'backend',
+  id: 'backend-select',
+  label: 'Computes on',
+  value: params.backend,
+  options: [
+    { value: 'cpu', label: 'CPU (worker; threads where isolated)' },
+    { value: 'gpu', label: 'WebGPU compute (WCSPH, dam break)' },
+  ],
+  // A new backend starts the scene again on it; one that refuses it (no WebGPU, the glass, DFSPH or
+  // PBF on the GPU) leaves the running one, and says why.
+  onChange: (value) => {
+    const previous = { backend: params.backend, solver: params.solver };
+    params.backend = value;
+    // The GPU steps WCSPH: choosing it chooses WCSPH.
+    if (value === 'gpu') params.solver = 'wcsph';
+    document.getElementById('solver-select').value = params.solver;
+    // Not tracked: the running scene goes on until the new one is built (the GPU's waits for the
+    // view to settle, which needs frames).
+    return create(value === 'gpu' ? gpuSolver : cpuSolver).then(
+        () => {
+          page.notice('backend', null);
+          document.body.dataset.backend = value;
+          setComputesOn(value === 'gpu' ? `WebGPU compute (${gpuSolver.fluid.adapter() || 'unnamed adapter'})` : CPU_COMPUTES_ON);
+        },
+        (error) => {
+          params.solver = previous.solver;
+          document.getElementById('solver-select').value = previous.solver;
+          refusedSelect('backend-select', 'backend', previous.backend, new Error(`WebGPU compute was refused: ${error.message}`));
+          // A scene built meanwhile (another control) took WCSPH: the running one gets its solver back.
+          return solver.call('set_solver', [previous.solver]);
+        },
+    );
+  },
+});
 c.select({
   param: 'scene',
   id: 'scene-select',
@@ -86,11 +190,7 @@ c.select({
     return page.track(
       create().then(
         () => page.notice('scene', null),
-        (error) => {
-          params.scene = previous;
-          document.getElementById('scene-select').value = previous;
-          page.notice('scene', `The scene “${value}” was refused: ${error.message}`, 'error');
-        },
+        (error) => refusedSelect('scene-select', 'scene', previous, new Error(`The scene “${value}” was refused: ${error.message}`)),
       ),
     );
   },
@@ -107,9 +207,13 @@ c.select({
   ],
   // The particles carry over: the solver changes under the running water.
   onChange: (value) => {
+    const previous = params.solver;
     params.solver = value;
     page.notice('blowup', null);
-    return worker.request({ type: 'fluid-call', method: 'set_solver', args: [value] });
+    return solver.call('set_solver', [value]).then(
+      () => page.notice('solver', null),
+      (error) => refusedSelect('solver-select', 'solver', previous, error),
+    );
   },
 });
 c.select({
@@ -148,7 +252,7 @@ const setter = (name, label, unit, help) =>
       params[name] = value;
       page.notice('blowup', null);
       // The solver checks the same table: a refusal there comes back to the control.
-      return worker.request({ type: 'fluid-call', method: 'set_parameters', args: [next.xsph, next.iterations, next.sound] });
+      return solver.call('set_parameters', [next.xsph, next.iterations, next.sound]);
     },
   });
 setter('xsph', 'XSPH viscosity ξ', '', 'Between 0 and 0.5 (seed 002 eq. 53).');
@@ -187,6 +291,9 @@ const container = document.querySelector('.view3d');
 const message = document.getElementById('view-message');
 let canvas = document.getElementById('scene');
 let view = null;
+let framesDrawn = 0;
+let settleRenderer;
+const rendererSettled = new Promise((resolve) => (settleRenderer = resolve));
 
 function replaceCanvas() {
   const fresh = canvas.cloneNode(false);
@@ -206,6 +313,7 @@ async function openView(allowWebGPU) {
       return openView(false);
     }
     view = null;
+    settleRenderer();
     message.hidden = false;
     message.textContent = `This browser can draw neither with WebGPU nor with WebGL2 (${error.message}). The fluid still runs: the readouts follow it.`;
     readouts.renderer('none');
@@ -229,10 +337,12 @@ function draw() {
   camera.set_aspect(width / height);
   try {
     view.draw_particles(camera, state.particles, 0.5 * spacing, outline);
+    if (++framesDrawn === 10) settleRenderer();
   } catch (error) {
     const wasWebGPU = view.backend() === 'WebGPU';
     view.free();
     view = null;
+    framesDrawn = 0;
     page.notice('renderer', `${wasWebGPU ? 'WebGPU' : 'WebGL2'} stopped drawing (${error.message}); switched to WebGL2.`, 'warning');
     replaceCanvas();
     openView(false);
@@ -296,13 +406,11 @@ page.start({
     frameWall = Math.min(wall, MAX_FRAME_SECONDS);
     return 1;
   },
-  // The worker steps and says how many steps it took and how long they took.
+  // The solver steps and says how many steps it took and how long they took.
   step: async (n) => {
     const wall = frameWall;
     frameWall = null;
-    const reply = await worker.request(wall == null
-      ? { type: 'fluid-advance', steps: n, colour: params.colour }
-      : { type: 'fluid-advance', until: state.report.time + wall, budgetMs: FRAME_BUDGET_MS, colour: params.colour });
+    const reply = await solver.advance({ wall, steps: n, time: state.report.time, colour: params.colour });
     state = { ...reply, colour: params.colour };
     if (reply.steps > 0) page.recordSteps(reply.steps, reply.ms);
     page.notice('slow', reply.behind ? 'The water runs slower than real time here (each frame steps as much as its budget allows).' : null, 'info');
@@ -314,7 +422,7 @@ page.start({
   render: async () => {
     if (state && state.colour !== params.colour) {
       // Paused: a new colour still shows.
-      state = { ...(await worker.request({ type: 'fluid-state', colour: params.colour })), colour: params.colour };
+      state = { ...(await solver.state(params.colour)), colour: params.colour };
     }
     draw();
   },

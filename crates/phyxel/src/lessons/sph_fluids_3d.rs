@@ -178,6 +178,43 @@ impl Fluid3dScene {
         self.simulation.step()
     }
 
+    /// Take the state another solver of the same scene computed (the WebGPU step's read-back):
+    /// positions, velocities, densities, pressures and the clock, so that the readouts, the drawing
+    /// and the next CFL step ([`FluidSimulation::time_step`]) see it. The neighbour lists are not
+    /// rebuilt (nothing read from this copy needs them). Refused unless every list has one entry per
+    /// particle and every value is finite.
+    pub fn set_state(
+        &mut self,
+        x: &[Vector],
+        v: &[Vector],
+        density: &[f64],
+        pressure: &[f64],
+        time: f64,
+    ) -> Result<(), FluidError> {
+        let f = &mut self.simulation.fluid;
+        let n = f.len();
+        if x.len() != n || v.len() != n || density.len() != n || pressure.len() != n {
+            return Err(FluidError::BadInput(format!(
+                "a state of {} particles for a fluid of {n}",
+                x.len()
+            )));
+        }
+        let finite = x.iter().chain(v).all(|p| p.is_finite())
+            && density.iter().chain(pressure).all(|p| p.is_finite())
+            && time.is_finite();
+        if !finite {
+            return Err(FluidError::BlowUp(
+                "the state holds a value that is not a finite number".into(),
+            ));
+        }
+        f.x.copy_from_slice(x);
+        f.v.copy_from_slice(v);
+        f.density.copy_from_slice(density);
+        f.pressure.copy_from_slice(pressure);
+        f.time = time;
+        Ok(())
+    }
+
     /// Set ξ, the iteration limits and the speed of sound on the running fluid.
     pub fn set(&mut self, settings: Settings) {
         apply(&mut self.simulation, settings);

@@ -169,3 +169,28 @@ fn budgets_and_bad_input_are_refused_with_the_reason() {
     let n: usize = c.lattice().expect("36 across fits").iter().product();
     assert!(n <= MAX_FLUID_PARTICLES);
 }
+
+#[test]
+fn a_state_from_elsewhere_is_taken_whole_or_refused() {
+    let mut scene = Fluid3dScene::new(Scene::DamBreak, Solver::Wcsph, settings(6.0)).unwrap();
+    let f = scene.simulation.fluid.clone();
+    let moved: Vec<Vector> = f.x.iter().map(|x| *x + Vector::X * 1e-3).collect();
+    let fast = vec![Vector::new(0.5, 0.0, 0.0); f.len()];
+    scene
+        .set_state(&moved, &fast, &f.density, &f.pressure, 0.25)
+        .unwrap();
+    assert_eq!(scene.simulation.fluid.time, 0.25);
+    assert!((scene.simulation.fluid.max_speed() - 0.5).abs() < 1e-12);
+    let (_, z, _) = scene.surge_front().unwrap();
+    assert!((z * A - (A + 1e-3 - 0.5 * f.spacing())).abs() < 1e-12);
+    // Too short, or not finite: refused, the state kept.
+    assert!(scene
+        .set_state(&moved[1..], &fast, &f.density, &f.pressure, 0.3)
+        .is_err());
+    let mut bad = fast.clone();
+    bad[3].y = f64::NAN;
+    assert!(scene
+        .set_state(&moved, &bad, &f.density, &f.pressure, 0.3)
+        .is_err());
+    assert_eq!(scene.simulation.fluid.time, 0.25);
+}

@@ -1,0 +1,70 @@
+//! What the 3D fluid page reads of a `phyxel::lessons::sph_fluids_3d::Fluid3dScene`, as JavaScript
+//! objects: written once for its two solvers, the CPU worker's (`SphFluids3d` of phyxel-worker) and
+//! the WebGPU one (`GpuFluid3d` of phyxel-view). Nothing here computes physics.
+
+use phyxel::lessons::sph_fluids_3d::{Fluid3dScene, PARAMETERS};
+use wasm_bindgen::JsValue;
+
+fn set(object: &js_sys::Object, field: &str, value: JsValue) {
+    js_sys::Reflect::set(object, &field.into(), &value).expect("a plain object takes a field");
+}
+
+/// The page's parameter table [{ name, min, max, integer, default }].
+pub fn parameters() -> JsValue {
+    PARAMETERS
+        .iter()
+        .map(|p| {
+            let object = js_sys::Object::new();
+            set(&object, "name", p.name.into());
+            set(&object, "min", p.min.into());
+            set(&object, "max", p.max.into());
+            set(&object, "integer", p.integer.into());
+            set(&object, "default", p.default.into());
+            JsValue::from(object)
+        })
+        .collect::<js_sys::Array>()
+        .into()
+}
+
+/// The readouts of `scene`: { scene, solver, particles, time, dt, steps, iterations, density_error,
+/// max_density_error, max_speed, mass, poured, to_pour, front: [T, Z, Z_MM | null] | null,
+/// glass: [fraction held, level / a, V/(π a²) / a] | null, error }.
+pub fn report(s: &Fluid3dScene, error: Option<&str>) -> JsValue {
+    let sim = &s.simulation;
+    let f = &sim.fluid;
+    let object = js_sys::Object::new();
+    set(&object, "scene", s.scene.id().into());
+    set(&object, "solver", sim.solver.name().into());
+    set(&object, "particles", (f.len() as f64).into());
+    set(&object, "time", f.time.into());
+    set(&object, "dt", sim.last.dt.into());
+    set(&object, "steps", (sim.steps() as f64).into());
+    set(&object, "iterations", sim.last.iterations.into());
+    set(&object, "density_error", f.density_error().into());
+    set(&object, "max_density_error", f.max_density_error().into());
+    set(&object, "max_speed", f.max_speed().into());
+    set(&object, "mass", f.total_mass().into());
+    let (poured, to_pour) = s
+        .glass
+        .as_ref()
+        .map_or((f.len(), f.len()), |(_, n)| (n.emitted, n.total()));
+    set(&object, "poured", (poured as f64).into());
+    set(&object, "to_pour", (to_pour as f64).into());
+    let front = s.surge_front().map_or(JsValue::NULL, |(t, z, mm)| {
+        js_sys::Array::of3(
+            &t.into(),
+            &z.into(),
+            &mm.map_or(JsValue::NULL, JsValue::from),
+        )
+        .into()
+    });
+    set(&object, "front", front);
+    let glass = s
+        .in_glass()
+        .map_or(JsValue::NULL, |(held, level, expected)| {
+            js_sys::Array::of3(&held.into(), &level.into(), &expected.into()).into()
+        });
+    set(&object, "glass", glass);
+    set(&object, "error", error.map_or(JsValue::NULL, JsValue::from));
+    object.into()
+}

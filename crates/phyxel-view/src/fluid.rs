@@ -1,0 +1,222 @@
+//! The 3D fluid page's WebGPU solver: [`GpuFluid3d`], the page's scene (`phyxel::lessons::
+//! sph_fluids_3d::Fluid3dScene`, built and checked on the CPU) stepped by `phyxel_gpu::GpuFluid`
+//! (WCSPH on WebGPU compute, the CPU's passes mirrored one to one), its state read back into the
+//! scene's copy for the readouts and the drawing. Nothing here computes physics: the CFL step comes
+//! from the copy's last state (`FluidSimulation::time_step`), the readouts from
+//! `phyxel_bindings::fluid3d`.
+
+use crate::gpu::GpuDevice;
+use phyxel::fluids3d::Solver;
+use phyxel::lessons::sph_fluids_3d::{Colour, Fluid3dScene, Scene, Settings};
+use phyxel_gpu::{GpuContext, GpuFluid, GpuFluidState};
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+/// Most steps one [`GpuFluid3d::advance`] queues (a long frame must not queue a burst).
+pub const MAX_STEPS_PER_ADVANCE: u32 = 400;
+
+fn js_error(error: impl std::fmt::Display) -> JsError {
+    JsError::new(&error.to_string())
+}
+
+/// The page's scene stepped on the GPU.
+#[wasm_bindgen]
+pub struct GpuFluid3d {
+    context: Rc<GpuContext>,
+    fluid: GpuFluid,
+    /// The scene's copy on the CPU: the last state read back (what is drawn and read out).
+    scene: Fluid3dScene,
+    /// Steps queued on the device and their Δt.
+    steps: u64,
+    /// Why the fluid stopped, if it did.
+    error: Option<String>,
+}
+
+/// One read-back of the GPU fluid, to hand to [`GpuFluid3d::apply`].
+#[wasm_bindgen]
+pub struct GpuFluidReadback {
+    state: Option<Result<GpuFluidState, String>>,
+}
+
+#[wasm_bindgen]
+impl GpuFluid3d {
+    /// `scene` stepped by `solver` on `device`. The GPU mirrors WCSPH without an inlet: the glass and
+    /// the incompressible solvers are refused with the reason, as is a scene beyond the CPU copy's
+    /// budgets or the device's storage bindings (the limit named).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        device: &GpuDevice,
+        scene: &str,
+        solver: &str,
+        across: f64,
+        xsph: f64,
+        iterations: f64,
+        sound: f64,
+    ) -> Result<GpuFluid3d, JsError> {
+        let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
+        let scene = Scene::from_id(scene).map_err(js_error)?;
+        let solver = Solver::from_id(solver).map_err(js_error)?;
+        if scene == Scene::Glass {
+            return Err(JsError::new(
+                "the glass runs on the CPU only: the GPU fluid has no inlet to pour from yet",
+            ));
+        }
+        if solver != Solver::Wcsph {
+            return Err(JsError::new(&format!(
+                "{} runs on the CPU only: the GPU steps WCSPH",
+                solver.name()
+            )));
+        }
+        let scene = Fluid3dScene::new(scene, solver, settings).map_err(js_error)?;
+        let context = device.context();
+        let fluid = GpuFluid::new(&context, &scene.simulation).map_err(js_error)?;
+        Ok(GpuFluid3d {
+            context,
+            fluid,
+            scene,
+            steps: 0,
+            error: None,
+        })
+    }
+
+    /// Queue the steps of `duration` seconds: n equal steps, each within the CFL bound of the last
+    /// state read back, n at most `max_steps` (the page's frame budget) and
+    /// [`MAX_STEPS_PER_ADVANCE`]: beyond them the clock falls behind real time. Returns n, or 0
+    /// when the device is still busy with earlier steps (or the fluid stopped).
+    pub fn advance(&mut self, duration: f64, max_steps: f64) -> Result<u32, JsError> {
+        if !(duration.is_finite() && duration > 0.0) {
+            return Err(JsError::new("duration: must be a positive number"));
+        }
+        let most = phyxel_bindings::whole(
+            "max_steps",
+            max_steps,
+            1.0,
+            f64::from(MAX_STEPS_PER_ADVANCE),
+        )? as u32;
+        if self.error.is_some() {
+            return Ok(0);
+        }
+        let cfl = self.scene.simulation.time_step();
+        let n = ((duration / cfl).ceil() as u32).clamp(1, most);
+        let dt = (duration / f64::from(n)).min(cfl);
+        if !self.fluid.step(&self.context, dt, n).map_err(js_error)? {
+            return Ok(0);
+        }
+        self.steps += u64::from(n);
+        self.scene.simulation.last.dt = dt;
+        self.scene.simulation.last.iterations = 1;
+        Ok(n)
+    }
+
+    /// A promise of the device's current state (a [`GpuFluidReadback`]).
+    pub fn read_back(&self) -> js_sys::Promise {
+        let future = self.fluid.read_state(&self.context);
+        wasm_bindgen_futures::future_to_promise(async move {
+            Ok(JsValue::from(GpuFluidReadback {
+                state: Some(future.await.map_err(|e| e.to_string())),
+            }))
+        })
+    }
+
+    /// Take a read-back into the scene's copy. A step the CPU would have refused (a particle that
+    /// left the grid, or moved more than h/2 in one step) stops the fluid: the copy keeps the last
+    /// good state, the device starts again from it, and [`GpuFluid3d::error`] says why.
+    pub fn apply(&mut self, readback: &mut GpuFluidReadback) -> Result<(), JsError> {
+        let state = match readback.state.take() {
+            Some(Ok(state)) => state,
+            Some(Err(failure)) => return Err(JsError::new(&failure)),
+            None => return Ok(()),
+        };
+        let refused = match (state.left_domain, state.too_fast) {
+            (Some(i), _) => Some(format!("particle {i} left the domain")),
+            (None, Some(i)) => Some(format!(
+                "particle {i} moved more than half its support radius in one step"
+            )),
+            (None, None) => None,
+        };
+        let taken = match refused {
+            Some(why) => Err(why),
+            None => self
+                .scene
+                .set_state(
+                    &state.x,
+                    &state.v,
+                    &state.density,
+                    &state.pressure,
+                    state.time,
+                )
+                .map_err(|e| e.to_string()),
+        };
+        if let Err(why) = taken {
+            self.error = Some(format!(
+                "WCSPH on the GPU at t = {:.4} s: {why} (the CFL condition was violated); the last \
+                 good state is kept",
+                state.time
+            ));
+            self.fluid = GpuFluid::new(&self.context, &self.scene.simulation).map_err(js_error)?;
+        }
+        Ok(())
+    }
+
+    /// Change ξ and WCSPH's speed of sound (the iterations are the CPU solvers'): the device starts
+    /// again from the last state read back, with the new values.
+    pub fn set_parameters(
+        &mut self,
+        xsph: f64,
+        iterations: f64,
+        sound: f64,
+    ) -> Result<(), JsError> {
+        let across = self.scene.settings.across as f64;
+        let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
+        self.scene.set(settings);
+        self.fluid = GpuFluid::new(&self.context, &self.scene.simulation).map_err(js_error)?;
+        self.error = None;
+        Ok(())
+    }
+
+    /// x, y, z and a colour value per particle of the last state read back.
+    pub fn particles(&self, colour: &str) -> Result<Vec<f32>, JsError> {
+        let colour = Colour::from_id(colour).map_err(js_error)?;
+        Ok(self.scene.particles(colour))
+    }
+
+    /// Points along the walls' edges for drawing (x, y, z, 0 each).
+    pub fn outline(&self) -> Vec<f32> {
+        self.scene.outline()
+    }
+
+    /// The scene's box: lower and upper corners.
+    pub fn bounds(&self) -> Vec<f64> {
+        self.scene.bounds().to_vec()
+    }
+
+    /// The particle spacing Δx (m).
+    pub fn spacing(&self) -> f64 {
+        self.scene.simulation.fluid.spacing()
+    }
+
+    /// Simulated time of the last state read back (s).
+    pub fn time(&self) -> f64 {
+        self.scene.simulation.fluid.time
+    }
+
+    /// Steps queued on the device so far.
+    pub fn steps(&self) -> f64 {
+        self.steps as f64
+    }
+
+    /// Why the fluid stopped, if it did.
+    pub fn error(&self) -> Option<String> {
+        self.error.clone()
+    }
+
+    /// The readouts of the last state read back (`phyxel_bindings::fluid3d::report`).
+    pub fn report(&self) -> JsValue {
+        phyxel_bindings::fluid3d::report(&self.scene, self.error.as_deref())
+    }
+
+    /// The adapter the fluid steps on.
+    pub fn adapter(&self) -> String {
+        self.context.adapter.name.clone()
+    }
+}
