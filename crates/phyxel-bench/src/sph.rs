@@ -209,7 +209,7 @@ pub fn run_3d(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
 }
 
 /// The CPU's model name (Linux's /proc/cpuinfo) and the number of hardware threads.
-fn machine() -> String {
+pub(crate) fn machine() -> String {
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|text| {
@@ -227,7 +227,7 @@ fn machine() -> String {
 }
 
 /// Today's date (UTC) as YYYY-MM-DD, from the system clock (days to civil date: Hinnant's algorithm).
-fn date() -> String {
+pub(crate) fn date() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;
