@@ -2,7 +2,10 @@
 //! `sph3d` ([`crate::sph::run_3d`]: Martin & Moyce's column a × 2a × a, a = 0.5 m, in a channel
 //! 4a × 3a × a closed by a lid, 2 across³ particles) stepped by WCSPH on the GPU (`phyxel_gpu::GpuFluid`)
 //! — up to about a million particles (`--particles 1000000`: 79 across, 986 078 particles, 734 442
-//! wall particles), ten times the CPU's cap.
+//! wall particles), ten times the CPU's cap. On a device of WebGPU's dispatch limit (65 535
+//! workgroups of 64) the grid's cells bound the scene at 82 across (1 102 736 particles, 4 153 248
+//! cells: the grid keeps three times the box's height above it for splashes); beyond, the build is
+//! refused with the limit named.
 //!
 //! The fluid is built by `Column::build_within` with the device's limits ([`GpuFluid::limits`])
 //! instead of the CPU's (100 000 fluid particles, 200 000 wall particles), and uploaded by
@@ -104,9 +107,19 @@ pub fn scene(gpu: &GpuContext, across: usize) -> Result<(Fluid, Wcsph, f64), Str
     let mut column = Column::martin_moyce(A, 2.0, 4.0, 1.0, across);
     column.box_height = 3.0 * A;
     column.lid = true;
-    let fluid = column
-        .build_within(GpuFluid::limits(gpu))
-        .map_err(|e| format!("the dam break at {across} across: {e}"))?;
+    let limits = GpuFluid::limits(gpu);
+    let fluid = column.build_within(limits).map_err(|e| {
+        format!(
+            "the dam break at {across} across: {e} (this device's limits, GpuFluid::limits: {} fluid \
+             and {} wall particles, {} grid cells — one storage binding of {} B, one dispatch of {} \
+             workgroups of 64)",
+            limits.fluid,
+            limits.boundary,
+            limits.cells,
+            gpu.limits.max_storage_buffer_binding_size,
+            gpu.limits.max_compute_workgroups_per_dimension
+        )
+    })?;
     let wcsph = Wcsph::for_height(column.gravity, column.column_height);
     let fastest = (2.0 * column.gravity * column.column_height).sqrt();
     let dt = wcsph.cfl * column.spacing / (wcsph.speed_of_sound + fastest);
