@@ -437,6 +437,10 @@ fn main() {
     if options.sph3d {
         let report =
             sph_pool().install(|| sph::run_3d(&options.across, options.steps, &options.solvers));
+        let report = report.unwrap_or_else(|e| {
+            eprintln!("phyxel-bench: {e}");
+            std::process::exit(1);
+        });
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }
