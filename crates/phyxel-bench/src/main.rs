@@ -3,6 +3,10 @@
 //! `cargo run --release -p phyxel-bench -- cracks [--steps S]` (the cracks lesson's plate: [`cracks`])
 //! `cargo run --release -p phyxel-bench -- sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps S] [--threads N]`
 //! (the SPH fluids lesson's dam break per solver: [`sph`])
+//! `cargo run --release -p phyxel-bench -- sph3d [--across 10,29] [--solver …] [--steps S] [--threads N]`
+//! (the 3D fluid's dam break on the CPU: [`sph::run_3d`]); with `--backend gpu [--particles N,… |
+//! --across N,…] [--steps S]` stepped by WCSPH on the GPU, up to about a million particles
+//! ([`sph_gpu`]).
 //! (`--window-bytes B` with `--backend gpu`: bind the rows and reverse lists in windows of B bytes, to
 //! measure what windowed passes cost on a body that fits one binding.)
 //!
@@ -31,6 +35,7 @@
 
 mod cracks;
 mod sph;
+mod sph_gpu;
 
 use glam::DVec3;
 use phyxel::meshless::body::{Body, SupportRadius};
@@ -100,6 +105,8 @@ struct Options {
     sph3d: bool,
     across: Vec<usize>,
     solvers: Vec<phyxel::fluids::Solver>,
+    /// Whether `--solver` was given (`sph3d --backend gpu` steps WCSPH only).
+    solvers_given: bool,
     n: usize,
     threads: usize,
     /// Whether `--threads` was given (the sph scenes run on one thread unless it was).
@@ -178,6 +185,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         sph3d: false,
         across: vec![35, 71],
         solvers: phyxel::fluids::Solver::ALL.to_vec(),
+        solvers_given: false,
         n: 20,
         threads: rayon::current_num_threads(),
         threads_given: false,
@@ -249,7 +257,21 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 ))?;
             continue;
         }
+        if flag == "--particles" {
+            options.across = value
+                .split(',')
+                .map(|v| v.parse().ok().filter(|&n: &usize| n > 0))
+                .collect::<Option<Vec<usize>>>()
+                .ok_or(format!(
+                    "--particles {value:?}: positive integers separated by commas"
+                ))?
+                .into_iter()
+                .map(sph_gpu::across_for)
+                .collect();
+            continue;
+        }
         if flag == "--solver" {
+            options.solvers_given = true;
             options.solvers = value
                 .split(',')
                 .map(phyxel::fluids::Solver::from_id)
@@ -273,7 +295,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--window-bytes" => options.window_bytes = Some(number as u64),
             _ => {
                 return Err(format!(
-                "unknown option {flag} (known: --n, --threads, --steps, --backend, --window-bytes, --integration, --across, --solver)"
+                "unknown option {flag} (known: --n, --threads, --steps, --backend, --window-bytes, --integration, --across, --particles, --solver)"
             ))
             }
         }
@@ -371,7 +393,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d [--across 10,29] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d [--across 10,29] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d --backend gpu [--particles N,… | --across 10,29] [--steps 200]");
             std::process::exit(2);
         }
     };
@@ -399,9 +421,26 @@ fn main() {
             .build()
             .expect("thread pool")
     };
+    if options.sph3d && options.gpu {
+        let wcsph_only = options.solvers == [phyxel::fluids::Solver::Wcsph];
+        if options.solvers_given && !wcsph_only {
+            eprintln!("phyxel-bench: sph3d --backend gpu steps WCSPH only (--solver wcsph)");
+            std::process::exit(2);
+        }
+        let report = sph_gpu::run(&options.across, options.steps).unwrap_or_else(|e| {
+            eprintln!("phyxel-bench: {e}");
+            std::process::exit(1);
+        });
+        println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
+        return;
+    }
     if options.sph3d {
         let report =
             sph_pool().install(|| sph::run_3d(&options.across, options.steps, &options.solvers));
+        let report = report.unwrap_or_else(|e| {
+            eprintln!("phyxel-bench: {e}");
+            std::process::exit(1);
+        });
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }

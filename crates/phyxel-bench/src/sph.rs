@@ -157,15 +157,22 @@ impl Timed {
 /// The 3D dam break (`phyxel::fluids3d`): Martin & Moyce's column a × 2a × a (a = 0.5 m) in a closed
 /// channel 4a × 3a × a, `across` particles across a (2 across³ particles: 29 → 48 778), WCSPH's
 /// speed of sound 10 √(2 g 2a), Δt ≤ 2 ms, stepped `steps` times from the release.
-fn run_one_3d(solver: phyxel::fluids3d::Solver, across: usize, steps: usize) -> SphRun {
+/// Refused, with the reason, beyond the CPU's caps (`--backend gpu` goes further: [`crate::sph_gpu`]).
+fn run_one_3d(
+    solver: phyxel::fluids3d::Solver,
+    across: usize,
+    steps: usize,
+) -> Result<SphRun, String> {
     use phyxel::fluids3d::{wcsph::Wcsph, Column, FluidSimulation};
     let a = 0.5;
     let mut column = Column::martin_moyce(a, 2.0, 4.0, 1.0, across);
     column.box_height = 3.0 * a;
     column.lid = true;
-    let fluid = column.build().expect("the 3D dam break builds");
+    let fluid = column.build().map_err(|e| {
+        format!("the 3D dam break at {across} across on the CPU: {e} (--backend gpu goes further)")
+    })?;
     let wcsph = Wcsph::for_height(column.gravity, column.column_height);
-    let mut sim = FluidSimulation::new(fluid, solver, wcsph, 0.002).expect("a valid step");
+    let mut sim = FluidSimulation::new(fluid, solver, wcsph, 0.002).map_err(|e| e.to_string())?;
     let timed = time_steps(steps, || {
         let report = sim.step().map_err(|e| e.to_string())?;
         Ok((
@@ -174,20 +181,20 @@ fn run_one_3d(solver: phyxel::fluids3d::Solver, across: usize, steps: usize) -> 
             sim.fluid.max_speed(),
         ))
     })
-    .unwrap_or_else(|e| panic!("{} at {across} across: {e}", solver.name()));
+    .map_err(|e| format!("{} at {across} across: {e}", solver.name()))?;
     let particles = sim.fluid.len();
-    timed.run(
+    Ok(timed.run(
         solver.name(),
         across,
         particles,
         sim.fluid.time,
         sim.fluid.fluid_neighbours.pairs() as f64 / particles as f64,
         sim.fluid.x.iter().map(|x| x.x + x.y + x.z).sum(),
-    )
+    ))
 }
 
 /// The 3D dam break ([`run_one_3d`]) at each count across by each solver.
-pub fn run_3d(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
+pub fn run_3d(across: &[usize], steps: usize, solvers: &[Solver]) -> Result<SphReport, String> {
     let mut runs = Vec::new();
     for &n in across {
         for &solver in solvers {
@@ -196,20 +203,20 @@ pub fn run_3d(across: &[usize], steps: usize, solvers: &[Solver]) -> SphReport {
                 Solver::Dfsph => phyxel::fluids3d::Solver::Dfsph,
                 Solver::Pbf => phyxel::fluids3d::Solver::Pbf,
             };
-            runs.push(run_one_3d(solver, n, steps));
+            runs.push(run_one_3d(solver, n, steps)?);
         }
     }
-    SphReport {
+    Ok(SphReport {
         scene: "3D sph dam break (channel 4a × 3a × a, closed)",
         machine: machine(),
         date: date(),
         threads: phyxel::parallel::thread_count(),
         runs,
-    }
+    })
 }
 
 /// The CPU's model name (Linux's /proc/cpuinfo) and the number of hardware threads.
-fn machine() -> String {
+pub(crate) fn machine() -> String {
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|text| {
@@ -227,7 +234,7 @@ fn machine() -> String {
 }
 
 /// Today's date (UTC) as YYYY-MM-DD, from the system clock (days to civil date: Hinnant's algorithm).
-fn date() -> String {
+pub(crate) fn date() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;

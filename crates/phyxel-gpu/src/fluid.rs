@@ -8,6 +8,12 @@
 //! double): the two agree within a tolerance, not bit for bit (tests/fluid_parity.rs). What the CPU
 //! has and the device has not is refused at the upload with the reason: the other solvers, the
 //! pointer's stirring, moving walls (a coupled body).
+//!
+//! A fluid far beyond the CPU's caps (`phyxel::fluids3d::Limits::CPU`: 100 000 particles) is built
+//! for the device by [`GpuFluid::from_fluid`] from a `Fluid` made within [`GpuFluid::limits`]: no
+//! `FluidSimulation`, so the CPU searches no neighbours and sums no densities (the device does both
+//! at the upload); the benchmark's million-particle dam break (`phyxel-bench sph3d --backend gpu`)
+//! is built that way.
 
 mod cells;
 mod state;
@@ -19,7 +25,8 @@ use crate::readback::read_buffer;
 use crate::solver::MAX_SUBMISSIONS_IN_FLIGHT;
 use crate::wgsl::{fluid_status, source, workgroups, WORKGROUP_SIZE};
 use cells::{search_passes, Grid};
-use phyxel::fluids3d::{FluidSimulation, Solver};
+use phyxel::fluids3d::wcsph::Wcsph;
+use phyxel::fluids3d::{Fluid, FluidSimulation, Limits, Solver};
 use phyxel::kernels::{Dimension, Kernel};
 pub use state::GpuFluidState;
 use std::future::Future;
@@ -130,7 +137,50 @@ impl GpuFluid {
                 sim.solver.name()
             )));
         }
-        let fluid = &sim.fluid;
+        Self::from_fluid_with_binding_limit(gpu, &sim.fluid, &sim.wcsph, binding_bytes)
+    }
+
+    /// What a fluid for this device may hold (`Fluid::with_limits`, `Column::build_within`): as many
+    /// fluid and wall particles as one storage binding holds (16 B each), the fluid's also at most
+    /// [`MAX_GPU_FLUID_PARTICLES`], and as many grid cells as one binding holds (4 B each); particles
+    /// and cells also at most one dispatch's workgroups (`max_compute_workgroups_per_dimension`) of
+    /// 64. On a WebGPU default device (128 MiB bindings) that is 4 194 240 particles and cells.
+    pub fn limits(gpu: &GpuContext) -> Limits {
+        let binding = gpu
+            .limits
+            .max_storage_buffer_binding_size
+            .min(gpu.limits.max_buffer_size);
+        let dispatch =
+            u64::from(gpu.limits.max_compute_workgroups_per_dimension) * u64::from(WORKGROUP_SIZE);
+        let fit = |each: u64| usize::try_from(binding / each).unwrap_or(usize::MAX);
+        let dispatched = usize::try_from(dispatch).unwrap_or(usize::MAX);
+        Limits {
+            fluid: fit(16).min(dispatched).min(MAX_GPU_FLUID_PARTICLES),
+            boundary: fit(16),
+            cells: fit(4).min(dispatched),
+        }
+    }
+
+    /// Upload `fluid` (and WCSPH's constants `wcsph`) without a `FluidSimulation`: the CPU need not
+    /// have searched its neighbours nor summed its densities (`Fluid::with_limits` does neither) — the
+    /// device does both at the upload. Refused as [`GpuFluid::new`] refuses.
+    pub fn from_fluid(gpu: &GpuContext, fluid: &Fluid, wcsph: &Wcsph) -> Result<Self, GpuError> {
+        Self::from_fluid_with_binding_limit(
+            gpu,
+            fluid,
+            wcsph,
+            gpu.limits.max_storage_buffer_binding_size,
+        )
+    }
+
+    /// [`GpuFluid::from_fluid`] as on a device that binds at most `binding_bytes` per storage binding
+    /// ([`GpuFluid::with_binding_limit`]).
+    pub fn from_fluid_with_binding_limit(
+        gpu: &GpuContext,
+        fluid: &Fluid,
+        wcsph: &Wcsph,
+        binding_bytes: u64,
+    ) -> Result<Self, GpuError> {
         if fluid.stir.is_some() {
             return Err(GpuError(
                 "the GPU fluid does not stir: the pointer's stirring runs on the CPU".into(),
@@ -179,7 +229,6 @@ impl GpuFluid {
         let settings = fluid.settings;
         let h = fluid.kernel.h;
         let sigma = Kernel::CubicSpline.normalization(Dimension::Three);
-        let wcsph = sim.wcsph;
         let params = FluidParams {
             grid_lo: grid.lo,
             spacing: settings.spacing as f32,

@@ -35,7 +35,7 @@ mod tests;
 pub mod wcsph;
 
 pub use error::FluidError;
-pub use fluid::{Fluid, FluidSettings, StepReport, Stir};
+pub use fluid::{Fluid, FluidSettings, Limits, StepReport, Stir};
 pub use pour::{Glass, Nozzle, Pour};
 pub use scene::Column;
 pub use simulation::{FluidSimulation, Solver};

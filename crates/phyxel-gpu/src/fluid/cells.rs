@@ -16,9 +16,6 @@ use phyxel::fluids3d::boundary::bounds;
 use phyxel::fluids3d::fluid::SUPPORT_RATIO;
 use phyxel::fluids3d::Fluid;
 
-/// The most cells the grid may have: the CPU's (`Fluid::new`).
-pub const MAX_CELLS: usize = 4_000_000;
-
 /// The grid's lower corner and its cells along x, y and z.
 #[derive(Clone, Copy, Debug)]
 pub struct Grid {
@@ -30,7 +27,8 @@ pub struct Grid {
 
 impl Grid {
     /// The grid over `fluid`'s particles and walls as they are now (`Fluid::new`'s rule), refused
-    /// beyond [`MAX_CELLS`].
+    /// beyond the cells the fluid was built within (`Fluid::limits`: the CPU's 4 000 000, or the
+    /// device's for a fluid built for it, [`super::GpuFluid::limits`]).
     pub fn covering(fluid: &Fluid) -> Result<Self, GpuError> {
         let h = fluid.kernel.h;
         let (mut lo, mut hi) = bounds(&fluid.x);
@@ -44,10 +42,11 @@ impl Grid {
         let (lo, hi) = (lo - pad, hi + pad + above);
         let n = ((hi - lo) / h).ceil().max(DVec3::ONE);
         let total = n.x * n.y * n.z;
-        if total.is_nan() || total > MAX_CELLS as f64 {
+        let most = fluid.limits().cells;
+        if total.is_nan() || total > most as f64 || total > f64::from(u32::MAX) {
             return Err(GpuError(format!(
                 "the fluid's domain is {total} cells of h across: too large for the GPU neighbour grid \
-                 (at most {MAX_CELLS})"
+                 (at most {most})"
             )));
         }
         Ok(Self {

@@ -24,13 +24,23 @@ pub struct Boundary {
 }
 
 impl Boundary {
-    /// Boundary particles at `points` with Akinci's volumes for the kernel.
+    /// Boundary particles at `points` with Akinci's volumes for the kernel, at most
+    /// [`MAX_BOUNDARY_PARTICLES`].
     pub fn new(points: Vec<Vector>, kernel: &SmoothingKernel) -> Result<Self, FluidError> {
-        if points.len() > MAX_BOUNDARY_PARTICLES {
+        Self::with_limit(points, kernel, MAX_BOUNDARY_PARTICLES)
+    }
+
+    /// [`Boundary::new`] with at most `limit` particles (`Fluid::with_limits`).
+    pub fn with_limit(
+        points: Vec<Vector>,
+        kernel: &SmoothingKernel,
+        limit: usize,
+    ) -> Result<Self, FluidError> {
+        if points.len() > limit {
             return Err(FluidError::TooManyParticles {
                 what: "boundary",
                 count: points.len(),
-                limit: MAX_BOUNDARY_PARTICLES,
+                limit,
             });
         }
         if points.iter().any(|p| !p.is_finite()) {

@@ -6,7 +6,7 @@
 //! the scratch buffers the passes write are kept here too, so a step allocates nothing once the
 //! neighbour lists have reached their size.
 
-use super::boundary::{bounds, Boundary};
+use super::boundary::{bounds, Boundary, MAX_BOUNDARY_PARTICLES};
 use super::error::FluidError;
 use super::grid::{CellGrid, NeighbourLists, PIECE};
 use super::kernel::{PairKernel, SmoothingKernel, Vector};
@@ -19,6 +19,37 @@ pub const SUPPORT_RATIO: f64 = 2.0;
 pub const MAX_STEP_TRAVEL: f64 = 0.5;
 /// A step is refused when the mean density error (compression, see [`Fluid::density_error`]) exceeds this.
 pub const MAX_DENSITY_ERROR: f64 = 0.2;
+
+/// The most cells the CPU's neighbour grid may have (its memory is proportional to them).
+pub const MAX_GRID_CELLS: usize = 4_000_000;
+
+/// The most fluid particles, wall particles and neighbour-grid cells a [`Fluid`] may have: what
+/// [`Fluid::with_limits`] refuses beyond, and [`Fluid::emit`] and [`Fluid::set_moving_boundary`]
+/// after it. The CPU's solvers run with [`Limits::CPU`] ([`Fluid::new`]'s, the caps the browser's
+/// budgets are measured against); a fluid stepped elsewhere — `phyxel-gpu`'s `GpuFluid`, which
+/// computes its own neighbours and densities — is built with the limits of the device that steps
+/// it, which may be far larger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub fluid: usize,
+    pub boundary: usize,
+    pub cells: usize,
+}
+
+impl Limits {
+    /// The CPU solvers' caps: [`MAX_FLUID_PARTICLES`], [`MAX_BOUNDARY_PARTICLES`], [`MAX_GRID_CELLS`].
+    pub const CPU: Limits = Limits {
+        fluid: MAX_FLUID_PARTICLES,
+        boundary: MAX_BOUNDARY_PARTICLES,
+        cells: MAX_GRID_CELLS,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self::CPU
+    }
+}
 
 /// What a fluid is made of and what acts on it.
 #[derive(Clone, Copy, Debug)]
@@ -102,6 +133,8 @@ pub struct Fluid {
     /// particles have not moved.
     pub fluid_kernels: Vec<PairKernel>,
     pub boundary_kernels: Vec<PairKernel>,
+    /// What this fluid was built within ([`Fluid::with_limits`]).
+    limits: Limits,
     grid: CellGrid,
     boundary_grid: CellGrid,
     /// Scratch: a per-particle vector (accelerations, XSPH velocities).
@@ -116,16 +149,31 @@ pub struct Fluid {
 impl Fluid {
     /// A fluid of particles at `x` (at rest) inside walls sampled by `boundary_points`. The neighbour
     /// grid covers the walls' and the fluid's bounding box padded by 2h, and three times as high again above it.
+    /// Refused beyond the CPU's caps ([`Limits::CPU`]).
     pub fn new(
         x: Vec<Vector>,
         boundary_points: Vec<Vector>,
         settings: FluidSettings,
     ) -> Result<Self, FluidError> {
-        if x.len() > MAX_FLUID_PARTICLES {
+        Self::with_limits(x, boundary_points, settings, Limits::CPU)
+    }
+
+    /// [`Fluid::new`] within `limits` instead of the CPU's caps: for a fluid that another stepper
+    /// (the GPU's) takes over. Nothing here searches neighbours or sums densities — the densities are
+    /// ρ₀ until [`Fluid::find_neighbours`] and [`Fluid::compute_densities`] run (`FluidSimulation::new`
+    /// runs them) — so a fluid far beyond the CPU's caps is built in time linear in its particles:
+    /// the wall volumes V_b and two cell grids.
+    pub fn with_limits(
+        x: Vec<Vector>,
+        boundary_points: Vec<Vector>,
+        settings: FluidSettings,
+        limits: Limits,
+    ) -> Result<Self, FluidError> {
+        if x.len() > limits.fluid {
             return Err(FluidError::TooManyParticles {
                 what: "fluid",
                 count: x.len(),
-                limit: MAX_FLUID_PARTICLES,
+                limit: limits.fluid,
             });
         }
         if x.is_empty() {
@@ -148,7 +196,7 @@ impl Fluid {
             ));
         }
         let kernel = SmoothingKernel::cubic_spline(SUPPORT_RATIO * settings.spacing);
-        let boundary = Boundary::new(boundary_points, &kernel)?;
+        let boundary = Boundary::with_limit(boundary_points, &kernel, limits.boundary)?;
         let (mut lo, mut hi) = bounds(&x);
         if !boundary.x.is_empty() {
             let (blo, bhi) = bounds(&boundary.x);
@@ -159,13 +207,20 @@ impl Fluid {
         // lesson's dam break reached twice the box's height).
         let pad = Vector::splat(2.0 * kernel.h);
         let above = Vector::Y * (3.0 * (hi.y - lo.y));
-        let grid = CellGrid::new(lo - pad, hi + pad + above, kernel.h);
-        if grid.cells() > 4_000_000 {
+        // The cells are counted before the grid is made (its memory is proportional to them).
+        let cells = ((hi + 2.0 * pad + above - lo) / kernel.h)
+            .ceil()
+            .max(Vector::ONE)
+            .to_array()
+            .iter()
+            .product::<f64>();
+        if cells.is_nan() || cells > limits.cells as f64 {
             return Err(FluidError::BadInput(format!(
-                "the domain is {} cells of h across: too large for the neighbour grid (at most 4 000 000)",
-                grid.cells()
+                "the domain is {cells} cells of h across: too large for the neighbour grid (at most {})",
+                limits.cells
             )));
         }
+        let grid = CellGrid::new(lo - pad, hi + pad + above, kernel.h);
         let mut boundary_grid = grid.clone();
         boundary_grid.build(&boundary.x).map_err(|i| {
             FluidError::BadInput(format!("boundary particle {i} is outside the grid"))
@@ -196,6 +251,7 @@ impl Fluid {
             boundary_neighbours: NeighbourLists::default(),
             fluid_kernels: Vec::new(),
             boundary_kernels: Vec::new(),
+            limits,
             grid,
             boundary_grid,
             scratch: vec![Vector::ZERO; n],
@@ -208,6 +264,11 @@ impl Fluid {
 
     pub fn len(&self) -> usize {
         self.x.len()
+    }
+
+    /// What this fluid was built within ([`Fluid::with_limits`]; [`Limits::CPU`] by [`Fluid::new`]).
+    pub fn limits(&self) -> Limits {
+        self.limits
     }
 
     pub fn is_empty(&self) -> bool {
@@ -255,11 +316,11 @@ impl Fluid {
                 "a moving boundary needs one volume per particle after the walls".into(),
             ));
         }
-        if first + points.len() > super::boundary::MAX_BOUNDARY_PARTICLES {
+        if first + points.len() > self.limits.boundary {
             return Err(FluidError::TooManyParticles {
                 what: "boundary",
                 count: first + points.len(),
-                limit: super::boundary::MAX_BOUNDARY_PARTICLES,
+                limit: self.limits.boundary,
             });
         }
         self.boundary.x.truncate(first);
@@ -621,15 +682,16 @@ impl Fluid {
 
     /// Add particles at `points`, moving at `velocity` (an inlet, `fluids3d::pour`): each of mass m
     /// like the others, so the total mass stays exactly the count times m. Refused, with nothing added,
-    /// beyond [`MAX_FLUID_PARTICLES`] or with a point that is not finite or outside the neighbour grid.
-    /// Neighbours and densities are recomputed for the new positions.
+    /// beyond the fluid's limit ([`MAX_FLUID_PARTICLES`] on the CPU) or with a point that is not
+    /// finite or outside the neighbour grid. Neighbours and densities are recomputed for the new
+    /// positions.
     pub fn emit(&mut self, points: &[Vector], velocity: Vector) -> Result<(), FluidError> {
         let count = self.x.len() + points.len();
-        if count > MAX_FLUID_PARTICLES {
+        if count > self.limits.fluid {
             return Err(FluidError::TooManyParticles {
                 what: "fluid",
                 count,
-                limit: MAX_FLUID_PARTICLES,
+                limit: self.limits.fluid,
             });
         }
         if !velocity.is_finite() || points.iter().any(|p| !p.is_finite()) {

@@ -42,6 +42,6 @@ pub mod wcsph;
 
 pub use coupling::{Block, FloatingBody};
 pub use error::FluidError;
-pub use fluid::{Fluid, FluidSettings, StepReport, Stir};
+pub use fluid::{Fluid, FluidSettings, Limits, StepReport, Stir};
 pub use scene::Column;
 pub use simulation::{FluidSimulation, Solver};

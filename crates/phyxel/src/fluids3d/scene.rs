@@ -2,7 +2,7 @@
 //! hydrostatic column, the block filling the box's floor) or released along a channel (the dam break:
 //! Martin & Moyce's column, extruded through the channel's depth).
 
-use super::fluid::{Fluid, FluidSettings, MAX_FLUID_PARTICLES};
+use super::fluid::{Fluid, FluidSettings, Limits};
 use super::kernel::Vector;
 use crate::fluids::error::FluidError;
 
@@ -48,8 +48,13 @@ impl Column {
         }
     }
 
-    /// The lattice's size along x, y and z, refused beyond [`MAX_FLUID_PARTICLES`].
+    /// The lattice's size along x, y and z, refused beyond [`super::fluid::MAX_FLUID_PARTICLES`].
     pub fn lattice(&self) -> Result<[usize; 3], FluidError> {
+        self.lattice_within(&Limits::CPU)
+    }
+
+    /// [`Column::lattice`], refused beyond `limits.fluid` particles instead.
+    pub fn lattice_within(&self, limits: &Limits) -> Result<[usize; 3], FluidError> {
         let values = [
             self.column_width,
             self.column_height,
@@ -72,7 +77,7 @@ impl Column {
         let n =
             [self.column_width, self.column_height, self.depth].map(|l| (l / self.spacing).round());
         let count = n[0] * n[1] * n[2];
-        if count > MAX_FLUID_PARTICLES as f64 {
+        if count > limits.fluid as f64 {
             return Err(FluidError::TooManyParticles {
                 what: "fluid",
                 count: if count < 1e15 {
@@ -80,7 +85,7 @@ impl Column {
                 } else {
                     usize::MAX
                 },
-                limit: MAX_FLUID_PARTICLES,
+                limit: limits.fluid,
             });
         }
         if count < 1.0 {
@@ -92,15 +97,22 @@ impl Column {
     }
 
     /// The fluid: particles at the centres of a Δx lattice filling the block, walls of
-    /// [`WALL_LAYERS`] layers.
+    /// [`WALL_LAYERS`] layers, within the CPU's caps ([`Limits::CPU`]).
     pub fn build(&self) -> Result<Fluid, FluidError> {
-        let [nx, ny, nz] = self.lattice()?;
+        self.build_within(Limits::CPU)
+    }
+
+    /// [`Column::build`] within `limits` ([`Fluid::with_limits`]): a fluid for a stepper other than
+    /// the CPU's (the GPU's), whose neighbours and densities the CPU has not computed.
+    pub fn build_within(&self, limits: Limits) -> Result<Fluid, FluidError> {
+        let [nx, ny, nz] = self.lattice_within(&limits)?;
         let dx = self.spacing;
-        let walls = box_walls(
+        let walls = box_walls_within(
             [self.box_width, self.box_height, self.depth],
             dx,
             WALL_LAYERS,
             self.lid,
+            limits.boundary,
         )?;
         let mut x = Vec::with_capacity(nx * ny * nz);
         for k in 0..nz {
@@ -110,7 +122,7 @@ impl Column {
                 }
             }
         }
-        Fluid::new(
+        Fluid::with_limits(
             x,
             walls,
             FluidSettings {
@@ -119,6 +131,7 @@ impl Column {
                 gravity: Vector::new(0.0, -self.gravity, 0.0),
                 xsph: self.xsph,
             },
+            limits,
         )
     }
 }
@@ -134,15 +147,32 @@ pub fn box_walls(
     layers: usize,
     lid: bool,
 ) -> Result<Vec<Vector>, FluidError> {
+    box_walls_within(
+        size,
+        spacing,
+        layers,
+        lid,
+        super::boundary::MAX_BOUNDARY_PARTICLES,
+    )
+}
+
+/// [`box_walls`] with at most `limit` particles instead of the CPU's cap.
+pub fn box_walls_within(
+    size: [f64; 3],
+    spacing: f64,
+    layers: usize,
+    lid: bool,
+    limit: usize,
+) -> Result<Vec<Vector>, FluidError> {
     let [nx, ny, nz] = size.map(|s| (s / spacing).round() as i64);
     let l = layers as i64;
     let sheet = (nx + 2 * l) * (nz + 2 * l);
     let count = l * (sheet * (1 + i64::from(lid)) + 2 * ny * (nz + 2 * l) + 2 * ny * nx);
-    if count as f64 > super::boundary::MAX_BOUNDARY_PARTICLES as f64 {
+    if count as f64 > limit as f64 {
         return Err(FluidError::TooManyParticles {
             what: "boundary",
             count: count as usize,
-            limit: super::boundary::MAX_BOUNDARY_PARTICLES,
+            limit,
         });
     }
     let at = |i: i64, j: i64, k: i64| (Vector::new(i as f64, j as f64, k as f64) + 0.5) * spacing;

@@ -241,6 +241,65 @@ fn a_3d_column_beyond_the_budget_is_refused_with_its_limit() {
     assert!(walls.to_string().contains("boundary"), "{walls}");
 }
 
+/// A fluid built within limits of its own (`Fluid::with_limits`, for a stepper other than the CPU's)
+/// is refused beyond each of them with that limit named, and holds what the CPU's caps refuse; the
+/// CPU's paths keep [`fluid::Limits::CPU`].
+#[test]
+fn a_fluid_within_limits_of_its_own_is_refused_beyond_each_and_only_there() {
+    let c = column(10);
+    let fluid = c.build().unwrap();
+    assert_eq!(fluid.limits(), fluid::Limits::CPU);
+    let (n, walls) = (fluid.len(), fluid.boundary.x.len());
+    assert_eq!((n, fluid.density[0]), (2000, 1000.0));
+    let roomy = fluid::Limits {
+        fluid: n,
+        boundary: walls,
+        cells: 100_000,
+    };
+    assert_eq!(c.build_within(roomy).unwrap().limits(), roomy);
+    for (limits, named) in [
+        (
+            fluid::Limits {
+                fluid: n - 1,
+                ..roomy
+            },
+            format!("{n} fluid particles is more than the limit of {}", n - 1),
+        ),
+        (
+            fluid::Limits {
+                boundary: walls - 1,
+                ..roomy
+            },
+            format!(
+                "{walls} boundary particles is more than the limit of {}",
+                walls - 1
+            ),
+        ),
+        (
+            fluid::Limits {
+                cells: 1000,
+                ..roomy
+            },
+            "(at most 1000)".to_string(),
+        ),
+    ] {
+        let error = c.build_within(limits).unwrap_err().to_string();
+        assert!(error.contains(&named), "{error}");
+    }
+    // Beyond the CPU's 100 000: refused by `build`, held by `build_within` (no neighbours searched).
+    let mut big = column(10);
+    big.spacing = 0.1 / 48.0;
+    assert!(big.build().is_err());
+    let within = fluid::Limits {
+        fluid: 300_000,
+        boundary: 300_000,
+        cells: 4_000_000,
+    };
+    let fluid = big.build_within(within).unwrap();
+    assert_eq!(fluid.len(), 48 * 96 * 48);
+    assert_eq!(fluid.fluid_neighbours.pairs(), 0);
+}
+
 /// The 3D dam break along a channel a deep (the experiment's column, extruded; free-slip walls), every
 /// solver at 6 and 10 particles across a (864 and 4 000 particles), over the experiment's range: the
 /// front (the furthest particle along the channel) against Martin & Moyce. Measured 2026-11-24 (6 / 8
