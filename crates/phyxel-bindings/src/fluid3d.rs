@@ -1,6 +1,8 @@
-//! What the 3D fluid page reads of a `phyxel::lessons::sph_fluids_3d::Fluid3dScene`, as JavaScript
-//! objects: written once for its two solvers, the CPU worker's (`SphFluids3d` of phyxel-worker) and
-//! the WebGPU one (`GpuFluid3d` of phyxel-view). Nothing here computes physics.
+//! What the 3D fluid page reads of a `phyxel::lessons::sph_fluids_3d::Fluid3dScene`: written once for
+//! its two solvers, the CPU worker's (`SphFluids3d` of phyxel-worker) and the WebGPU one
+//! (`GpuFluid3d` of phyxel-view) — the readouts as a JavaScript object ([`report`]), the parameter
+//! table ([`parameters`]) and the methods both classes read the scene with ([`fluid3d_readers!`]).
+//! Nothing here computes physics.
 
 use phyxel::lessons::sph_fluids_3d::{Fluid3dScene, PARAMETERS};
 use wasm_bindgen::JsValue;
@@ -67,4 +69,54 @@ pub fn report(s: &Fluid3dScene, error: Option<&str>) -> JsValue {
     set(&object, "glass", glass);
     set(&object, "error", error.map_or(JsValue::NULL, JsValue::from));
     object.into()
+}
+
+/// The methods the page reads a 3D fluid class with — `particles(colour)`, `outline()`, `bounds()`,
+/// `spacing()`, `time()`, `error()` and `report()` — for a struct `$class` with the fields
+/// `scene: Fluid3dScene` (the state shown) and `error: Option<String>` (why it stopped). Expanded
+/// in a crate that depends on `wasm-bindgen`.
+#[macro_export]
+macro_rules! fluid3d_readers {
+    ($class:ident) => {
+        #[::wasm_bindgen::prelude::wasm_bindgen]
+        impl $class {
+            /// x, y, z and a colour value in [0, 1] per particle, coloured by `colour` ("density",
+            /// "pressure", "speed").
+            pub fn particles(&self, colour: &str) -> Result<Vec<f32>, ::wasm_bindgen::JsError> {
+                let colour = ::phyxel::lessons::sph_fluids_3d::Colour::from_id(colour)
+                    .map_err($crate::js_error)?;
+                Ok(self.scene.particles(colour))
+            }
+
+            /// Points along the walls' edges for drawing (x, y, z, 0 each).
+            pub fn outline(&self) -> Vec<f32> {
+                self.scene.outline()
+            }
+
+            /// The scene's box: lower and upper corners (for the camera).
+            pub fn bounds(&self) -> Vec<f64> {
+                self.scene.bounds().to_vec()
+            }
+
+            /// The particle spacing Δx (m).
+            pub fn spacing(&self) -> f64 {
+                self.scene.simulation.fluid.spacing()
+            }
+
+            /// Simulated time of the state shown (s).
+            pub fn time(&self) -> f64 {
+                self.scene.simulation.fluid.time
+            }
+
+            /// Why the fluid stopped, if it did.
+            pub fn error(&self) -> Option<String> {
+                self.error.clone()
+            }
+
+            /// The readouts ([`$crate::fluid3d::report`]).
+            pub fn report(&self) -> ::wasm_bindgen::JsValue {
+                $crate::fluid3d::report(&self.scene, self.error.as_deref())
+            }
+        }
+    };
 }

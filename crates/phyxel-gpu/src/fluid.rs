@@ -20,8 +20,7 @@ mod state;
 
 use crate::context::{bytes_in_words, GpuContext, GpuError};
 use crate::layout::{vec3, FluidParams};
-use crate::passes::{storage_buffer, uniform, zeroed, Pass};
-use crate::readback::read_buffer;
+use crate::passes::{profile_passes, storage_buffer, uniform, zeroed, Pass, PassTimes};
 use crate::solver::MAX_SUBMISSIONS_IN_FLIGHT;
 use crate::wgsl::{fluid_status, source, workgroups, WORKGROUP_SIZE};
 use cells::{search_passes, Grid};
@@ -95,9 +94,6 @@ impl Buffers {
         numbers.iter().map(|&k| (k, self.get(k))).collect()
     }
 }
-
-/// A profiled step's passes: (entry point, GPU milliseconds) in the step's order.
-pub type PassTimes = Result<Vec<(String, f64)>, GpuError>;
 
 /// A 3D SPH fluid stepped by WCSPH on the device.
 pub struct GpuFluid {
@@ -420,55 +416,11 @@ impl GpuFluid {
             return Ok(None);
         }
         self.set_time_step(gpu, dt)?;
-        let names: Vec<String> = self.step.iter().map(|p| p.name.clone()).collect();
-        let count = 2 * self.step.len() as u32;
-        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("fluid pass times"),
-            ty: wgpu::QueryType::Timestamp,
-            count,
-        });
-        let resolved = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("fluid pass times"),
-            size: u64::from(count) * 8,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("profiled fluid step"),
-            });
-        for (k, pass) in self.step.iter().enumerate() {
-            let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(&pass.name),
-                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &queries,
-                    beginning_of_pass_write_index: Some(2 * k as u32),
-                    end_of_pass_write_index: Some(2 * k as u32 + 1),
-                }),
-            });
-            pass.dispatch(&mut compute);
-        }
-        encoder.resolve_query_set(&queries, 0..count, &resolved, 0);
-        gpu.queue.submit([encoder.finish()]);
+        let passes: Vec<&Pass> = self.step.iter().collect();
+        let times = profile_passes(gpu, &passes, "profiled fluid step");
         self.time += dt;
         gpu.check()?;
-        let nanoseconds_per_tick = f64::from(gpu.queue.get_timestamp_period());
-        let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
-        Ok(Some(async move {
-            let raw = read_buffer(&device, &queue, &resolved, u64::from(count) * 8)
-                .await
-                .map_err(GpuError)?;
-            let ticks = bytemuck::pod_collect_to_vec::<u8, u64>(&raw);
-            Ok(names
-                .into_iter()
-                .zip(ticks.chunks(2))
-                .map(|(name, t)| {
-                    let elapsed = t[1].saturating_sub(t[0]) as f64 * nanoseconds_per_tick;
-                    (name, elapsed * 1e-6)
-                })
-                .collect())
-        }))
+        Ok(Some(times))
     }
 
     /// Read the positions, velocities, densities, pressures and the flags back.

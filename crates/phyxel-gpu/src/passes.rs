@@ -3,7 +3,10 @@
 //! (automatic layouts hold exactly the bindings an entry point uses), and [`Pass`] — one dispatch of
 //! one entry point, once per bind group — which every stage of the solver is made of.
 
+use crate::context::{GpuContext, GpuError};
+use crate::readback::read_buffer;
 use bytemuck::Pod;
+use std::future::Future;
 use wgpu::util::DeviceExt;
 
 /// A storage buffer holding `bytes` (copyable both ways, for uploads and read-backs). Zero-sized
@@ -172,5 +175,63 @@ pub fn encode(encoder: &mut wgpu::CommandEncoder, passes: &[Pass]) {
     let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
     for pass in passes {
         pass.dispatch(&mut compute);
+    }
+}
+
+/// (Entry point, GPU milliseconds) of each pass of a profiled step, in the step's order.
+pub type PassTimes = Result<Vec<(String, f64)>, GpuError>;
+
+/// Run `passes` once, each in a compute pass of its own timed by timestamp queries, in one
+/// submission labelled `label` (the device must write timestamps: `GpuContext::timestamps`; the
+/// caller writes its parameters before). Resolves to each pass's time.
+pub fn profile_passes(
+    gpu: &GpuContext,
+    passes: &[&Pass],
+    label: &str,
+) -> impl Future<Output = PassTimes> + 'static {
+    let names: Vec<String> = passes.iter().map(|p| p.name.clone()).collect();
+    let count = 2 * passes.len() as u32;
+    let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+        label: Some(label),
+        ty: wgpu::QueryType::Timestamp,
+        count,
+    });
+    let resolved = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: u64::from(count) * 8,
+        usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+    for (k, pass) in passes.iter().enumerate() {
+        let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&pass.name),
+            timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                query_set: &queries,
+                beginning_of_pass_write_index: Some(2 * k as u32),
+                end_of_pass_write_index: Some(2 * k as u32 + 1),
+            }),
+        });
+        pass.dispatch(&mut compute);
+    }
+    encoder.resolve_query_set(&queries, 0..count, &resolved, 0);
+    gpu.queue.submit([encoder.finish()]);
+    let nanoseconds_per_tick = f64::from(gpu.queue.get_timestamp_period());
+    let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
+    async move {
+        let raw = read_buffer(&device, &queue, &resolved, u64::from(count) * 8)
+            .await
+            .map_err(GpuError)?;
+        let ticks = bytemuck::pod_collect_to_vec::<u8, u64>(&raw);
+        Ok(names
+            .into_iter()
+            .zip(ticks.chunks(2))
+            .map(|(name, t)| {
+                let elapsed = t[1].saturating_sub(t[0]) as f64 * nanoseconds_per_tick;
+                (name, elapsed * 1e-6)
+            })
+            .collect())
     }
 }

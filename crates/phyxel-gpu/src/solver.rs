@@ -12,8 +12,7 @@ use crate::explicit::ExplicitStep;
 use crate::heat::heat_passes;
 use crate::implicit::ImplicitStep;
 use crate::layout::{vec3, Params};
-use crate::passes::Pass;
-use crate::readback::read_buffer;
+use crate::passes::{profile_passes, Pass, PassTimes};
 use crate::reference_update::ReferenceUpdate;
 use crate::state::{read_neighbourhoods, read_state, GpuState};
 use phyxel::meshless::implicit::OBSTACLE_MARGIN;
@@ -332,13 +331,15 @@ impl GpuSolver {
         &mut self,
         gpu: &GpuContext,
         dt: f64,
-    ) -> Option<impl Future<Output = Result<Vec<(String, f64)>, GpuError>> + 'static> {
+    ) -> Option<impl Future<Output = PassTimes> + 'static> {
+        if !gpu.timestamps || !matches!(self.step, Step::Explicit { .. }) {
+            return None;
+        }
+        // Written before the submission, which reads them.
+        self.write_params(gpu, dt);
         let Step::Explicit { passes: step, .. } = &self.step else {
             return None;
         };
-        if !gpu.timestamps {
-            return None;
-        }
         let mut passes: Vec<&Pass> = step.elastic().to_vec();
         if self.melts() {
             passes.extend(&self.heat);
@@ -346,54 +347,7 @@ impl GpuSolver {
         if self.plastic() {
             passes.push(&step.plastic_flow);
         }
-        let names: Vec<String> = passes.iter().map(|p| p.name.clone()).collect();
-        let count = 2 * passes.len() as u32;
-        let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("pass times"),
-            ty: wgpu::QueryType::Timestamp,
-            count,
-        });
-        let resolved = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("pass times"),
-            size: u64::from(count) * 8,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("profiled step"),
-            });
-        for (k, pass) in passes.iter().enumerate() {
-            let mut compute = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(&pass.name),
-                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
-                    query_set: &queries,
-                    beginning_of_pass_write_index: Some(2 * k as u32),
-                    end_of_pass_write_index: Some(2 * k as u32 + 1),
-                }),
-            });
-            pass.dispatch(&mut compute);
-        }
-        encoder.resolve_query_set(&queries, 0..count, &resolved, 0);
-        self.write_params(gpu, dt);
-        gpu.queue.submit([encoder.finish()]);
-        let nanoseconds_per_tick = f64::from(gpu.queue.get_timestamp_period());
-        let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
-        Some(async move {
-            let raw = read_buffer(&device, &queue, &resolved, u64::from(count) * 8)
-                .await
-                .map_err(GpuError)?;
-            let ticks = bytemuck::cast_slice::<u8, u64>(&raw);
-            Ok(names
-                .into_iter()
-                .zip(ticks.chunks(2))
-                .map(|(name, t)| {
-                    let elapsed = t[1].saturating_sub(t[0]) as f64 * nanoseconds_per_tick;
-                    (name, elapsed * 1e-6)
-                })
-                .collect())
-        })
+        Some(profile_passes(gpu, &passes, "profiled step"))
     }
 
     /// Read the neighbourhoods back as the solver holds them now (rows, reverse lists), in the CPU's

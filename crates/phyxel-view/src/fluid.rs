@@ -7,17 +7,14 @@
 
 use crate::gpu::GpuDevice;
 use phyxel::fluids3d::Solver;
-use phyxel::lessons::sph_fluids_3d::{Colour, Fluid3dScene, Scene, Settings};
+use phyxel::lessons::sph_fluids_3d::{Fluid3dScene, Scene, Settings};
+use phyxel_bindings::js_error;
 use phyxel_gpu::{GpuContext, GpuFluid, GpuFluidState};
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 /// Most steps one [`GpuFluid3d::advance`] queues (a long frame must not queue a burst).
 pub const MAX_STEPS_PER_ADVANCE: u32 = 400;
-
-fn js_error(error: impl std::fmt::Display) -> JsError {
-    JsError::new(&error.to_string())
-}
 
 /// The page's scene stepped on the GPU.
 #[wasm_bindgen]
@@ -174,45 +171,9 @@ impl GpuFluid3d {
         Ok(())
     }
 
-    /// x, y, z and a colour value per particle of the last state read back.
-    pub fn particles(&self, colour: &str) -> Result<Vec<f32>, JsError> {
-        let colour = Colour::from_id(colour).map_err(js_error)?;
-        Ok(self.scene.particles(colour))
-    }
-
-    /// Points along the walls' edges for drawing (x, y, z, 0 each).
-    pub fn outline(&self) -> Vec<f32> {
-        self.scene.outline()
-    }
-
-    /// The scene's box: lower and upper corners.
-    pub fn bounds(&self) -> Vec<f64> {
-        self.scene.bounds().to_vec()
-    }
-
-    /// The particle spacing Δx (m).
-    pub fn spacing(&self) -> f64 {
-        self.scene.simulation.fluid.spacing()
-    }
-
-    /// Simulated time of the last state read back (s).
-    pub fn time(&self) -> f64 {
-        self.scene.simulation.fluid.time
-    }
-
     /// Steps queued on the device so far.
     pub fn steps(&self) -> f64 {
         self.steps as f64
-    }
-
-    /// Why the fluid stopped, if it did.
-    pub fn error(&self) -> Option<String> {
-        self.error.clone()
-    }
-
-    /// The readouts of the last state read back (`phyxel_bindings::fluid3d::report`).
-    pub fn report(&self) -> JsValue {
-        phyxel_bindings::fluid3d::report(&self.scene, self.error.as_deref())
     }
 
     /// The adapter the fluid steps on.
@@ -220,3 +181,5 @@ impl GpuFluid3d {
         self.context.adapter.name.clone()
     }
 }
+
+phyxel_bindings::fluid3d_readers!(GpuFluid3d);

@@ -4,8 +4,9 @@
 //! JavaScript hands it, steps, and packs what the page draws and reads out.
 
 use phyxel::fluids3d::Solver;
-use phyxel::lessons::sph_fluids_3d::{Colour, Fluid3dScene, Scene, Settings};
+use phyxel::lessons::sph_fluids_3d::{Fluid3dScene, Scene, Settings};
 use phyxel::parallel::in_pool;
+use phyxel_bindings::js_error;
 use wasm_bindgen::prelude::*;
 
 /// The scene of the 3D fluid page, stepped in the worker (on its thread pool in the threaded build).
@@ -89,45 +90,6 @@ impl SphFluids3d {
         }
         Ok(taken as u32)
     }
-
-    /// x, y, z and a colour value in [0, 1] per particle, coloured by `colour` ("density",
-    /// "pressure", "speed").
-    pub fn particles(&self, colour: &str) -> Result<Vec<f32>, JsError> {
-        let colour = Colour::from_id(colour).map_err(js_error)?;
-        Ok(self.scene.particles(colour))
-    }
-
-    /// Points along the walls' edges for drawing (x, y, z, 0 each).
-    pub fn outline(&self) -> Vec<f32> {
-        self.scene.outline()
-    }
-
-    /// The scene's box: lower and upper corners (for the camera).
-    pub fn bounds(&self) -> Vec<f64> {
-        self.scene.bounds().to_vec()
-    }
-
-    /// The particle spacing Δx (m).
-    pub fn spacing(&self) -> f64 {
-        self.scene.simulation.fluid.spacing()
-    }
-
-    /// Simulated time (s).
-    pub fn time(&self) -> f64 {
-        self.scene.simulation.fluid.time
-    }
-
-    /// Why the fluid stopped, if it did.
-    pub fn error(&self) -> Option<String> {
-        self.error.clone()
-    }
-
-    /// The readouts (`phyxel_bindings::fluid3d::report`).
-    pub fn report(&self) -> JsValue {
-        phyxel_bindings::fluid3d::report(&self.scene, self.error.as_deref())
-    }
 }
 
-fn js_error(error: impl std::fmt::Display) -> JsError {
-    phyxel_bindings::js_error(error)
-}
+phyxel_bindings::fluid3d_readers!(SphFluids3d);
