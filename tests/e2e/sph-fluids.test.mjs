@@ -52,7 +52,7 @@ test('switching the solver keeps the particles and the time', async () => {
 test('bad input is refused with its range while the water runs on', async () => {
   const { page, context, problems } = await openLesson();
   await page.fill('#param-across', '1000');
-  assert.match(await page.locator('#param-across-error').textContent(), /Must be between 8 and 60/);
+  assert.match(await page.locator('#param-across-error').textContent(), /Must be between 8 and 80/);
   await page.fill('#param-xsph', '-1');
   assert.match(await page.locator('#param-xsph-error').textContent(), /Must be between 0 and 0.5/);
   const t = await readNumber(page, '#readout-sim-time');
