@@ -131,10 +131,17 @@ test('WCSPH steps on WebGPU compute where the browser has it, and is refused wit
     await waitForText(page, '#notices', /the glass runs on the CPU only/);
     const t = await readNumber(page, '#readout-sim-time');
     await waitForTime(page, t);
-    // Back to the CPU: the scene starts again there.
-    await page.selectOption('#backend-select', 'cpu');
+    // A lost device: the page says so and the scene starts again on the CPU.
+    await page.evaluate(() => window.phyxelFluid.gpu.lose());
     await page.waitForSelector('body[data-backend="cpu"]', { timeout: 30_000 });
+    assert.match(await page.locator('#notices').textContent(), /WebGPU compute stopped .* starts again on the CPU/);
+    assert.equal(await page.locator('#backend-select').inputValue(), 'cpu');
     assert.match(await page.locator('#backend-badge').textContent(), /the CPU/);
+    await waitForTime(page, 0.01);
+    // And back to the GPU, on a new device.
+    await page.selectOption('#backend-select', 'gpu');
+    await page.waitForSelector('body[data-backend="gpu"]', { timeout: 30_000 });
+    await waitForTime(page, 0.01);
   } else {
     await waitForText(page, '#notices', /WebGPU compute was refused/, 30_000);
     assert.equal(await page.locator('#backend-select').inputValue(), 'cpu');

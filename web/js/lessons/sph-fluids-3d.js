@@ -410,7 +410,26 @@ page.start({
   step: async (n) => {
     const wall = frameWall;
     frameWall = null;
-    const reply = await solver.advance({ wall, steps: n, time: state.report.time, colour: params.colour });
+    const stepping = solver;
+    let reply;
+    try {
+      reply = await stepping.advance({ wall, steps: n, time: state.report.time, colour: params.colour });
+    } catch (error) {
+      if (stepping !== gpuSolver) throw error;
+      // The device failed (lost, or a read-back refused): the scene starts again on the CPU.
+      page.notice('backend', `WebGPU compute stopped (${error.message}); the fluid starts again on the CPU.`, 'warning');
+      params.backend = 'cpu';
+      document.getElementById('backend-select').value = 'cpu';
+      document.body.dataset.backend = 'cpu';
+      setComputesOn(CPU_COMPUTES_ON);
+      // A later switch to the GPU makes a new device.
+      gpuSolver.fluid?.free();
+      gpuSolver.fluid = null;
+      gpuSolver.device = null;
+      await create(cpuSolver);
+      return 'queued';
+    }
+    if (stepping !== solver) return 'queued';
     state = { ...reply, colour: params.colour };
     if (reply.steps > 0) page.recordSteps(reply.steps, reply.ms);
     page.notice('slow', reply.behind ? 'The water runs slower than real time here (each frame steps as much as its budget allows).' : null, 'info');
@@ -427,4 +446,10 @@ page.start({
     draw();
   },
 });
+// For tests and the console: the solvers' live objects and the camera.
+window.phyxelFluid = {
+  get gpu() { return gpuSolver.device; },
+  get solver() { return solver.name; },
+  camera,
+};
 page.ready();
