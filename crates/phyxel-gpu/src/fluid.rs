@@ -15,6 +15,7 @@
 //! at the upload); the benchmark's million-particle dam break (`phyxel-bench sph3d --backend gpu`)
 //! is built that way.
 
+mod buffers;
 mod cells;
 mod state;
 
@@ -23,6 +24,7 @@ use crate::layout::{vec3, FluidParams};
 use crate::passes::{profile_passes, storage_buffer, uniform, zeroed, Pass, PassTimes};
 use crate::solver::MAX_SUBMISSIONS_IN_FLIGHT;
 use crate::wgsl::{fluid_status, source, workgroups, WORKGROUP_SIZE};
+use buffers::{binding, Buffers};
 use cells::{search_passes, Grid};
 use phyxel::fluids3d::wcsph::Wcsph;
 use phyxel::fluids3d::{Fluid, FluidSimulation, Limits, Solver};
@@ -32,68 +34,8 @@ use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// The binding numbers of sph_fluid.wgsl and fluid_cells.wgsl.
-mod binding {
-    pub const PARAMS: u32 = 0;
-    pub const X: u32 = 1;
-    pub const V: u32 = 2;
-    pub const DENSITY: u32 = 3;
-    pub const PRESSURES: u32 = 4;
-    pub const SCRATCH: u32 = 5;
-    pub const SEARCHED: u32 = 6;
-    pub const CELL_END: u32 = 7;
-    pub const SORTED: u32 = 8;
-    pub const WALLS: u32 = 9;
-    pub const WALL_END: u32 = 10;
-    pub const STATUS: u32 = 11;
-    pub const CELL_OF: u32 = 12;
-}
-
 /// The most particles: sorted slots carry the index as an f32, exact below 2²⁴.
 pub const MAX_GPU_FLUID_PARTICLES: usize = 1 << 24;
-
-/// The fluid's buffers, by binding number.
-struct Buffers {
-    params: wgpu::Buffer,
-    x: wgpu::Buffer,
-    v: wgpu::Buffer,
-    density: wgpu::Buffer,
-    pressures: wgpu::Buffer,
-    scratch: wgpu::Buffer,
-    searched: wgpu::Buffer,
-    cell_end: wgpu::Buffer,
-    sorted: wgpu::Buffer,
-    walls: wgpu::Buffer,
-    wall_end: wgpu::Buffer,
-    status: wgpu::Buffer,
-    cell_of: wgpu::Buffer,
-}
-
-impl Buffers {
-    fn get(&self, number: u32) -> &wgpu::Buffer {
-        use binding::*;
-        match number {
-            PARAMS => &self.params,
-            X => &self.x,
-            V => &self.v,
-            DENSITY => &self.density,
-            PRESSURES => &self.pressures,
-            SCRATCH => &self.scratch,
-            SEARCHED => &self.searched,
-            CELL_END => &self.cell_end,
-            SORTED => &self.sorted,
-            WALLS => &self.walls,
-            WALL_END => &self.wall_end,
-            STATUS => &self.status,
-            _ => &self.cell_of,
-        }
-    }
-
-    /// The bindings `numbers`, each buffer bound whole.
-    fn bind(&self, numbers: &[u32]) -> Vec<(u32, &wgpu::Buffer)> {
-        numbers.iter().map(|&k| (k, self.get(k))).collect()
-    }
-}
 
 /// A 3D SPH fluid stepped by WCSPH on the device.
 pub struct GpuFluid {

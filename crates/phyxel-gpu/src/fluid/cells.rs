@@ -6,7 +6,7 @@
 //! taken in single precision the way the shaders take them, so a wall particle sits in the cell a
 //! query looks for it in.
 
-use super::{binding, Buffers};
+use super::buffers::{binding, Buffers};
 use crate::context::GpuError;
 use crate::passes::Pass;
 use crate::prefix_sum::prefix_sum;

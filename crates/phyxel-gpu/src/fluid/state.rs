@@ -3,7 +3,7 @@
 //! the step's travel limit). The future owns handles to what it reads, so the fluid can go on stepping
 //! while it is pending.
 
-use super::Buffers;
+use super::buffers::Buffers;
 use crate::context::GpuError;
 use crate::readback::read_buffer;
 use crate::wgsl::fluid_status;
