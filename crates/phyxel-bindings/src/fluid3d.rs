@@ -30,7 +30,8 @@ pub fn parameters() -> JsValue {
 
 /// The readouts of `scene`: { scene, solver, particles, time, dt, steps, iterations, density_error,
 /// max_density_error, max_speed, mass, poured, to_pour, front: [T, Z, Z_MM | null] | null,
-/// glass: [fraction held, level / a, V/(π a²) / a] | null, error }.
+/// glass: [fraction held, level / a | null (before the water has settled), V/(π a²) / a] | null,
+/// error }.
 pub fn report(s: &Fluid3dScene, error: Option<&str>) -> JsValue {
     let sim = &s.simulation;
     let f = &sim.fluid;
@@ -64,7 +65,8 @@ pub fn report(s: &Fluid3dScene, error: Option<&str>) -> JsValue {
     let glass = s
         .in_glass()
         .map_or(JsValue::NULL, |(held, level, expected)| {
-            js_sys::Array::of3(&held.into(), &level.into(), &expected.into()).into()
+            let level = level.map_or(JsValue::NULL, JsValue::from);
+            js_sys::Array::of3(&held.into(), &level, &expected.into()).into()
         });
     set(&object, "glass", glass);
     set(&object, "error", error.map_or(JsValue::NULL, JsValue::from));

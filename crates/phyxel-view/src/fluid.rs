@@ -25,6 +25,9 @@ pub struct GpuFluid3d {
     scene: Fluid3dScene,
     /// Steps queued on the device and their Δt.
     steps: u64,
+    /// Bumped each time the device's fluid is built anew (new parameters, a recovery): a read-back
+    /// of an older one is not taken.
+    generation: u32,
     /// Why the fluid stopped, if it did.
     error: Option<String>,
 }
@@ -33,6 +36,8 @@ pub struct GpuFluid3d {
 #[wasm_bindgen]
 pub struct GpuFluidReadback {
     state: Option<Result<GpuFluidState, String>>,
+    /// The [`GpuFluid3d`] generation it was read from.
+    generation: u32,
 }
 
 #[wasm_bindgen]
@@ -64,14 +69,22 @@ impl GpuFluid3d {
                 solver.name()
             )));
         }
-        let scene = Fluid3dScene::new(scene, solver, settings).map_err(js_error)?;
+        let mut scene = Fluid3dScene::new(scene, solver, settings).map_err(js_error)?;
         let context = device.context();
         let fluid = GpuFluid::new(&context, &scene.simulation).map_err(js_error)?;
+        // The copy's state comes from the device from now on: nothing reads its neighbour lists and
+        // pair kernels (tens of MB at the largest scenes), so they go.
+        let copy = &mut scene.simulation.fluid;
+        copy.fluid_kernels = Vec::new();
+        copy.boundary_kernels = Vec::new();
+        copy.fluid_neighbours = Default::default();
+        copy.boundary_neighbours = Default::default();
         Ok(GpuFluid3d {
             context,
             fluid,
             scene,
             steps: 0,
+            generation: 0,
             error: None,
         })
     }
@@ -108,26 +121,35 @@ impl GpuFluid3d {
     /// A promise of the device's current state (a [`GpuFluidReadback`]).
     pub fn read_back(&self) -> js_sys::Promise {
         let future = self.fluid.read_state(&self.context);
+        let generation = self.generation;
         wasm_bindgen_futures::future_to_promise(async move {
             Ok(JsValue::from(GpuFluidReadback {
                 state: Some(future.await.map_err(|e| e.to_string())),
+                generation,
             }))
         })
     }
 
-    /// Take a read-back into the scene's copy. A step the CPU would have refused (a particle that
-    /// left the grid, or moved more than h/2 in one step) stops the fluid: the copy keeps the last
-    /// good state, the device starts again from it, and [`GpuFluid3d::error`] says why.
+    /// Take a read-back into the scene's copy (one of a device fluid since built anew is left
+    /// out). A step the CPU would have refused (a particle that left the grid, or moved more than
+    /// h/2 in one step) stops the fluid: the copy keeps the last good state, the device starts
+    /// again from it, and [`GpuFluid3d::error`] says why.
     pub fn apply(&mut self, readback: &mut GpuFluidReadback) -> Result<(), JsError> {
+        if readback.generation != self.generation {
+            return Ok(());
+        }
         let state = match readback.state.take() {
             Some(Ok(state)) => state,
             Some(Err(failure)) => return Err(JsError::new(&failure)),
             None => return Ok(()),
         };
         let refused = match (state.left_domain, state.too_fast) {
-            (Some(i), _) => Some(format!("particle {i} left the domain")),
+            (Some(i), _) => Some(format!(
+                "particle {i} left the domain (the CFL condition was violated)"
+            )),
             (None, Some(i)) => Some(format!(
-                "particle {i} moved more than half its support radius in one step"
+                "particle {i} moved more than half its support radius in one step (the CFL \
+                 condition was violated)"
             )),
             (None, None) => None,
         };
@@ -146,11 +168,10 @@ impl GpuFluid3d {
         };
         if let Err(why) = taken {
             self.error = Some(format!(
-                "WCSPH on the GPU at t = {:.4} s: {why} (the CFL condition was violated); the last \
-                 good state is kept",
+                "WCSPH on the GPU at t = {:.4} s: {why}; the last good state is kept",
                 state.time
             ));
-            self.fluid = GpuFluid::new(&self.context, &self.scene.simulation).map_err(js_error)?;
+            self.rebuild()?;
         }
         Ok(())
     }
@@ -165,9 +186,20 @@ impl GpuFluid3d {
     ) -> Result<(), JsError> {
         let across = self.scene.settings.across as f64;
         let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
+        let previous = self.scene.settings;
         self.scene.set(settings);
-        self.fluid = GpuFluid::new(&self.context, &self.scene.simulation).map_err(js_error)?;
+        if let Err(error) = self.rebuild() {
+            self.scene.set(previous);
+            return Err(error);
+        }
         self.error = None;
+        Ok(())
+    }
+
+    /// Rebuild the device's fluid from the scene's copy; read-backs of the old one are left out.
+    fn rebuild(&mut self) -> Result<(), JsError> {
+        self.fluid = GpuFluid::new(&self.context, &self.scene.simulation).map_err(js_error)?;
+        self.generation = self.generation.wrapping_add(1);
         Ok(())
     }
 

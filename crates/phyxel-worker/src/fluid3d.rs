@@ -67,12 +67,16 @@ impl SphFluids3d {
 
     /// At most `steps` CFL steps, stopping once the clock reaches `until` (s); returns the steps
     /// taken. A refused step (a blow-up caught before NaN) stops it with the state before that step,
-    /// and [`SphFluids3d::error`] says why.
+    /// and [`SphFluids3d::error`] says why; no step is taken after it until a setter or a new scene
+    /// clears it.
     pub fn advance(&mut self, steps: f64, until: f64) -> Result<u32, JsError> {
         let steps =
             phyxel_bindings::whole("steps", steps, 0.0, phyxel_bindings::MAX_STEPS_PER_CALL)?;
         if !until.is_finite() {
             return Err(JsError::new("until: must be a finite number"));
+        }
+        if self.error.is_some() {
+            return Ok(0);
         }
         let scene = &mut self.scene;
         let (taken, error) = in_pool(|| {

@@ -15,6 +15,8 @@ import { availableThreads, startSolverWorker, workerBuild } from '../workers/wor
 const FRAME_BUDGET_MS = 14;
 /** Simulated seconds one frame may ask for (a stalled tab must not ask for a burst). */
 const MAX_FRAME_SECONDS = 1 / 20;
+/** How long the GPU solver's device waits for the view to settle before it is made anyway (ms). */
+const SETTLE_WAIT_MS = 5000;
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const { build, reason } = workerBuild();
@@ -47,12 +49,26 @@ const gpuSolver = {
   name: 'gpu',
   device: null,
   fluid: null,
-  /** The device, made once: in Chromium a WebGPU canvas that cannot present takes the page's other
-   * devices down with it, so it waits until the view has settled (drawn 10 frames, or fallen back). */
+  /** The device, made once (one request for it at a time): in Chromium a WebGPU canvas that
+   * cannot present takes the page's other devices down with it, so it waits until the view has
+   * settled (drawn 10 frames, or fallen back). */
   async prepare() {
     if (!('gpu' in navigator)) throw new Error('this browser has no WebGPU: the fluid runs on the CPU');
-    await rendererSettled;
-    this.device ??= await GpuDevice.create();
+    // At most a few seconds: a build the page waits for (a restart) holds its frames back.
+    await Promise.race([rendererSettled, new Promise((resolve) => setTimeout(resolve, SETTLE_WAIT_MS))]);
+    this.devicePromise ??= GpuDevice.create().catch((error) => {
+      this.devicePromise = null;
+      throw error;
+    });
+    this.device = await this.devicePromise;
+  },
+  /** Let the device and its fluid go (the CPU runs the fluid, or the device failed). */
+  release() {
+    this.fluid?.free();
+    this.fluid = null;
+    this.device?.free();
+    this.device = null;
+    this.devicePromise = null;
   },
   async create(args, colour) {
     const fresh = new GpuFluid3d(this.device, ...args);
@@ -65,19 +81,30 @@ const gpuSolver = {
     if (method === 'set_solver') return;
     this.fluid[method](...args);
   },
-  /** Milliseconds per step lately (the device's pace, read-back included). */
-  msPerStep: 1,
-  /** Queue the steps of `wall` seconds within the frame's budget (or `steps` of the last Δt), then
-   * read the state back. */
+  /** The most steps a frame queues: doubled while a frame fits its budget and falls behind real
+   * time, halved when one overruns it (the read-back's latency is part of a frame's time, not of a
+   * step's). */
+  most: 8,
+  /** Queue the steps of `wall` seconds within the frame's budget (or `steps` of the last Δt, at most
+   * 400), then read the state back. A fluid replaced meanwhile (a new scene, a restart) answers
+   * `stale`: its frame is dropped. */
   async advance({ wall, steps, colour }) {
+    const fluid = this.fluid;
     const start = performance.now();
-    const most = Math.max(1, Math.min(400, Math.floor(FRAME_BUDGET_MS / this.msPerStep)));
-    const queued = wall == null ? this.fluid.advance(steps * lastDt, Math.min(steps, 400)) : this.fluid.advance(wall, most);
-    this.fluid.apply(await this.fluid.read_back());
+    const queued = wall == null ? fluid.advance(steps * lastDt, Math.min(steps, 400)) : fluid.advance(Math.max(wall, 1e-6), this.most);
+    const readback = await fluid.read_back();
+    try {
+      if (this.fluid !== fluid) return { stale: true };
+      fluid.apply(readback);
+    } finally {
+      readback.free();
+    }
     const ms = performance.now() - start;
-    if (queued > 0) this.msPerStep = 0.7 * this.msPerStep + 0.3 * (ms / queued);
-    const report = this.fluid.report();
-    return { ...this.state(colour), steps: queued, ms, behind: wall != null && queued >= most && report.dt * queued < 0.999 * wall };
+    const report = fluid.report();
+    const behind = wall != null && report.dt * queued < 0.999 * wall;
+    if (wall != null && behind && ms < 0.8 * FRAME_BUDGET_MS) this.most = Math.min(400, 2 * this.most);
+    else if (ms > 1.5 * FRAME_BUDGET_MS) this.most = Math.max(1, Math.floor(this.most / 2));
+    return { ...this.state(colour), steps: queued, ms, behind };
   },
   state(colour) {
     return { report: this.fluid.report(), particles: new Float32Array(this.fluid.particles(colour)) };
@@ -99,20 +126,49 @@ function frameCamera(bounds) {
   camera.frame(0.5 * (x0 + x1), 0.4 * (y0 + y1), 0.5 * (z0 + z1), radius);
 }
 
-/** Build the scene anew with the current parameters, on `target` (the solver in use, or the one
- * switched to, which is in use from then on); a refusal leaves the running one. */
-async function create(target = solver) {
-  await target.prepare?.();
+/** Scene builds asked for so far: only the latest one's result is taken. */
+let creating = 0;
+
+/** The solver of the backend chosen now. */
+const chosenSolver = () => (params.backend === 'gpu' ? gpuSolver : cpuSolver);
+
+/**
+ * Build the scene anew with the current parameters on the chosen backend's solver, which is in use
+ * from then on; a refusal leaves the running one (and throws why). Resolves to false when a later
+ * build was asked for meanwhile: that one decides.
+ */
+async function create() {
+  const g = ++creating;
+  const target = chosenSolver();
+  try {
+    await target.prepare?.();
+  } catch (error) {
+    if (g !== creating) return false;
+    throw error;
+  }
+  if (g !== creating) return false;
   const args = [params.scene, params.solver, params.across, params.xsph, params.iterations, params.sound];
-  const reply = await target.create(args, params.colour);
+  const colour = params.colour;
+  let reply;
+  try {
+    reply = await target.create(args, colour);
+  } catch (error) {
+    if (g !== creating) return false;
+    throw error;
+  }
+  if (g !== creating) return false;
+  if (target !== solver && target === cpuSolver) gpuSolver.release();
   solver = target;
-  state = { ...reply, colour: params.colour };
+  document.body.dataset.backend = target.name;
+  setComputesOn(target === gpuSolver ? `WebGPU compute (${gpuSolver.fluid.adapter() || 'unnamed adapter'})` : CPU_COMPUTES_ON);
+  state = { ...reply, colour };
   outline = reply.outline;
   spacing = reply.spacing;
   frameCamera(reply.bounds);
   page.resetTiming();
   page.notice('blowup', null);
   showReport(reply.report);
+  return true;
 }
 
 const readouts = {
@@ -150,28 +206,31 @@ c.select({
   ],
   // A new backend starts the scene again on it; one that refuses it (no WebGPU, the glass, DFSPH or
   // PBF on the GPU) leaves the running one, and says why.
-  onChange: (value) => {
+  onChange: async (value) => {
     const previous = { backend: params.backend, solver: params.solver };
+    if (value === 'gpu') {
+      // The device first: the running scene goes on meanwhile (it waits for the view to settle,
+      // which needs frames), and builds asked for meanwhile stay on the CPU.
+      try {
+        await gpuSolver.prepare();
+      } catch (error) {
+        refusedSelect('backend-select', 'backend', previous.backend, new Error(`WebGPU compute was refused: ${error.message}`));
+        return;
+      }
+    }
     params.backend = value;
     // The GPU steps WCSPH: choosing it chooses WCSPH.
     if (value === 'gpu') params.solver = 'wcsph';
     document.getElementById('solver-select').value = params.solver;
-    // Not tracked: the running scene goes on until the new one is built (the GPU's waits for the
-    // view to settle, which needs frames).
-    return create(value === 'gpu' ? gpuSolver : cpuSolver).then(
-        () => {
-          page.notice('backend', null);
-          document.body.dataset.backend = value;
-          setComputesOn(value === 'gpu' ? `WebGPU compute (${gpuSolver.fluid.adapter() || 'unnamed adapter'})` : CPU_COMPUTES_ON);
-        },
-        (error) => {
-          params.solver = previous.solver;
-          document.getElementById('solver-select').value = previous.solver;
-          refusedSelect('backend-select', 'backend', previous.backend, new Error(`WebGPU compute was refused: ${error.message}`));
-          // A scene built meanwhile (another control) took WCSPH: the running one gets its solver back.
-          return solver.call('set_solver', [previous.solver]);
-        },
-    );
+    try {
+      if (await create()) page.notice('backend', null);
+    } catch (error) {
+      params.solver = previous.solver;
+      document.getElementById('solver-select').value = previous.solver;
+      refusedSelect('backend-select', 'backend', previous.backend, new Error(`WebGPU compute was refused: ${error.message}`));
+      // A scene built meanwhile (another control) took WCSPH: the running one gets its solver back.
+      await solver.call('set_solver', [previous.solver]).catch(() => {});
+    }
   },
 });
 c.select({
@@ -187,11 +246,11 @@ c.select({
   onChange: (value) => {
     const previous = params.scene;
     params.scene = value;
-    return page.track(
-      create().then(
-        () => page.notice('scene', null),
-        (error) => refusedSelect('scene-select', 'scene', previous, new Error(`The scene “${value}” was refused: ${error.message}`)),
-      ),
+    return create().then(
+      (committed) => {
+        if (committed) page.notice('scene', null);
+      },
+      (error) => refusedSelect('scene-select', 'scene', previous, new Error(`The scene “${value}” was refused: ${error.message}`)),
     );
   },
 });
@@ -248,11 +307,15 @@ const setter = (name, label, unit, help) =>
   c.number({
     ...fromTable(table, name), label, unit, help,
     onChange: (value) => {
-      const next = { ...params, [name]: value };
+      const previous = params[name];
       params[name] = value;
       page.notice('blowup', null);
-      // The solver checks the same table: a refusal there comes back to the control.
-      return solver.call('set_parameters', [next.xsph, next.iterations, next.sound]);
+      // The solver checks the same table: a refusal there comes back to the control (and the value
+      // in force stays the previous one).
+      return solver.call('set_parameters', [params.xsph, params.iterations, params.sound]).catch((error) => {
+        params[name] = previous;
+        throw error;
+      });
     },
   });
 setter('xsph', 'XSPH viscosity ξ', '', 'Between 0 and 0.5 (seed 002 eq. 53).');
@@ -268,15 +331,20 @@ function showReport(r) {
   readouts.mass(`${r.mass.toFixed(6)} kg`);
   if (r.front) {
     const [t, z, mm] = r.front;
+    // No comparison before the table's first time, nor once the experiment's front is past this
+    // channel's far wall (Z = 4).
+    const why = t < 0.83 ? 'the table starts at T = 0.83' : 'the experiment’s front is past this channel’s far wall';
     readouts.front(mm == null
-      ? `${z.toFixed(3)} at T = ${t.toFixed(2)} (the table covers T = 0.83 … 9.24)`
+      ? `${z.toFixed(3)} at T = ${t.toFixed(2)} (${why})`
       : `${z.toFixed(3)} at T = ${t.toFixed(2)} / ${mm.toFixed(3)} (${(100 * (z / mm - 1)).toFixed(1)} %)`);
   } else {
     readouts.front('— (the dam break)');
   }
   if (r.glass) {
     const [held, level, expected] = r.glass;
-    readouts.glass(`${(100 * held).toFixed(2)} % / ${level.toFixed(3)} a / ${expected.toFixed(3)} a`);
+    // The level is read once the pour is over and the water has settled.
+    const shown = level == null ? (r.poured < r.to_pour ? 'pouring' : 'settling') : `${level.toFixed(3)} a`;
+    readouts.glass(`${(100 * held).toFixed(2)} % / ${shown} / ${expected.toFixed(3)} a`);
   } else {
     readouts.glass('— (the glass)');
   }
@@ -410,27 +478,26 @@ page.start({
   step: async (n) => {
     const wall = frameWall;
     frameWall = null;
+    const colour = params.colour;
     const stepping = solver;
     let reply;
     try {
-      reply = await stepping.advance({ wall, steps: n, time: state.report.time, colour: params.colour });
+      reply = await stepping.advance({ wall, steps: n, time: state.report.time, colour });
     } catch (error) {
       if (stepping !== gpuSolver) throw error;
-      // The device failed (lost, or a read-back refused): the scene starts again on the CPU.
+      if (stepping !== solver) return 'queued';
+      // The device failed (lost, or a read-back refused): the scene starts again on the CPU, and a
+      // later switch to the GPU makes a new device.
       page.notice('backend', `WebGPU compute stopped (${error.message}); the fluid starts again on the CPU.`, 'warning');
       params.backend = 'cpu';
       document.getElementById('backend-select').value = 'cpu';
-      document.body.dataset.backend = 'cpu';
-      setComputesOn(CPU_COMPUTES_ON);
-      // A later switch to the GPU makes a new device.
-      gpuSolver.fluid?.free();
-      gpuSolver.fluid = null;
-      gpuSolver.device = null;
-      await create(cpuSolver);
+      solver = cpuSolver;
+      gpuSolver.release();
+      await create();
       return 'queued';
     }
-    if (stepping !== solver) return 'queued';
-    state = { ...reply, colour: params.colour };
+    if (reply.stale || stepping !== solver) return 'queued';
+    state = { ...reply, colour };
     if (reply.steps > 0) page.recordSteps(reply.steps, reply.ms);
     page.notice('slow', reply.behind ? 'The water runs slower than real time here (each frame steps as much as its budget allows).' : null, 'info');
     showReport(reply.report);
@@ -441,7 +508,8 @@ page.start({
   render: async () => {
     if (state && state.colour !== params.colour) {
       // Paused: a new colour still shows.
-      state = { ...(await solver.state(params.colour)), colour: params.colour };
+      const colour = params.colour;
+      state = { ...(await solver.state(colour)), colour };
     }
     draw();
   },

@@ -192,6 +192,8 @@ function schedule(ms) {
 // readouts: one request per frame, so the page never receives more than it draws.
 
 let fluid = null;
+/** Longest a request for a number of steps may take (ms): the rest are not taken. */
+const STEP_BUDGET_MS = 2000;
 
 /** The readouts and the particles (x, y, z, colour value each), the particles' buffer transferred. */
 function fluidState(colour, extra = {}) {
@@ -216,12 +218,17 @@ const FLUID_HANDLERS = {
     fluid[method](...args);
     return { reply: {} };
   },
-  /** Steps until the clock reaches `until` within `budgetMs` (at least one), or exactly `steps`. */
+  /** Steps until the clock reaches `until` within `budgetMs` (at least one), or `steps` within
+   * STEP_BUDGET_MS (the Step button, the message API: the reply says how many were taken). */
   'fluid-advance': ({ until, budgetMs, steps, colour }) => {
     const start = performance.now();
     let taken = 0;
     if (steps > 0) {
-      taken = fluid.advance(steps, Number.MAX_VALUE);
+      while (taken < steps && !fluid.error() && (taken === 0 || performance.now() - start < STEP_BUDGET_MS)) {
+        const n = fluid.advance(1, Number.MAX_VALUE);
+        if (n === 0) break;
+        taken += n;
+      }
     } else {
       while (!fluid.error() && fluid.time() < until && (taken === 0 || performance.now() - start < budgetMs)) {
         const n = fluid.advance(1, until);

@@ -6,7 +6,7 @@
 use super::boundary::MAX_BOUNDARY_PARTICLES;
 use super::fluid::{Fluid, FluidSettings, MAX_FLUID_PARTICLES};
 use super::kernel::Vector;
-use super::scene::{box_walls, WALL_LAYERS};
+use super::scene::{box_walls_within, WALL_LAYERS};
 use super::simulation::FluidSimulation;
 use crate::fluids::error::FluidError;
 use std::f64::consts::PI;
@@ -80,6 +80,8 @@ pub struct Nozzle {
     pub particles: usize,
     /// Particles let out so far.
     pub emitted: usize,
+    /// The time the last layer went in, once it has.
+    pub done_at: Option<f64>,
     spacing: f64,
     /// The time the next layer is due at.
     next: f64,
@@ -94,6 +96,7 @@ impl Nozzle {
             speed,
             particles,
             emitted: 0,
+            done_at: None,
             spacing,
             next: 0.0,
         }
@@ -142,16 +145,21 @@ impl Nozzle {
             points.extend(layer);
             self.next += self.spacing / self.speed;
         }
+        if self.done() && self.done_at.is_none() {
+            self.done_at = Some(time);
+        }
         points
     }
 
     /// Let the layers due now into `simulation` (at the nozzle's speed, downwards). Returns how
-    /// many particles went in.
+    /// many particles went in. Refused ([`Fluid::emit`]): nothing goes in and the nozzle is as it was.
     pub fn pour(&mut self, simulation: &mut FluidSimulation) -> Result<usize, FluidError> {
-        let points = self.due(simulation.fluid.time);
+        let mut after = self.clone();
+        let points = after.due(simulation.fluid.time);
         if !points.is_empty() {
             simulation.emit(&points, Vector::new(0.0, -self.speed, 0.0))?;
         }
+        *self = after;
         Ok(points.len())
     }
 }
@@ -239,14 +247,22 @@ impl Pour {
                 limit: MAX_BOUNDARY_PARTICLES,
             });
         }
-        let mut walls = box_walls(self.tray(), self.spacing, WALL_LAYERS, true)?;
-        if walls.len() + glass_walls > MAX_BOUNDARY_PARTICLES {
-            return Err(FluidError::TooManyParticles {
+        // The box's walls counted before they are made, against what the glass leaves of the budget.
+        let mut walls = box_walls_within(
+            self.tray(),
+            self.spacing,
+            WALL_LAYERS,
+            true,
+            MAX_BOUNDARY_PARTICLES - glass_walls,
+        )
+        .map_err(|error| match error {
+            FluidError::TooManyParticles { count, .. } => FluidError::TooManyParticles {
                 what: "boundary",
-                count: walls.len() + glass_walls,
+                count: count + glass_walls,
                 limit: MAX_BOUNDARY_PARTICLES,
-            });
-        }
+            },
+            other => other,
+        })?;
         walls.extend(glass.walls(self.spacing, WALL_LAYERS));
         let first = nozzle.due(0.0);
         let mut fluid = Fluid::new(

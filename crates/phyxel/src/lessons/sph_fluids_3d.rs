@@ -17,8 +17,8 @@ pub mod param {
     use crate::params::Param;
     /// Particles across the length a (the dam-break column's width, the glass's radius). The dam
     /// break holds 2 across³ particles (14: 5 488; 36: 93 312), the glass 3.8 across³ once poured
-    /// (14: 10 344); beyond 29 the glass's water, and beyond 24 its walls, exceed the budgets and are
-    /// refused with the limit named.
+    /// (14: 10 344). The glass goes to 27 across: at 28 and 29 its walls (box and glass: 212 232 at
+    /// 28) and from 30 its water exceed the budgets, refused with the limit named.
     pub const ACROSS: Param = Param::integer("across", 6.0, 36.0, 14.0);
     /// XSPH's ξ (seed 002 eq. 53).
     pub const XSPH: Param = Param::real("xsph", 0.0, 0.5, 0.01);
@@ -39,6 +39,10 @@ pub const A: f64 = 0.05;
 pub const DT_MAX: f64 = 1.0 / 240.0;
 /// The water's height in the glass once poured, over a.
 pub const FILL: f64 = 1.2;
+/// The time the water is given to settle after the pour before its height is read (s).
+pub const SETTLE: f64 = 0.5;
+/// The channel's length over a: the dam break's front cannot pass Z = 4.
+pub const CHANNEL: f64 = 4.0;
 
 /// The page's scenes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,7 +142,7 @@ impl Fluid3dScene {
         let spacing = settings.spacing();
         let (fluid, glass) = match scene {
             Scene::DamBreak => {
-                let mut column = Column::martin_moyce(A, 2.0, 4.0, 1.0, settings.across);
+                let mut column = Column::martin_moyce(A, 2.0, CHANNEL, 1.0, settings.across);
                 column.box_height = 2.5 * A;
                 column.lid = true;
                 column.xsph = settings.xsph;
@@ -223,7 +227,9 @@ impl Fluid3dScene {
 
     /// The dam break's surge front against Martin & Moyce: (T, Z, Z_MM) with T = t √(2g/a), Z = z/a
     /// the front's distance from the column's back wall (its farthest particle), and the experiment's
-    /// Z at T, interpolated in its table (None outside the table's range, or for the glass).
+    /// Z at T, interpolated in its table — None outside the table's range, and once the experiment's
+    /// front is past this channel's far wall (Z_MM ≥ 4: the simulated one is stopped there). None for
+    /// the glass.
     pub fn surge_front(&self) -> Option<(f64, f64, Option<f64>)> {
         if self.scene != Scene::DamBreak {
             return None;
@@ -232,15 +238,17 @@ impl Fluid3dScene {
         let g = f.settings.gravity.length();
         let t = f.time * (2.0 * g / A).sqrt();
         let z = f.x.iter().map(|x| x.x).fold(0.0, f64::max) / A;
-        Some((t, z, martin_moyce_at(t)))
+        Some((t, z, martin_moyce_at(t).filter(|mm| *mm < CHANNEL)))
     }
 
     /// The glass: (the fraction of the poured water it holds, the water's height in it over a, the
     /// height V/(π a²) of the volume poured so far over a, with V the particles' count times Δx³).
-    /// The height is the mean over the glass's top layer: the particles within Δx of the highest
-    /// one in it, plus Δx/2 (a particle's centre lies half a spacing below the surface it bounds).
-    pub fn in_glass(&self) -> Option<(f64, f64, f64)> {
-        let (glass, _) = self.glass.as_ref()?;
+    /// The height is read once the pour is over and the water has had [`SETTLE`] to settle (None
+    /// before: the stream falling into the glass is not a surface): the mean over the glass's top
+    /// layer, the particles within Δx of the highest one in it, plus Δx/2 (a particle's centre lies
+    /// half a spacing below the surface it bounds).
+    pub fn in_glass(&self) -> Option<(f64, Option<f64>, f64)> {
+        let (glass, nozzle) = self.glass.as_ref()?;
         let f = &self.simulation.fluid;
         let dx = f.spacing();
         let inside: Vec<f64> =
@@ -257,7 +265,12 @@ impl Fluid3dScene {
             layer.iter().sum::<f64>() / layer.len() as f64 + 0.5 * dx
         };
         let volume = f.len() as f64 * dx.powi(3);
-        Some((fraction, level / A, glass.level(volume) / A))
+        let settled = nozzle.done_at.is_some_and(|t| f.time >= t + SETTLE);
+        Some((
+            fraction,
+            settled.then_some(level / A),
+            glass.level(volume) / A,
+        ))
     }
 
     /// x, y, z and a colour value in [0, 1] per particle, for drawing.

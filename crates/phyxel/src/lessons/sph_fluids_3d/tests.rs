@@ -107,6 +107,7 @@ fn the_glass_holds_the_water_poured_into_it() {
             "a particle left the box"
         );
         let (fraction, level, expected) = scene.in_glass().unwrap();
+        let level = level.expect("settled: the level is read");
         println!(
             "{across} across: {total} particles, poured by t = {:.3} s; in the glass {fraction:.4}, \
              level {level:.4} a against V/(π a²) = {expected:.4} a ({:+.2} %), density error {:.3} %",
@@ -151,11 +152,17 @@ fn budgets_and_bad_input_are_refused_with_the_reason() {
             .err()
             .map(|e| e.to_string())
     };
-    let glass = refusal(Scene::Glass, 30.0).expect("30 across is beyond the budgets");
+    let water = refusal(Scene::Glass, 30.0).expect("30 across is beyond the budgets");
     assert!(
-        glass.contains("100000") || glass.contains("200000"),
-        "{glass}"
+        water.contains("fluid") && water.contains("100000"),
+        "{water}"
     );
+    let walls = refusal(Scene::Glass, 28.0).expect("28 across is beyond the walls' budget");
+    assert!(
+        walls.contains("boundary") && walls.contains("200000"),
+        "{walls}"
+    );
+    assert_eq!(refusal(Scene::Glass, 27.0), None, "27 across fits");
     assert!(Settings::new(37.0, 0.01, 100.0, 10.0).is_err());
     assert!(Settings::new(12.5, 0.01, 100.0, 10.0).is_err());
     assert!(Settings::new(12.0, f64::NAN, 100.0, 10.0).is_err());
@@ -193,4 +200,31 @@ fn a_state_from_elsewhere_is_taken_whole_or_refused() {
         .set_state(&moved, &bad, &f.density, &f.pressure, 0.3)
         .is_err());
     assert_eq!(scene.simulation.fluid.time, 0.25);
+}
+
+#[test]
+fn the_level_is_read_once_poured_and_settled_and_the_front_until_the_far_wall() {
+    let mut scene = Fluid3dScene::new(Scene::Glass, Solver::Dfsph, settings(6.0)).unwrap();
+    assert_eq!(
+        scene.in_glass().unwrap().1,
+        None,
+        "nothing to read while pouring"
+    );
+    let mut dam = Fluid3dScene::new(Scene::DamBreak, Solver::Wcsph, settings(6.0)).unwrap();
+    let t_scale = (A / (2.0 * 9.81)).sqrt();
+    // T = 3.0: within the table and before the experiment's front passes Z = 4.
+    dam.simulation.fluid.time = 3.0 * t_scale;
+    assert!(dam.surge_front().unwrap().2.is_some());
+    // T = 3.5: the experiment's front (4.32) is past this channel's far wall.
+    dam.simulation.fluid.time = 3.5 * t_scale;
+    assert_eq!(dam.surge_front().unwrap().2, None);
+    while !scene.glass.as_ref().unwrap().1.done() {
+        scene.step().unwrap();
+    }
+    let done = scene.glass.as_ref().unwrap().1.done_at.unwrap();
+    assert_eq!(scene.in_glass().unwrap().1, None, "not settled yet");
+    while scene.simulation.fluid.time < done + SETTLE {
+        scene.step().unwrap();
+    }
+    assert!(scene.in_glass().unwrap().1.is_some());
 }
