@@ -30,10 +30,16 @@ test('the dam break runs in the worker on threads, drawn as spheres, its front b
   await page.click('#pause');
   await settled(page);
   const front = await page.locator('#readout-front').textContent();
-  const [z, mm] = front.match(/^([\d.]+) at T = [\d.]+ \/ ([\d.]+) \(/).slice(1).map(Number.parseFloat);
   console.log(`front: ${front}`);
-  // Early on the simulated front runs ahead of the experiment's (no gate): 20–32 % in the native tests.
-  assert.ok(z > 1 && z / mm > 0.9 && z / mm < 1.5, front);
+  const compared = front.match(/^([\d.]+) at T = [\d.]+ \/ ([\d.]+) \(/);
+  if (compared) {
+    // Early on the simulated front runs ahead of the experiment's (no gate): 20–32 % in the native tests.
+    const [z, mm] = compared.slice(1).map(Number.parseFloat);
+    assert.ok(z > 1 && z / mm > 0.9 && z / mm < 1.5, front);
+  } else {
+    // A slow machine paused later: the experiment's front is past the channel's end, not compared.
+    assert.match(front, /^[1-3]\.\d+ at T = [\d.]+ \(the experiment’s front is past this channel’s far wall\)$/);
+  }
   const [mean] = (await page.locator('#readout-density-error').textContent()).split(' / ').map(Number.parseFloat);
   assert.ok(mean >= 0 && mean < 1, `mean density error ${mean} %`);
   assert.equal(await page.locator('#readout-mass').textContent(), mass, 'Σm is kept');

@@ -113,7 +113,7 @@ const gpuSolver = {
 
 let solver = cpuSolver;
 
-/** What the worker sent last: the particles to draw, the walls' outline, the readouts. */
+/** What the solver sent last: the particles to draw and the readouts; the walls' outline; the spacing. */
 let state = null;
 let outline = new Float32Array(0);
 let spacing = 0.01;
