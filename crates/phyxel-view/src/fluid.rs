@@ -184,8 +184,11 @@ impl GpuFluid3d {
         iterations: f64,
         sound: f64,
     ) -> Result<(), JsError> {
-        let across = self.scene.settings.across as f64;
-        let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
+        let settings = self
+            .scene
+            .settings
+            .retuned(xsph, iterations, sound)
+            .map_err(js_error)?;
         let previous = self.scene.settings;
         self.scene.set(settings);
         if let Err(error) = self.rebuild() {

@@ -58,8 +58,11 @@ impl SphFluids3d {
         iterations: f64,
         sound: f64,
     ) -> Result<(), JsError> {
-        let across = self.scene.settings.across as f64;
-        let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
+        let settings = self
+            .scene
+            .settings
+            .retuned(xsph, iterations, sound)
+            .map_err(js_error)?;
         self.scene.set(settings);
         self.error = None;
         Ok(())

@@ -96,6 +96,12 @@ impl Settings {
         })
     }
 
+    /// The same particles with ξ, the iteration limit and the speed of sound changed (a new
+    /// `across` is a new scene), each checked against [`PARAMETERS`].
+    pub fn retuned(&self, xsph: f64, iterations: f64, sound: f64) -> Result<Self, FluidError> {
+        Self::new(self.across as f64, xsph, iterations, sound)
+    }
+
     /// The particle spacing Δx = a / across.
     pub fn spacing(&self) -> f64 {
         A / self.across as f64
