@@ -9,6 +9,11 @@
 //! has and the device has not is refused at the upload with the reason: the other solvers, the
 //! pointer's stirring, moving walls (a coupled body).
 //!
+//! An inlet (the 3D lesson's glass, `fluids3d::pour`) pours into a fluid made with room to spare
+//! ([`GpuFluid::with_capacity`]): [`GpuFluid::pour`] and [`GpuFluid::emit`] mirror `Nozzle::pour`
+//! and `Fluid::emit`, writing the new particles after the others and searching and summing the
+//! densities again, as the CPU does.
+//!
 //! A fluid far beyond the CPU's caps (`phyxel::fluids3d::Limits::CPU`: 100 000 particles) is built
 //! for the device by [`GpuFluid::from_fluid`] from a `Fluid` made within [`GpuFluid::limits`]: no
 //! `FluidSimulation`, so the CPU searches no neighbours and sums no densities (the device does both
@@ -27,7 +32,7 @@ use crate::wgsl::{fluid_status, source, workgroups, WORKGROUP_SIZE};
 use buffers::{binding, Buffers};
 use cells::{search_passes, Grid};
 use phyxel::fluids3d::wcsph::Wcsph;
-use phyxel::fluids3d::{Fluid, FluidSimulation, Limits, Solver};
+use phyxel::fluids3d::{Fluid, FluidSimulation, Limits, Nozzle, Solver};
 use phyxel::kernels::{Dimension, Kernel};
 pub use state::GpuFluidState;
 use std::future::Future;
@@ -40,10 +45,16 @@ pub const MAX_GPU_FLUID_PARTICLES: usize = 1 << 24;
 /// A 3D SPH fluid stepped by WCSPH on the device.
 pub struct GpuFluid {
     particles: usize,
+    /// The particles its buffers hold: more than `particles` for a fluid poured into
+    /// ([`GpuFluid::with_capacity`], [`GpuFluid::emit`]).
+    capacity: usize,
+    grid: Grid,
     params: FluidParams,
     buffers: Buffers,
     /// The step's passes in order (the search's among them).
     step: Vec<Pass>,
+    /// The search and the densities at the positions as they are: after an upload or an emit.
+    refresh: Vec<Pass>,
     time: f64,
     spacing: f64,
     speed_of_sound: f64,
@@ -61,6 +72,34 @@ impl GpuFluid {
         Self::with_binding_limit(gpu, sim, gpu.limits.max_storage_buffer_binding_size)
     }
 
+    /// [`GpuFluid::new`] with room for `capacity` particles in all, for an inlet to pour into
+    /// ([`GpuFluid::pour`], [`GpuFluid::emit`]); the fluid may start empty. Refused as
+    /// [`GpuFluid::new`] refuses, the buffers' sizes checked at the capacity.
+    pub fn with_capacity(
+        gpu: &GpuContext,
+        sim: &FluidSimulation,
+        capacity: usize,
+    ) -> Result<Self, GpuError> {
+        Self::check_solver(sim)?;
+        Self::build(
+            gpu,
+            &sim.fluid,
+            &sim.wcsph,
+            gpu.limits.max_storage_buffer_binding_size,
+            capacity,
+        )
+    }
+
+    fn check_solver(sim: &FluidSimulation) -> Result<(), GpuError> {
+        if sim.solver != Solver::Wcsph {
+            return Err(GpuError(format!(
+                "the GPU fluid steps WCSPH only; {} runs on the CPU",
+                sim.solver.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// [`GpuFluid::new`] as on a device that binds at most `binding_bytes` per storage binding (the
     /// device's own limit applies too): the tests' way to a fluid beyond one binding, which the CPU's
     /// particle limits keep far below lavapipe's 128 MiB.
@@ -69,12 +108,7 @@ impl GpuFluid {
         sim: &FluidSimulation,
         binding_bytes: u64,
     ) -> Result<Self, GpuError> {
-        if sim.solver != Solver::Wcsph {
-            return Err(GpuError(format!(
-                "the GPU fluid steps WCSPH only; {} runs on the CPU",
-                sim.solver.name()
-            )));
-        }
+        Self::check_solver(sim)?;
         Self::from_fluid_with_binding_limit(gpu, &sim.fluid, &sim.wcsph, binding_bytes)
     }
 
@@ -119,6 +153,19 @@ impl GpuFluid {
         wcsph: &Wcsph,
         binding_bytes: u64,
     ) -> Result<Self, GpuError> {
+        Self::build(gpu, fluid, wcsph, binding_bytes, fluid.len())
+    }
+
+    /// The upload: buffers for `capacity` particles, `fluid`'s in the first of them; every
+    /// per-particle pass is dispatched over the capacity (its threads beyond the particles return at
+    /// once), so that an emit changes the count in the parameters and nothing else.
+    fn build(
+        gpu: &GpuContext,
+        fluid: &Fluid,
+        wcsph: &Wcsph,
+        binding_bytes: u64,
+        capacity: usize,
+    ) -> Result<Self, GpuError> {
         if fluid.stir.is_some() {
             return Err(GpuError(
                 "the GPU fluid does not stir: the pointer's stirring runs on the CPU".into(),
@@ -130,9 +177,14 @@ impl GpuFluid {
             ));
         }
         let n = fluid.len();
-        if n == 0 || n > MAX_GPU_FLUID_PARTICLES {
+        if capacity == 0 || capacity > MAX_GPU_FLUID_PARTICLES {
             return Err(GpuError(format!(
-                "the GPU fluid holds 1 to {MAX_GPU_FLUID_PARTICLES} particles, not {n}"
+                "the GPU fluid holds 1 to {MAX_GPU_FLUID_PARTICLES} particles, not {capacity}"
+            )));
+        }
+        if n > capacity {
+            return Err(GpuError(format!(
+                "a fluid of {n} particles does not fit a capacity of {capacity}"
             )));
         }
         let grid = Grid::covering(fluid)?;
@@ -142,7 +194,7 @@ impl GpuFluid {
             .min(gpu.limits.max_storage_buffer_binding_size)
             .min(gpu.limits.max_buffer_size);
         for (what, count, each) in [
-            ("fluid particles", n as u64, 16),
+            ("fluid particles", capacity as u64, 16),
             ("wall particles", walls as u64, 16),
             ("grid cells", u64::from(grid.total()), 4),
         ] {
@@ -156,7 +208,7 @@ impl GpuFluid {
                 )));
             }
         }
-        let groups = workgroups(n.max(grid.total() as usize) as u32, WORKGROUP_SIZE);
+        let groups = workgroups(capacity.max(grid.total() as usize) as u32, WORKGROUP_SIZE);
         if groups > gpu.limits.max_compute_workgroups_per_dimension {
             return Err(GpuError(format!(
                 "{groups} workgroups per dispatch are more than this device runs \
@@ -189,34 +241,38 @@ impl GpuFluid {
         let (sorted_walls, wall_end) =
             grid.sort_walls(&fluid.boundary.x, &fluid.boundary.volume)?;
         let vectors = |v: &[glam::DVec3]| -> Vec<[f32; 4]> {
-            v.iter()
+            let mut all: Vec<[f32; 4]> = v
+                .iter()
                 .map(|p| [p.x as f32, p.y as f32, p.z as f32, 0.0])
-                .collect()
+                .collect();
+            all.resize(capacity, [0.0; 4]);
+            all
         };
-        let density: Vec<f32> = fluid.density.iter().map(|&rho| rho as f32).collect();
+        let mut density: Vec<f32> = fluid.density.iter().map(|&rho| rho as f32).collect();
+        density.resize(capacity, settings.rest_density as f32);
         let buffers = Buffers {
             params: uniform(device, "fluid parameters", &params),
             x: storage_buffer(device, "x", bytemuck::cast_slice(&vectors(&fluid.x))),
             v: storage_buffer(device, "v", bytemuck::cast_slice(&vectors(&fluid.v))),
             density: storage_buffer(device, "density", bytemuck::cast_slice(&density)),
-            pressures: zeroed(device, "pressures", 8 * n),
-            scratch: zeroed(device, "scratch", 16 * n),
-            searched: zeroed(device, "searched", 16 * n),
+            pressures: zeroed(device, "pressures", 8 * capacity),
+            scratch: zeroed(device, "scratch", 16 * capacity),
+            searched: zeroed(device, "searched", 16 * capacity),
             cell_end: zeroed(device, "cell end", 4 * grid.total() as usize),
-            sorted: zeroed(device, "sorted", 16 * n),
+            sorted: zeroed(device, "sorted", 16 * capacity),
             walls: storage_buffer(device, "walls", bytemuck::cast_slice(&sorted_walls)),
             wall_end: storage_buffer(device, "wall end", bytemuck::cast_slice(&wall_end)),
             status: zeroed(device, "fluid status", 4 * fluid_status::WORDS as usize),
-            cell_of: zeroed(device, "cell of", 4 * n),
+            cell_of: zeroed(device, "cell of", 4 * capacity),
         };
-        let search = search_passes(device, &buffers, n as u32, grid.total());
+        let search = search_passes(device, &buffers, capacity as u32, grid.total());
         let pass = |entry, bindings: &[u32]| {
             Pass::whole(
                 device,
                 &[source::SPH_FLUID],
                 entry,
                 &buffers.bind(bindings),
-                workgroups(n as u32, WORKGROUP_SIZE),
+                workgroups(capacity as u32, WORKGROUP_SIZE),
             )
         };
         use binding::*;
@@ -255,24 +311,98 @@ impl GpuFluid {
         ));
         step.push(densities.clone());
         // The search and the densities at the uploaded positions (what `FluidSimulation::new` did).
-        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("fluid upload"),
-        });
-        let mut first = search;
-        first.push(densities);
-        crate::passes::encode(&mut encoder, &first);
-        gpu.queue.submit([encoder.finish()]);
-        gpu.check()?;
-        Ok(Self {
+        let mut refresh = search;
+        refresh.push(densities);
+        let fluid = Self {
             particles: n,
+            capacity,
+            grid,
             params,
             buffers,
             step,
+            refresh,
             time: fluid.time,
             spacing: settings.spacing,
             speed_of_sound: wcsph.speed_of_sound,
             in_flight: Arc::new(AtomicUsize::new(0)),
-        })
+        };
+        fluid.refresh(gpu, "fluid upload")?;
+        Ok(fluid)
+    }
+
+    /// The search and the densities at the positions as they are, in a submission of their own.
+    fn refresh(&self, gpu: &GpuContext, label: &str) -> Result<(), GpuError> {
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        crate::passes::encode(&mut encoder, &self.refresh);
+        gpu.queue.submit([encoder.finish()]);
+        gpu.check()
+    }
+
+    /// The particles the buffers hold ([`GpuFluid::with_capacity`]).
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// `Fluid::emit` on the device: particles at `points` moving at `velocity`, each of mass m,
+    /// written after the others; then the search and the densities at the positions as they are, as
+    /// the CPU's emit recomputes its neighbours and densities. Queued after the steps already
+    /// submitted. Refused, with nothing added, beyond the capacity, or for a point that is not finite
+    /// or lies outside the neighbour grid.
+    pub fn emit(
+        &mut self,
+        gpu: &GpuContext,
+        points: &[glam::DVec3],
+        velocity: glam::DVec3,
+    ) -> Result<(), GpuError> {
+        let count = self.particles + points.len();
+        if count > self.capacity {
+            return Err(GpuError(format!(
+                "{count} fluid particles do not fit this GPU fluid: it holds at most {}",
+                self.capacity
+            )));
+        }
+        if !velocity.is_finite() || points.iter().any(|p| !p.is_finite()) {
+            return Err(GpuError(
+                "an emitted particle's position or velocity is not a finite number".into(),
+            ));
+        }
+        if let Some(p) = points.iter().find(|p| self.grid.cell_of(**p).is_none()) {
+            return Err(GpuError(format!(
+                "an emitted particle at ({:.4}, {:.4}, {:.4}) m is outside the neighbour grid",
+                p.x, p.y, p.z
+            )));
+        }
+        if points.is_empty() {
+            return Ok(());
+        }
+        let offset = 16 * self.particles as u64;
+        let x: Vec<[f32; 4]> = points
+            .iter()
+            .map(|p| [p.x as f32, p.y as f32, p.z as f32, 0.0])
+            .collect();
+        let v = vec![[velocity.x as f32, velocity.y as f32, velocity.z as f32, 0.0]; points.len()];
+        gpu.queue
+            .write_buffer(&self.buffers.x, offset, bytemuck::cast_slice(&x));
+        gpu.queue
+            .write_buffer(&self.buffers.v, offset, bytemuck::cast_slice(&v));
+        self.particles = count;
+        self.params.particles = count as u32;
+        gpu.queue
+            .write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&self.params));
+        self.refresh(gpu, "fluid emit")
+    }
+
+    /// `Nozzle::pour` on the device: the layers due at the fluid's clock go in
+    /// ([`GpuFluid::emit`]) at the nozzle's speed, downwards. Returns how many particles went in;
+    /// refused, the nozzle is as it was.
+    pub fn pour(&mut self, gpu: &GpuContext, nozzle: &mut Nozzle) -> Result<usize, GpuError> {
+        let mut after = nozzle.clone();
+        let points = after.due(self.time);
+        self.emit(gpu, &points, glam::DVec3::new(0.0, -nozzle.speed, 0.0))?;
+        *nozzle = after;
+        Ok(points.len())
     }
 
     /// Fluid particles.

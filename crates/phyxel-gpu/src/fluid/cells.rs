@@ -62,7 +62,7 @@ impl Grid {
     }
 
     /// The cell holding `p`, computed as count_cells computes it; None outside the grid.
-    fn cell_of(&self, p: DVec3) -> Option<u32> {
+    pub fn cell_of(&self, p: DVec3) -> Option<u32> {
         let p = [p.x as f32, p.y as f32, p.z as f32];
         let mut c = [0u32; 3];
         for d in 0..3 {

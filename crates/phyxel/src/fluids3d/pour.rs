@@ -129,6 +129,12 @@ impl Nozzle {
         self.particles.div_ceil(layer) * layer
     }
 
+    /// The time the next layer is due at ([`Nozzle::due`] lets it in from 10⁻¹² s before); None
+    /// once everything has run out.
+    pub fn next_due(&self) -> Option<f64> {
+        (!self.done()).then_some(self.next)
+    }
+
     /// Whether everything has run out.
     pub fn done(&self) -> bool {
         self.emitted >= self.particles
