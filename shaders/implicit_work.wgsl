@@ -6,7 +6,7 @@
 // per-phyxel `Frame` (R_i, F_p,i⁻¹, P_i) come from the prelude (`wgsl::work`, `layout::ImplicitFrame`).
 //
 // The work buffer holds, for n phyxels, sections of n vec4 each (xyz used), then the CG scalars, then
-// one partial sum per workgroup.
+// PARTIAL_SUMS (the prelude) vec4 partial sums per workgroup: the k-th of every workgroup together.
 
 const X: u32 = 0u; // CG iterate (Δv)
 const R: u32 = 1u; // residual
@@ -32,7 +32,12 @@ const SLIP: u32 = 11u;
 //          curvature, 3 zero right-hand side)
 //   [2] = (solve 1 or 2, 1 when the held contacts changed, 1 when the second solve is skipped (they
 //          did not), final relative residual)
+//   [3] = DEFLATION_SLOT (the prelude): (E⁻¹ along the axes this solve deflates, 0 along the others
+//          (`deflation::CoarseSpace`; E is diagonal there, conjugate_gradient.wgsl), 1 when the body's
+//          solves are deflated: written at the upload, 0 for a quadrature body holding a surface)
+//   [4] = (y = E⁻¹ (A Z)ᵀ z, the coarse part taken out of the next direction (0 undeflated), 0)
 const SCALARS: u32 = 0u;
+const COARSE: u32 = 4u;
 const PARTIALS: u32 = SCALAR_SLOTS;
 
 // CG's states RUNNING, CONVERGED, STOPPED and ZERO_RHS come from the prelude.
@@ -52,7 +57,12 @@ fn scalar_index(k: u32) -> u32 {
 }
 
 fn partial_index(group: u32) -> u32 {
-    return section(SECTIONS) + PARTIALS + group;
+    return partial_slot(0u, group);
+}
+
+// The k-th (k < PARTIAL_SUMS) partial sum of workgroup `group`.
+fn partial_slot(k: u32, group: u32) -> u32 {
+    return section(SECTIONS) + PARTIALS + k * workgroups() + group;
 }
 
 fn workgroups() -> u32 {
@@ -114,14 +124,20 @@ fn obstacle_block(i: u32) -> mat3x3<f32> {
     return work[section(IMPULSE) + i].z * (identity - mat3x3<f32>(n * n.x, n * n.y, n * n.z));
 }
 
-// The vector K is applied to: Q, or in a CG iteration the filtered new direction S (z + β p)
+// The new search direction p = (z − y) + β p at phyxel j: z = P r deflated by y = E⁻¹ (A Z)ᵀ z
+// (`CoarseSpace::project`, Saad et al. 2000 alg. 2.2; y = 0 undeflated), then conjugated.
+fn next_direction(j: u32) -> vec3<f32> {
+    let beta = work[scalar_index(1u)].y;
+    let y = work[scalar_index(COARSE)].xyz;
+    return (work[section(Z) + j].xyz - y) + beta * work[section(P) + j].xyz;
+}
+
+// The vector K is applied to: Q, or in a CG iteration the filtered new direction S p
 // (corotated.wgsl's and quadrature.wgsl's stiffness products read it; every file this is prepended to
 // binds `work`, `contact` and `phyxel`).
 fn product_input(j: u32, in_cg: bool) -> vec3<f32> {
     if (in_cg) {
-        let beta = work[scalar_index(1u)].y;
-        let p = work[section(Z) + j].xyz + beta * work[section(P) + j].xyz;
-        return filter_of(j, contact[j], phyxel[j].fixed) * p;
+        return filter_of(j, contact[j], phyxel[j].fixed) * next_direction(j);
     }
     return work[section(Q) + j].xyz;
 }

@@ -1,5 +1,6 @@
 //! The corotated implicit Euler step on the GPU: the twin of `phyxel::meshless::implicit`
-//! (`velocity_change` with `conjugate_gradient::solve`) and of `Simulation::advance_implicit`, in the
+//! (`velocity_change` with `deflation::solve_deflated`, or `conjugate_gradient::solve` for a quadrature
+//! body holding a surface) and of `Simulation::advance_implicit`, in the
 //! passes of `shaders/corotated.wgsl`, `conjugate_gradient.wgsl` and `implicit.wgsl` (their headers
 //! list the order). CG runs entirely on the device: the host queues a number of iterations, and the
 //! kernels stop changing anything once CG has converged, so a step needs no read-back. The CG
@@ -42,6 +43,9 @@ pub struct ImplicitStep {
     cg_start: Pass,
     cg_reduce_start: Pass,
     cg_drop_guess: Pass,
+    /// The deflation by the rigid translations (conjugate_gradient.wgsl), None where the CPU solves
+    /// undeflated (`Body::holds_a_surface`).
+    deflation: Option<[Pass; 4]>,
     cg_stiffness_stresses: Pass,
     cg_product: Pass,
     cg_reduce_curvature: Pass,
@@ -87,6 +91,11 @@ impl ImplicitStep {
                 .sum();
             *slot = vec4(own);
         }
+        // The deflation's switch (`implicit::velocity_change` deflates unless the body is a quadrature
+        // body holding a surface by a penalty, whose K pulls a translation back).
+        let deflated = !body.holds_a_surface();
+        let deflation_slot = work::SECTIONS as usize * n + work::DEFLATION_SLOT as usize;
+        work[deflation_slot][3] = if deflated { 1.0 } else { 0.0 };
         let work = storage_buffer(device, "implicit work", bytemuck::cast_slice(&work));
         let frames: Vec<ImplicitFrame> = body
             .plastic_deformation
@@ -155,8 +164,10 @@ impl ImplicitStep {
                     (8, &b.reverse_start),
                     (9, reverse),
                 ],
-                "cg_drop_guess" => &[(2, &b.phyxel), (3, &work), (4, &contact), (5, &frames)],
-                "cg_update" => &[(3, &work), (5, &frames)],
+                "cg_drop_guess" | "cg_update" | "cg_deflate_start" => {
+                    &[(2, &b.phyxel), (3, &work), (4, &contact), (5, &frames)]
+                }
+                "translations" => &[(2, &b.phyxel), (3, &work), (4, &contact)],
                 "cg_finish" => &[(2, &b.phyxel), (3, &work), (4, &contact)],
                 _ => &[(3, &work)],
             };
@@ -226,6 +237,14 @@ impl ImplicitStep {
             cg_start: cg("cg_start"),
             cg_reduce_start: cg("cg_reduce_start"),
             cg_drop_guess: cg("cg_drop_guess"),
+            deflation: deflated.then(|| {
+                [
+                    cg("translations"),
+                    cg("cg_reduce_translations"),
+                    cg("cg_deflate_start"),
+                    cg("cg_reduce_deflated_start"),
+                ]
+            }),
             cg_stiffness_stresses: corotated("cg_stiffness_stresses", &stiffness_bindings),
             cg_product: cg("cg_product"),
             cg_reduce_curvature: cg("cg_reduce_curvature"),
@@ -314,6 +333,9 @@ impl ImplicitStep {
                 compute,
                 &[&self.cg_start, &self.cg_reduce_start, &self.cg_drop_guess],
             );
+            if let Some(deflation) = &self.deflation {
+                run(compute, &deflation.each_ref());
+            }
             for _ in 0..self.budget.load(Ordering::Relaxed) {
                 run(compute, cg_product);
                 run(

@@ -5,6 +5,7 @@
 //! (`layout::tests`) checks the prelude's struct layouts against Rust's.
 
 use crate::layout::wgsl_structs;
+use phyxel::deflation::DEPENDENT_PIVOT;
 use phyxel::fluids3d::fluid::{MAX_STEP_TRAVEL, SUPPORT_RATIO, WALL_DISTANCE};
 use phyxel::meshless::implicit::STICKING_DRAG;
 use phyxel::meshless::melting::AMBIENT_TEMPERATURE;
@@ -44,14 +45,19 @@ pub mod status {
 }
 
 /// The implicit step's work buffer (shaders/implicit_work.wgsl): sections of n vec4 each, then
-/// the CG scalars, then one partial sum per workgroup.
+/// the CG scalars, then `PARTIAL_SUMS` partial sums per workgroup.
 pub mod work {
     /// Sections of n vec4.
     pub const SECTIONS: u32 = 12;
     /// The section of Σ_j x̄_ij w_ij per phyxel (A_i⁻¹ times it is Σ_j d_ij), written at the upload.
     pub const OWN_OFFSETS: u32 = 9;
     /// vec4 slots of CG scalars after the sections.
-    pub const SCALAR_SLOTS: u32 = 4;
+    pub const SCALAR_SLOTS: u32 = 5;
+    /// The scalars' slot of the deflation's E⁻¹ along the deflated axes (xyz) and its switch (w: 1 when
+    /// the body's solves are deflated, written at the upload).
+    pub const DEFLATION_SLOT: u32 = 3;
+    /// vec4 partial sums per workgroup (`translations` reduces nine numbers, `cg_update` eight).
+    pub const PARTIAL_SUMS: u32 = 3;
     /// CG's states (in the scalars' slot 1, w).
     pub const RUNNING: f32 = 0.0;
     pub const CONVERGED: f32 = 1.0;
@@ -60,11 +66,11 @@ pub mod work {
     /// A zero right-hand side: Δv = 0.
     pub const ZERO_RHS: f32 = 3.0;
 
-    /// The buffer's length in vec4 for `phyxels` phyxels: the sections, the scalars, one partial sum
-    /// per workgroup.
+    /// The buffer's length in vec4 for `phyxels` phyxels: the sections, the scalars, `PARTIAL_SUMS`
+    /// partial sums per workgroup.
     pub fn len(phyxels: usize) -> usize {
         let groups = super::workgroups(phyxels as u32, super::WORKGROUP_SIZE) as usize;
-        (SECTIONS as usize) * phyxels + SCALAR_SLOTS as usize + groups
+        (SECTIONS as usize) * phyxels + SCALAR_SLOTS as usize + PARTIAL_SUMS as usize * groups
     }
 }
 
@@ -217,6 +223,11 @@ pub fn prelude() -> String {
     text += &u("SECTIONS", work::SECTIONS);
     text += &u("OWN_OFFSETS", work::OWN_OFFSETS);
     text += &u("SCALAR_SLOTS", work::SCALAR_SLOTS);
+    text += &u("DEFLATION_SLOT", work::DEFLATION_SLOT);
+    text += &u("PARTIAL_SUMS", work::PARTIAL_SUMS);
+    text += "// `deflation::DEPENDENT_PIVOT`: E's Cholesky pivot, over its largest diagonal, below which \
+             the coarse space is refused.\n";
+    text += &f("DEPENDENT_PIVOT", DEPENDENT_PIVOT);
     for (name, state) in [
         ("RUNNING", work::RUNNING),
         ("CONVERGED", work::CONVERGED),

@@ -19,6 +19,10 @@
 
 use crate::conjugate_gradient::{iterate, start, InnerProduct, Solution, Tolerance};
 
+/// E = Zᵀ A Z is refused as singular (dependent coarse vectors) when a Cholesky pivot is at most this
+/// fraction of E's largest diagonal entry (the GPU's twin, shaders/conjugate_gradient.wgsl, shares it).
+pub const DEPENDENT_PIVOT: f64 = 1e-12;
+
 /// The coarse space Z (k vectors) with its products A Z and the Cholesky factor of E = Zᵀ A Z.
 #[derive(Clone, Debug)]
 pub struct CoarseSpace<V> {
@@ -47,7 +51,8 @@ impl<V: InnerProduct> CoarseSpace<V> {
         if !largest.is_finite() || largest <= 0.0 {
             return None;
         }
-        // Cholesky E = L Lᵀ; a pivot below 10⁻¹² of the largest diagonal means dependent vectors.
+        // Cholesky E = L Lᵀ; a pivot below `DEPENDENT_PIVOT` of the largest diagonal means dependent
+        // vectors.
         let mut factor = vec![0.0; k * k];
         for i in 0..k {
             for j in 0..=i {
@@ -55,7 +60,7 @@ impl<V: InnerProduct> CoarseSpace<V> {
                 let value = e[i * k + j] - sum;
                 if i == j {
                     // (NaN fails this test too.)
-                    if value.is_nan() || value <= 1e-12 * largest {
+                    if value.is_nan() || value <= DEPENDENT_PIVOT * largest {
                         return None;
                     }
                     factor[i * k + i] = value.sqrt();
