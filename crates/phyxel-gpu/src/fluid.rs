@@ -453,6 +453,47 @@ impl GpuFluid {
             return Ok(false);
         }
         self.set_time_step(gpu, dt)?;
+        self.submit_steps(gpu, dt, steps);
+        self.count_in_flight(gpu);
+        gpu.check().map(|()| true)
+    }
+
+    /// [`GpuFluid::step`] with `nozzle` pouring, as `Fluid3dScene::step` pours on the CPU (the
+    /// layers due go in before each step): the steps are queued in batches, each ending at the first
+    /// step whose clock is within 10⁻¹² s of the next layer's time ([`Nozzle::due`]'s rule), and the
+    /// layers due go in ([`GpuFluid::pour`]) before each batch. Counted in flight as one
+    /// [`GpuFluid::step`]; nothing is queued while the device is behind (false).
+    pub fn step_pouring(
+        &mut self,
+        gpu: &GpuContext,
+        dt: f64,
+        steps: u32,
+        nozzle: &mut Nozzle,
+    ) -> Result<bool, GpuError> {
+        if self.in_flight.load(Ordering::Acquire) >= MAX_SUBMISSIONS_IN_FLIGHT {
+            return Ok(false);
+        }
+        self.set_time_step(gpu, dt)?;
+        let mut left = steps;
+        while left > 0 {
+            self.pour(gpu, nozzle)?;
+            let batch = nozzle
+                .next_due()
+                .map_or(left, |next| {
+                    ((next - 1e-12 - self.time) / dt)
+                        .ceil()
+                        .clamp(1.0, f64::from(left)) as u32
+                })
+                .min(left);
+            self.submit_steps(gpu, dt, batch);
+            left -= batch;
+        }
+        self.count_in_flight(gpu);
+        gpu.check().map(|()| true)
+    }
+
+    /// `steps` steps of `dt` in one submission; the clock moves on by them.
+    fn submit_steps(&mut self, gpu: &GpuContext, dt: f64, steps: u32) {
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -467,13 +508,16 @@ impl GpuFluid {
             }
         }
         gpu.queue.submit([encoder.finish()]);
+        self.time += dt * f64::from(steps);
+    }
+
+    /// One more submission in flight until the device has done everything submitted so far.
+    fn count_in_flight(&self, gpu: &GpuContext) {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let in_flight = self.in_flight.clone();
         gpu.queue.on_submitted_work_done(move || {
             in_flight.fetch_sub(1, Ordering::AcqRel);
         });
-        self.time += dt * f64::from(steps);
-        gpu.check().map(|()| true)
     }
 
     /// One step with every pass in a compute pass of its own, timed by timestamp queries: resolves

@@ -42,9 +42,10 @@ pub struct GpuFluidReadback {
 
 #[wasm_bindgen]
 impl GpuFluid3d {
-    /// `scene` stepped by `solver` on `device`. The GPU mirrors WCSPH without an inlet: the glass and
-    /// the incompressible solvers are refused with the reason, as is a scene beyond the CPU copy's
-    /// budgets or the device's storage bindings (the limit named).
+    /// `scene` stepped by `solver` on `device`. The GPU mirrors WCSPH and the glass's inlet (its
+    /// buffers made for every particle the nozzle will let out): the incompressible solvers are
+    /// refused with the reason, as is a scene beyond the CPU copy's budgets or the device's storage
+    /// bindings (the limit named).
     #[wasm_bindgen(constructor)]
     pub fn new(
         device: &GpuDevice,
@@ -58,11 +59,6 @@ impl GpuFluid3d {
         let settings = Settings::new(across, xsph, iterations, sound).map_err(js_error)?;
         let scene = Scene::from_id(scene).map_err(js_error)?;
         let solver = Solver::from_id(solver).map_err(js_error)?;
-        if scene == Scene::Glass {
-            return Err(JsError::new(
-                "the glass runs on the CPU only: the GPU fluid has no inlet to pour from yet",
-            ));
-        }
         if solver != Solver::Wcsph {
             return Err(JsError::new(&format!(
                 "{} runs on the CPU only: the GPU steps WCSPH",
@@ -71,7 +67,7 @@ impl GpuFluid3d {
         }
         let mut scene = Fluid3dScene::new(scene, solver, settings).map_err(js_error)?;
         let context = device.context();
-        let fluid = GpuFluid::new(&context, &scene.simulation).map_err(js_error)?;
+        let fluid = upload(&context, &scene)?;
         // The copy's state comes from the device from now on: nothing reads its neighbour lists and
         // pair kernels (tens of MB at the largest scenes), so they go.
         let copy = &mut scene.simulation.fluid;
@@ -109,7 +105,13 @@ impl GpuFluid3d {
         let cfl = self.scene.simulation.time_step();
         let n = ((duration / cfl).ceil() as u32).clamp(1, most);
         let dt = (duration / f64::from(n)).min(cfl);
-        if !self.fluid.step(&self.context, dt, n).map_err(js_error)? {
+        let queued = match self.scene.glass.as_mut() {
+            // The nozzle's layers go in on the device as they fall due; the copy takes them with
+            // the next read-back (`Fluid3dScene::set_state`).
+            Some((_, nozzle)) => self.fluid.step_pouring(&self.context, dt, n, nozzle),
+            None => self.fluid.step(&self.context, dt, n),
+        };
+        if !queued.map_err(js_error)? {
             return Ok(0);
         }
         self.steps += u64::from(n);
@@ -200,8 +202,10 @@ impl GpuFluid3d {
     }
 
     /// Rebuild the device's fluid from the scene's copy; read-backs of the old one are left out.
+    /// (The glass's layers let out on the device since the copy's last read-back are not in it: a
+    /// rebuild after a refused step loses them, the mass still the count times m.)
     fn rebuild(&mut self) -> Result<(), JsError> {
-        self.fluid = GpuFluid::new(&self.context, &self.scene.simulation).map_err(js_error)?;
+        self.fluid = upload(&self.context, &self.scene)?;
         self.generation = self.generation.wrapping_add(1);
         Ok(())
     }
@@ -215,6 +219,19 @@ impl GpuFluid3d {
     pub fn adapter(&self) -> String {
         self.context.adapter.name.clone()
     }
+}
+
+/// The scene's copy uploaded: with room for everything the glass's nozzle lets out, if it pours.
+fn upload(context: &GpuContext, scene: &Fluid3dScene) -> Result<GpuFluid, JsError> {
+    match &scene.glass {
+        Some((_, nozzle)) => GpuFluid::with_capacity(
+            context,
+            &scene.simulation,
+            nozzle.total().max(scene.simulation.fluid.len()),
+        ),
+        None => GpuFluid::new(context, &scene.simulation),
+    }
+    .map_err(js_error)
 }
 
 phyxel_bindings::fluid3d_readers!(GpuFluid3d);

@@ -202,10 +202,10 @@ c.select({
   value: params.backend,
   options: [
     { value: 'cpu', label: 'CPU (worker; threads where isolated)' },
-    { value: 'gpu', label: 'WebGPU compute (WCSPH, dam break)' },
+    { value: 'gpu', label: 'WebGPU compute (WCSPH)' },
   ],
-  // A new backend starts the scene again on it; one that refuses it (no WebGPU, the glass, DFSPH or
-  // PBF on the GPU) leaves the running one, and says why.
+  // A new backend starts the scene again on it; one that refuses it (no WebGPU, DFSPH or PBF on the
+  // GPU) leaves the running one, and says why.
   onChange: async (value) => {
     const previous = { backend: params.backend, solver: params.solver };
     if (value === 'gpu') {

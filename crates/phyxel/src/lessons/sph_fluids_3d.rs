@@ -191,8 +191,11 @@ impl Fluid3dScene {
     /// Take the state another solver of the same scene computed (the WebGPU step's read-back):
     /// positions, velocities, densities, pressures and the clock, so that the readouts, the drawing
     /// and the next CFL step ([`FluidSimulation::time_step`]) see it. The neighbour lists are not
-    /// rebuilt (nothing read from this copy needs them). Refused unless every list has one entry per
-    /// particle and every value is finite.
+    /// rebuilt (nothing read from this copy needs them). The state may hold more particles than the
+    /// copy, up to the count the glass's nozzle has let out (the other solver poured them,
+    /// advancing this nozzle): they are taken too, each of mass m, so the mass stays the count
+    /// times m. Refused unless every list has one entry per particle, the count is the copy's or
+    /// one the nozzle accounts for, and every value is finite.
     pub fn set_state(
         &mut self,
         x: &[Vector],
@@ -201,12 +204,21 @@ impl Fluid3dScene {
         pressure: &[f64],
         time: f64,
     ) -> Result<(), FluidError> {
+        let poured = self.glass.as_ref().map_or(0, |(_, nozzle)| nozzle.emitted);
         let f = &mut self.simulation.fluid;
-        let n = f.len();
-        if x.len() != n || v.len() != n || density.len() != n || pressure.len() != n {
+        let (n, count) = (f.len(), x.len());
+        if !(count == n || (count > n && count <= poured))
+            || v.len() != count
+            || density.len() != count
+            || pressure.len() != count
+        {
             return Err(FluidError::BadInput(format!(
-                "a state of {} particles for a fluid of {n}",
-                x.len()
+                "a state of {count} particles for a fluid of {n}{}",
+                if poured > n {
+                    format!(" (and up to {} poured)", poured - n)
+                } else {
+                    String::new()
+                }
             )));
         }
         let finite = x.iter().chain(v).all(|p| p.is_finite())
@@ -217,10 +229,15 @@ impl Fluid3dScene {
                 "the state holds a value that is not a finite number".into(),
             ));
         }
-        f.x.copy_from_slice(x);
-        f.v.copy_from_slice(v);
-        f.density.copy_from_slice(density);
-        f.pressure.copy_from_slice(pressure);
+        f.x.clear();
+        f.x.extend_from_slice(x);
+        f.v.clear();
+        f.v.extend_from_slice(v);
+        f.density.clear();
+        f.density.extend_from_slice(density);
+        f.pressure.clear();
+        f.pressure.extend_from_slice(pressure);
+        f.scratch.resize(count, Vector::ZERO);
         f.time = time;
         Ok(())
     }

@@ -202,6 +202,41 @@ fn a_state_from_elsewhere_is_taken_whole_or_refused() {
     assert_eq!(scene.simulation.fluid.time, 0.25);
 }
 
+/// The glass on another solver: a state with the particles its nozzle has let out since is taken
+/// (the mass the count times m), one with more than that is refused and leaves the copy as it was.
+#[test]
+fn a_state_with_the_poured_particles_is_taken_up_to_what_the_nozzle_let_out() {
+    let mut scene = Fluid3dScene::new(Scene::Glass, Solver::Wcsph, settings(6.0)).unwrap();
+    scene.step().unwrap();
+    let n = scene.simulation.fluid.len();
+    let (_, nozzle) = scene.glass.as_mut().unwrap();
+    // What a GPU pour would have let out by t = 0.04 s: a few more layers of 9.
+    let poured = nozzle.due(0.04);
+    assert!(poured.len() >= 9, "{} poured", poured.len());
+    let f = scene.simulation.fluid.clone();
+    let grown = |extra: usize| -> (Vec<Vector>, Vec<Vector>, Vec<f64>) {
+        let mut x = f.x.clone();
+        x.extend(poured.iter().cycle().take(extra));
+        let count = x.len();
+        (
+            x,
+            vec![Vector::new(0.0, -0.5, 0.0); count],
+            vec![1000.0; count],
+        )
+    };
+    let (x, v, rho) = grown(poured.len() + 1);
+    let refused = scene.set_state(&x, &v, &rho, &rho, 0.04).unwrap_err();
+    assert!(refused.to_string().contains("up to"), "{refused}");
+    assert_eq!(scene.simulation.fluid.len(), n);
+    let (x, v, rho) = grown(poured.len());
+    scene.set_state(&x, &v, &rho, &rho, 0.04).unwrap();
+    let f = &scene.simulation.fluid;
+    assert_eq!(f.len(), n + poured.len());
+    assert_eq!(f.total_mass(), f.len() as f64 * f.mass);
+    assert_eq!(f.v.len(), f.len());
+    assert!(scene.in_glass().is_some());
+}
+
 #[test]
 fn the_level_is_read_once_poured_and_settled_and_the_front_until_the_far_wall() {
     let mut scene = Fluid3dScene::new(Scene::Glass, Solver::Dfsph, settings(6.0)).unwrap();
