@@ -102,14 +102,24 @@ fn pressure(@builtin(global_invocation_id) id: vec3<u32>) {
     pressures[i] = vec2<f32>(p, p / (rho * rho));
 }
 
-// `Fluid::non_pressure_accelerations`: gravity (the pointer's stirring is the CPU's only).
+// `Fluid::non_pressure_accelerations`: gravity and the pointer's stirring.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn non_pressure_accelerations(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
     if (i >= fluid.particles) {
         return;
     }
-    scratch[i] = vec4<f32>(fluid.gravity, 0.0);
+    var a = fluid.gravity;
+    // The pointer's stir: a_i += rate (1 − d²/r²) (v_stir − v_i) within its radius r.
+    if (fluid.stir_radius > 0.0) {
+        let r2 = fluid.stir_radius * fluid.stir_radius;
+        let d = x[i].xyz - fluid.stir_centre;
+        let d2 = dot(d, d);
+        if (d2 < r2) {
+            a += fluid.stir_rate * (1.0 - d2 / r2) * (fluid.stir_velocity - v[i].xyz);
+        }
+    }
+    scratch[i] = vec4<f32>(a, 0.0);
 }
 
 // `pressure_accelerations` (wcsph.rs): a_i −= Σ_j m (p_i/ρ_i² + p_j/ρ_j²) ∇W_ij (seed 002 eq. 51) +

@@ -6,8 +6,8 @@
 //! `xsph_viscosity` (eq. 53), `drift`, the neighbour search (`fluid/cells.rs`), `keep_off_walls`
 //! (seed 002 §6.4) and `compute_densities` (eq. 55). Single precision on the device (the CPU's is
 //! double): the two agree within a tolerance, not bit for bit (tests/fluid_parity.rs). What the CPU
-//! has and the device has not is refused at the upload with the reason: the other solvers, the
-//! pointer's stirring, moving walls (a coupled body).
+//! has and the device has not is refused at the upload with the reason: the other solvers and moving
+//! walls (a coupled body). The pointer's stirring is mirrored ([`GpuFluid::set_stir`]).
 //!
 //! An inlet (the 3D lesson's glass, `fluids3d::pour`) pours into a fluid made with room to spare
 //! ([`GpuFluid::with_capacity`]): [`GpuFluid::pour`] and [`GpuFluid::emit`] mirror `Nozzle::pour`
@@ -32,7 +32,7 @@ use crate::wgsl::{fluid_status, source, workgroups, WORKGROUP_SIZE};
 use buffers::{binding, Buffers};
 use cells::{search_passes, Grid};
 use phyxel::fluids3d::wcsph::Wcsph;
-use phyxel::fluids3d::{Fluid, FluidSimulation, Limits, Nozzle, Solver};
+use phyxel::fluids3d::{Fluid, FluidSimulation, Limits, Nozzle, Solver, Stir};
 use phyxel::kernels::{Dimension, Kernel};
 pub use state::GpuFluidState;
 use std::future::Future;
@@ -65,8 +65,8 @@ pub struct GpuFluid {
 impl GpuFluid {
     /// Upload `sim`'s fluid: particles, velocities, the walls sorted into the grid with their volumes
     /// V_b, and the constants; the neighbour search and the densities are computed on the device for
-    /// the positions as they are. Refused, with the reason, for a solver other than WCSPH, stirring,
-    /// moving walls, and a fluid whose buffers exceed the device's storage bindings. Every pass binds
+    /// the positions as they are. Refused, with the reason, for a solver other than WCSPH, moving
+    /// walls, and a fluid whose buffers exceed the device's storage bindings. Every pass binds
     /// at most eight storage buffers (WebGPU's default `maxStorageBuffersPerShaderStage`).
     pub fn new(gpu: &GpuContext, sim: &FluidSimulation) -> Result<Self, GpuError> {
         Self::with_binding_limit(gpu, sim, gpu.limits.max_storage_buffer_binding_size)
@@ -166,11 +166,6 @@ impl GpuFluid {
         binding_bytes: u64,
         capacity: usize,
     ) -> Result<Self, GpuError> {
-        if fluid.stir.is_some() {
-            return Err(GpuError(
-                "the GPU fluid does not stir: the pointer's stirring runs on the CPU".into(),
-            ));
-        }
         if !fluid.boundary_impulse.is_empty() || !fluid.boundary_velocity.is_empty() {
             return Err(GpuError(
                 "the GPU fluid's walls are static: a coupled, moving body runs on the CPU".into(),
@@ -236,7 +231,8 @@ impl GpuFluid {
             w_scale: (sigma / h.powi(3)) as f32,
             grad_scale: (sigma / h.powi(4)) as f32,
             ..FluidParams::default()
-        };
+        }
+        .with_stir(fluid.stir);
         let device = &gpu.device;
         let (sorted_walls, wall_end) =
             grid.sort_walls(&fluid.boundary.x, &fluid.boundary.volume)?;
@@ -284,7 +280,7 @@ impl GpuFluid {
         );
         let mut step = vec![
             pass("pressure", &[PARAMS, DENSITY, PRESSURES]),
-            pass("non_pressure_accelerations", &[PARAMS, SCRATCH]),
+            pass("non_pressure_accelerations", &[PARAMS, X, V, SCRATCH]),
             pass(
                 "pressure_accelerations",
                 &[
@@ -337,6 +333,26 @@ impl GpuFluid {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
         crate::passes::encode(&mut encoder, &self.refresh);
         gpu.queue.submit([encoder.finish()]);
+        gpu.check()
+    }
+
+    /// The pointer's stir from the next step on (`Fluid::stir`; None: none), as the CPU's
+    /// `Fluid::non_pressure_accelerations` takes it. Refused for a value that is not finite.
+    pub fn set_stir(&mut self, gpu: &GpuContext, stir: Option<Stir>) -> Result<(), GpuError> {
+        if let Some(s) = stir {
+            if !(s.centre.is_finite()
+                && s.velocity.is_finite()
+                && s.radius.is_finite()
+                && s.rate.is_finite())
+            {
+                return Err(GpuError(
+                    "the stir's point, velocity, radius or rate is not a finite number".into(),
+                ));
+            }
+        }
+        self.params = self.params.with_stir(stir);
+        gpu.queue
+            .write_buffer(&self.buffers.params, 0, bytemuck::bytes_of(&self.params));
         gpu.check()
     }
 
@@ -551,5 +567,24 @@ impl GpuFluid {
             self.particles,
             self.time,
         )
+    }
+}
+
+impl FluidParams {
+    /// These parameters with the stir `stir` (None: a radius of 0, which the shader skips).
+    fn with_stir(self, stir: Option<Stir>) -> Self {
+        let stir = stir.unwrap_or(Stir {
+            centre: glam::DVec3::ZERO,
+            velocity: glam::DVec3::ZERO,
+            radius: 0.0,
+            rate: 0.0,
+        });
+        Self {
+            stir_centre: vec3(stir.centre),
+            stir_radius: stir.radius as f32,
+            stir_velocity: vec3(stir.velocity),
+            stir_rate: stir.rate as f32,
+            ..self
+        }
     }
 }

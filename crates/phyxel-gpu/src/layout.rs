@@ -365,6 +365,12 @@ shared_structs! {
         w_scale: f32,
         /// σ₃/h⁴ (∇W = σ₃/h⁴ f′(r/h) x/r).
         grad_scale: f32,
+        /// The pointer's stir (`phyxel::fluids3d::Stir`): its centre (m) and radius (m; 0: none).
+        stir_centre: [f32; 3],
+        stir_radius: f32,
+        /// Its velocity (m/s) and the rate (1/s) it pulls the water to it.
+        stir_velocity: [f32; 3],
+        stir_rate: f32,
     }
 }
 

@@ -8,7 +8,7 @@ use crate::fluids::experiment::MARTIN_MOYCE_FRONT;
 use crate::fluids3d::kernel::Vector;
 use crate::fluids3d::wcsph::Wcsph;
 use crate::fluids3d::{
-    Column, FluidError, FluidSimulation, Glass, Nozzle, Pour, Solver, StepReport,
+    Column, FluidError, FluidSimulation, Glass, Nozzle, Pour, Solver, StepReport, Stir,
 };
 
 /// The page's parameters. The page's controls take their ranges and defaults from here
@@ -242,6 +242,20 @@ impl Fluid3dScene {
         Ok(())
     }
 
+    /// Stir at `centre` moving at `velocity` ([`stir`]), or stop (None). Refused, the stir as it
+    /// was, for a value that is not a finite number.
+    pub fn set_stir(&mut self, at: Option<(Vector, Vector)>) -> Result<(), FluidError> {
+        if let Some((centre, velocity)) = at {
+            if !(centre.is_finite() && velocity.is_finite()) {
+                return Err(FluidError::BadInput(
+                    "the stir's point or velocity is not a finite number".into(),
+                ));
+            }
+        }
+        self.simulation.fluid.stir = at.map(|(centre, velocity)| stir(centre, velocity));
+        Ok(())
+    }
+
     /// Set ξ, the iteration limits and the speed of sound on the running fluid.
     pub fn set(&mut self, settings: Settings) {
         apply(&mut self.simulation, settings);
@@ -374,6 +388,22 @@ impl Fluid3dScene {
             Scene::DamBreak => [0.0, 0.0, 0.0, 4.0 * A, 2.5 * A, A],
             Scene::Glass => [0.0, 0.0, 0.0, 3.0 * A, 4.0 * A, 3.0 * A],
         }
+    }
+}
+
+/// The fastest the pointer's stir drives the water (m/s): about twice the collapse's free-fall speed
+/// √(2 g 2a), so a flick of the pointer cannot ask for a step far below the CFL step of the flow.
+pub const MAX_STIR_SPEED: f64 = 2.0;
+
+/// The pointer's stir at `centre` moving at `velocity` (its speed capped at [`MAX_STIR_SPEED`]): a
+/// ball of radius a/4 pulling the water in it to the pointer's velocity within a twentieth of a
+/// second (`Fluid::non_pressure_accelerations`, as the 2D lesson's disc).
+pub fn stir(centre: Vector, velocity: Vector) -> Stir {
+    Stir {
+        centre,
+        velocity: velocity.clamp_length_max(MAX_STIR_SPEED),
+        radius: 0.25 * A,
+        rate: 20.0,
     }
 }
 
