@@ -3,7 +3,7 @@
 // kept; the glass scene pours (the particle count grows, the mass stays the count times m) and the glass
 // holds the water; switching the solver keeps the particles and the time; bad input is refused at the
 // control with its range, a scene beyond the budgets is refused with the limit named while the running
-// one goes on.
+// one goes on; dragging the water stirs it, dragging beside it turns the camera.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, readNumber, screenshotPixels, settled, waitForText, WEBGPU } from './harness.mjs';
@@ -166,6 +166,50 @@ test('WCSPH steps on WebGPU compute where the browser has it, and is refused wit
     await waitForText(page, '#readout-solver', /^DFSPH \/ 432$/, 30_000);
     await waitForTime(page, 0.02);
   }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('dragging the water stirs it, dragging beside it turns the camera', async () => {
+  // Strong XSPH damping: the collapsed column settles along the channel's floor within a second.
+  const { page, context, problems } = await openFluid('?across=6&xsph=0.5');
+  await waitForTime(page, 1.2);
+  const calm = await readNumber(page, '#readout-max-speed');
+  const box = await page.locator('#scene').boundingBox();
+  // Where the water lies now: on the floor, half way along the channel (a = 5 cm, the channel 4a).
+  const [nx, ny] = await page.evaluate(() => Array.from(window.phyxelFluid.camera.project(0.1, 0.008, 0.025)));
+  const x = box.x + ((nx + 1) / 2) * box.width;
+  const y = box.y + ((1 - ny) / 2) * box.height;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), 'stir');
+  // Quick sweeps back and forth along the channel (six moves each way, half the canvas: the
+  // stir's velocity is taken over the simulated time between frames, and a frame may span several
+  // moves) for 0.2 s of simulated time at least, the readout read between moves.
+  const t0 = await readNumber(page, '#readout-sim-time');
+  let stirred = 0;
+  for (let k = 1; k <= 200 && (k < 12 || (await readNumber(page, '#readout-sim-time')) < t0 + 0.2); k += 1) {
+    const phase = k % 12;
+    const offset = ((phase < 6 ? phase : 12 - phase) - 3) * 0.08 * box.width;
+    await page.mouse.move(x + offset, y, { steps: 2 });
+    await page.waitForTimeout(20);
+    stirred = Math.max(stirred, await readNumber(page, '#readout-max-speed'));
+  }
+  await page.mouse.up();
+  const t1 = await readNumber(page, '#readout-sim-time');
+  console.log(`largest speed: ${calm} m/s calm, ${stirred} m/s stirring (t = ${t0} … ${t1} s)`);
+  assert.ok(calm < 0.3, `largest speed ${calm} m/s before stirring`);
+  assert.ok(stirred > 0.35 && stirred > 2 * calm, `largest speed ${stirred} m/s while stirring (${calm} before)`);
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), null);
+  // Beside the water (the top corner of the canvas): the camera turns and nothing is stirred.
+  const before = await page.evaluate(() => Array.from(window.phyxelFluid.camera.project(0.1, 0.0, 0.025)));
+  await page.mouse.move(box.x + 10, box.y + 10);
+  await page.mouse.down();
+  assert.equal(await page.getAttribute('.view3d', 'data-action'), null);
+  await page.mouse.move(box.x + 80, box.y + 30, { steps: 4 });
+  await page.mouse.up();
+  const after = await page.evaluate(() => Array.from(window.phyxelFluid.camera.project(0.1, 0.0, 0.025)));
+  assert.ok(Math.hypot(after[0] - before[0], after[1] - before[1]) > 0.01, `the view turned: ${before} → ${after}`);
   assert.deepEqual(problems, []);
   await context.close();
 });

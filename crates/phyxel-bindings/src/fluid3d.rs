@@ -4,6 +4,7 @@
 //! table ([`parameters`]) and the methods both classes read the scene with ([`fluid3d_readers!`]).
 //! Nothing here computes physics.
 
+use phyxel::fluids3d::kernel::Vector;
 use phyxel::lessons::sph_fluids_3d::{Fluid3dScene, PARAMETERS};
 use wasm_bindgen::JsValue;
 
@@ -71,6 +72,12 @@ pub fn report(s: &Fluid3dScene, error: Option<&str>) -> JsValue {
     set(&object, "glass", glass);
     set(&object, "error", error.map_or(JsValue::NULL, JsValue::from));
     object.into()
+}
+
+/// The pointer's stir as the page sends it — its point (x, y, z) and velocity (vx, vy, vz), or
+/// `on` false to stop — for `Fluid3dScene::set_stir`.
+pub fn stir_at(point: [f64; 3], velocity: [f64; 3], on: bool) -> Option<(Vector, Vector)> {
+    on.then(|| (point.into(), velocity.into()))
 }
 
 /// The methods the page reads a 3D fluid class with — `particles(colour)`, `outline()`, `bounds()`,

@@ -201,6 +201,27 @@ impl GpuFluid3d {
         Ok(())
     }
 
+    /// Stir at (x, y, z) m moving at (vx, vy, vz) m/s on the device (`GpuFluid::set_stir`) and in
+    /// the copy (so that a rebuild keeps it), or stop (`on` false). A value that is not a finite
+    /// number is refused, the stir as it was.
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_stir(
+        &mut self,
+        x: f64,
+        y: f64,
+        z: f64,
+        vx: f64,
+        vy: f64,
+        vz: f64,
+        on: bool,
+    ) -> Result<(), JsError> {
+        let at = phyxel_bindings::fluid3d::stir_at([x, y, z], [vx, vy, vz], on);
+        self.scene.set_stir(at).map_err(js_error)?;
+        self.fluid
+            .set_stir(&self.context, self.scene.simulation.fluid.stir)
+            .map_err(js_error)
+    }
+
     /// Rebuild the device's fluid from the scene's copy; read-backs of the old one are left out.
     /// (The glass's layers let out on the device since the copy's last read-back are not in it: a
     /// rebuild after a refused step loses them, the mass still the count times m.)

@@ -68,6 +68,23 @@ impl SphFluids3d {
         Ok(())
     }
 
+    /// Stir at (x, y, z) m moving at (vx, vy, vz) m/s (`lessons::sph_fluids_3d::stir`), or stop
+    /// (`on` false). A value that is not a finite number is refused, the stir as it was.
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_stir(
+        &mut self,
+        x: f64,
+        y: f64,
+        z: f64,
+        vx: f64,
+        vy: f64,
+        vz: f64,
+        on: bool,
+    ) -> Result<(), JsError> {
+        let at = phyxel_bindings::fluid3d::stir_at([x, y, z], [vx, vy, vz], on);
+        self.scene.set_stir(at).map_err(js_error)
+    }
+
     /// At most `steps` CFL steps, stopping once the clock reaches `until` (s); returns the steps
     /// taken. A refused step (a blow-up caught before NaN) stops it with the state before that step,
     /// and [`SphFluids3d::error`] says why; no step is taken after it until a setter or a new scene

@@ -417,18 +417,76 @@ function draw() {
   }
 }
 
-// ---- Pointer: orbit and zoom ---------------------------------------------------------------------
+// ---- Pointer: stir the water, orbit and zoom ------------------------------------------------------
+
+/** The viewport point of a pointer event, in [−1, 1]² (y up). */
+function ndc(event) {
+  const rect = canvas.getBoundingClientRect();
+  return [((event.clientX - rect.left) / rect.width) * 2 - 1, 1 - ((event.clientY - rect.top) / rect.height) * 2];
+}
+
+/** The first particle along `ray` ([origin, unit direction]) within 1.5 Δx of it, as [x, y, z], or null. */
+function pickParticle(ray) {
+  const p = state?.particles;
+  if (!p) return null;
+  const [ox, oy, oz, dx, dy, dz] = ray;
+  const reach2 = (1.5 * spacing) ** 2;
+  let best = null;
+  let nearest = Infinity;
+  for (let i = 0; i + 3 < p.length; i += 4) {
+    const [rx, ry, rz] = [p[i] - ox, p[i + 1] - oy, p[i + 2] - oz];
+    const along = rx * dx + ry * dy + rz * dz;
+    if (along <= 0 || along >= nearest) continue;
+    if (rx * rx + ry * ry + rz * rz - along * along < reach2) {
+      nearest = along;
+      best = [p[i], p[i + 1], p[i + 2]];
+    }
+  }
+  return best;
+}
+
+/** Tell the solver where the pointer stirs (its point and velocity), or that it stopped. */
+function sendStir(point, velocity, on) {
+  solver.call('set_stir', [...point, ...velocity, on]).then(
+    () => page.notice('stir', null),
+    (error) => page.notice('stir', `The stir was refused: ${error.message}`, 'warning'),
+  );
+}
 
 const pointers = new Map();
 let pinch = 0;
+/**
+ * A drag that grabbed the water: the plane it moves in (through the particle hit, facing the camera),
+ * and its velocity over the simulated time between the frames it moved in (the water may run slower
+ * than real time: measured in real time, the stir would drive it slower than the pointer is seen to
+ * move); `still` the frames since it last moved.
+ */
+let stirring = null;
+/** A pointer held still for this many frames stirs at rest. */
+const STIR_REST_FRAMES = 2;
+function stopStirring() {
+  if (!stirring) return;
+  stirring = null;
+  sendStir([0, 0, 0], [0, 0, 0], false);
+  delete container.dataset.action;
+}
 container.addEventListener('pointerdown', (event) => {
   if (event.target !== canvas) return;
   event.preventDefault();
   container.setPointerCapture(event.pointerId);
   pointers.set(event.pointerId, [event.clientX, event.clientY]);
+  stopStirring();
   if (pointers.size >= 2) {
     const [a, b] = [...pointers.values()];
     pinch = Math.hypot(a[0] - b[0], a[1] - b[1]);
+    return;
+  }
+  // On the water: stir it; elsewhere: turn the camera.
+  const hit = pickParticle(camera.ray(...ndc(event)));
+  if (hit) {
+    stirring = { anchor: hit, from: hit, since: state.report.time, velocity: [0, 0, 0], point: hit, still: 0 };
+    container.dataset.action = 'stir';
+    sendStir(hit, [0, 0, 0], true);
   }
 });
 container.addEventListener('pointermove', (event) => {
@@ -440,13 +498,27 @@ container.addEventListener('pointermove', (event) => {
     const spread = Math.hypot(a[0] - b[0], a[1] - b[1]);
     if (spread > 0 && pinch > 0) camera.zoom(pinch / spread);
     pinch = spread;
+  } else if (stirring) {
+    const point = Array.from(camera.drag_point(...ndc(event), ...stirring.anchor));
+    const elapsed = state.report.time - stirring.since;
+    if (elapsed > 0) {
+      stirring.velocity = point.map((x, k) => (x - stirring.from[k]) / elapsed);
+      stirring.from = point;
+      stirring.since = state.report.time;
+    }
+    stirring.point = point;
+    stirring.still = 0;
+    sendStir(point, stirring.velocity, true);
   } else {
     camera.orbit(-(event.clientX - last[0]) * 0.008, (event.clientY - last[1]) * 0.008);
   }
   draw();
 });
 for (const type of ['pointerup', 'pointercancel']) {
-  container.addEventListener(type, (event) => pointers.delete(event.pointerId));
+  container.addEventListener(type, (event) => {
+    pointers.delete(event.pointerId);
+    if (pointers.size === 0) stopStirring();
+  });
 }
 container.addEventListener(
   'wheel',
@@ -498,6 +570,11 @@ page.start({
     }
     if (reply.stale || stepping !== solver) return 'queued';
     state = { ...reply, colour };
+    if (stirring && ++stirring.still >= STIR_REST_FRAMES && stirring.velocity.some((v) => v !== 0)) {
+      // The pointer rests on the water: it holds the water there instead of pushing on.
+      stirring = { ...stirring, velocity: [0, 0, 0], from: stirring.point, since: state.report.time };
+      sendStir(stirring.point, stirring.velocity, true);
+    }
     if (reply.steps > 0) page.recordSteps(reply.steps, reply.ms);
     page.notice('slow', reply.behind ? 'The water runs slower than real time here (each frame steps as much as its budget allows).' : null, 'info');
     showReport(reply.report);

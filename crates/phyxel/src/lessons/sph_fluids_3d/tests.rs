@@ -286,7 +286,7 @@ fn the_stir_drives_the_water_in_its_ball_toward_its_velocity() {
         }
         let f = &scene.simulation.fluid;
         let inside: Vec<f64> = (0..f.len())
-            .filter(|&i| (f.x[i] - centre).length() < 0.25 * A)
+            .filter(|&i| (f.x[i] - centre).length() < 0.5 * A)
             .map(|i| f.v[i].z)
             .collect();
         assert!(inside.len() > 5, "{} particles in the ball", inside.len());
