@@ -368,6 +368,12 @@ impl<A: Accelerator> Demo<A> {
         Ok(())
     }
 
+    /// Why the GPU backend cannot step this scene, if it cannot: the page asks before it stops the
+    /// worker for a switch.
+    pub fn gpu_refusal(&self) -> Option<String> {
+        self.grips.is_some().then(|| GPU_CANNOT_CUT.to_string())
+    }
+
     /// Whether this is the fracture scene.
     pub fn is_fracture_scene(&self) -> bool {
         self.grips.is_some()
@@ -447,7 +453,14 @@ impl<A: Accelerator> Demo<A> {
         })
     }
 
-    /// Each phyxel's fragment (0, 1, … ; −1 for a free particle) and σ₁/σ_t, for colouring (empty
+    /// Each phyxel's fragment: 0, 1, … numbered by their lowest phyxel, −1 for a free particle
+    /// (empty in another scene).
+    pub fn fracture_pieces(&self) -> Vec<f64> {
+        self.fracture_colours()
+            .map_or_else(Vec::new, |(pieces, _)| pieces)
+    }
+
+    /// Each phyxel's fragment (0, 1, … ; −1 for a free particle) and σ₁/σ_t, for colouring (None
     /// in another scene).
     pub(crate) fn fracture_colours(&self) -> Option<(Vec<f64>, Vec<f64>)> {
         self.fracture_view().map(|v| {

@@ -213,6 +213,26 @@ mod tests {
     }
 
     #[test]
+    fn the_fracture_controls_accept_only_what_the_solver_takes() {
+        use phyxel::meshless::fracture::FractureSettings;
+        // Positive ranges: the solver refuses 0 and below (FractureSettings::new's reasons).
+        for p in [STRENGTH, C_PROP, KAPPA] {
+            assert!(p.min > 0.0, "{}", p.name);
+        }
+        for (strength, c_prop, kappa) in [
+            (STRENGTH.min, C_PROP.min, KAPPA.min),
+            (STRENGTH.max, C_PROP.max, KAPPA.max),
+        ] {
+            let settings = FractureSettings::new(strength, c_prop).unwrap();
+            assert!(settings.with_transparency(kappa).is_ok());
+        }
+        assert!(FractureSettings::new(0.0, C_PROP.default).is_err());
+        assert!(FractureSettings::new(STRENGTH.default, 0.0).is_err());
+        // The default load on the default jelly lies well within E/2 (the grips' range).
+        const { assert!(LOAD.default * STRENGTH.default < 0.5 * YOUNG.default) };
+    }
+
+    #[test]
     fn the_longest_accepted_time_step_still_diffuses_heat_as_its_equation_says() {
         let longest = STEP_DT.1;
         // dT/dt = D (T̄ − T) stepped explicitly: a hot phyxel among cold neighbours loses D·Δt of its

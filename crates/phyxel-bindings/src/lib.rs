@@ -163,6 +163,11 @@ macro_rules! phyxel_demo_class {
                     .map_err($crate::js_error)
             }
 
+            /// Why the GPU backend cannot step this scene (the fracture scene), if it cannot.
+            pub fn gpu_refusal(&self) -> Option<String> {
+                self.demo.gpu_refusal()
+            }
+
             pub fn is_fracture_scene(&self) -> bool {
                 self.demo.is_fracture_scene()
             }
@@ -171,6 +176,12 @@ macro_rules! phyxel_demo_class {
             /// (empty in a scene without fracture).
             pub fn fracture_readouts(&self) -> Vec<f64> {
                 self.demo.fracture_readouts()
+            }
+
+            /// Each phyxel's fragment (0, 1, …; −1 for a free particle; empty in a scene without
+            /// fracture).
+            pub fn fracture_pieces(&self) -> Vec<f64> {
+                self.demo.fracture_pieces()
             }
 
             pub fn set_integrator(&mut self, id: &str) -> Result<(), ::wasm_bindgen::JsError> {

@@ -83,8 +83,8 @@ impl Accelerator for GpuBackend {
 /// Step `demo` on `context`'s device from its current state. Refused (with the reason) for what the
 /// GPU backend does not mirror.
 pub fn attach(demo: &mut GpuDemo, context: Rc<GpuContext>) -> Result<(), String> {
-    if demo.is_fracture_scene() {
-        return Err(phyxel_app::demo::GPU_CANNOT_CUT.into());
+    if let Some(refusal) = demo.gpu_refusal() {
+        return Err(refusal);
     }
     let solver = gpu_solver(&context, &demo.sim).map_err(|e| e.to_string())?;
     demo.accelerator = Some(GpuBackend {

@@ -224,7 +224,7 @@ pub fn notched_bar(
         )));
     }
     let stress = load * fracture.strength;
-    if !(stress.abs() < 0.5 * material.young) {
+    if stress.is_nan() || stress.abs() >= 0.5 * material.young {
         return Err(FractureError(format!(
             "the grips' stress, load × σ_t = {stress} Pa, must stay below E/2 = {} Pa",
             0.5 * material.young
