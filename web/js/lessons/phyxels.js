@@ -277,7 +277,6 @@ const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
 ], (id) => {
   solver.call('set_integrator', id);
   showTimeControls();
-showFractureControls();
 });
 const implicitModelSelect = select(timeGroup, 'implicitModel', 'Implicit model', [
   { value: 'quadrature', label: 'Background quadrature (converges)' },
@@ -310,6 +309,7 @@ function showTimeControls() {
   substepControl.input.closest('.control').hidden = params.substeps === 'auto';
 }
 showTimeControls();
+showFractureControls();
 
 const displayGroup = c.group('Display');
 select(displayGroup, 'colourBy', 'Colour by', [
@@ -424,11 +424,17 @@ function updateReadouts(now) {
     readouts.load(`${(load * params.load).toFixed(3)} σ_t`);
     document.body.dataset.fracture = JSON.stringify({ cracks, grown, fragments, free, peak, load });
   } else {
-    readouts.drawn(params.showSurface ? (params.showPhyxels ? 'phyxels and the surface mesh' : 'the surface mesh') : params.showPhyxels ? 'phyxels' : 'nothing');
-    for (const key of ['cracks', 'fragments', 'free', 'peak', 'load']) readouts[key]('— (the notched bar only)');
     delete document.body.dataset.fracture;
   }
+  showFractureReadouts(fracture.length > 0);
 }
+
+/** The fracture readouts' rows show in the fracture scene only. */
+const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load'];
+function showFractureReadouts(shown) {
+  for (const id of FRACTURE_READOUTS) document.getElementById(`readout-${id}`).closest('tr').hidden = !shown;
+}
+showFractureReadouts(false);
 
 /** The colouring drawn: the fracture scene colours by fragment ("object") or σ₁/σ_t, the others
  * have no stress colouring (σ₁/σ_t falls back to the object). */
