@@ -375,6 +375,18 @@ test('the notched bar cracks at its notch and parts in two on the CPU; a non-pos
   });
   const wrong = sides.filter(([piece, left]) => piece !== (left ? 0 : 1));
   assert.deepEqual(wrong, [], 'every phyxel is in the fragment of its side of the notch');
+  // Transparency (eq. 70): κ shows, a non-positive κ is refused at its control; the bar, built anew,
+  // parts in two again.
+  assert.equal(await page.locator('#param-kappa').isVisible(), false, 'κ only for transparency');
+  // Paused, so that the new bar is seen whole before it is pulled apart.
+  await page.click('#pause');
+  await page.selectOption('#param-weights', 'transparency');
+  assert.equal(await page.locator('#param-kappa').isVisible(), true);
+  await page.fill('#param-kappa', '0');
+  assert.match(await page.locator('#param-kappa-error').textContent(), /Must be between .* Still using 0\.5/);
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments === 1, null, { timeout: 10_000 });
+  await page.click('#pause');
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments >= 2, null, { timeout: 90_000 });
   assert.equal(await page.locator('#notices .notice.error').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
