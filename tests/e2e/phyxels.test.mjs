@@ -318,3 +318,76 @@ test('the solver runs on WebGPU compute where granted, and back on the CPU when 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+/** The fracture readouts the page shows (body[data-fracture]), or null outside the fracture scene. */
+async function fractureReadouts(page) {
+  const json = await page.getAttribute('body', 'data-fracture');
+  return json ? JSON.parse(json) : null;
+}
+
+test('the notched bar cracks at its notch and parts in two on the CPU; a non-positive strength is refused at its control; the GPU refuses it with the reason', async (testContext) => {
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  // 10 across: a bar of 24 × 5 × 5 phyxels, the notch a crack from the start, one piece.
+  assert.equal(await readNumber(page, '#readout-phyxels'), 600);
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
+  assert.equal(await page.locator('#param-strength').isVisible(), true, 'the Fracture group shows for the bar');
+  assert.match(await page.locator('#readout-drawn').textContent(), /phyxels as spheres.*no surface mesh/);
+  if (WEBGPU) {
+    // The page chose the GPU by itself: the bar refused it, saying why, before any device was asked for.
+    await page.waitForFunction(() => /fracture is built on the CPU only/.test(document.getElementById('notices').textContent), null, { timeout: 20_000 });
+  }
+  // Asked for the GPU: refused with the reason (with or without an adapter), the bar stays on the CPU.
+  await page.selectOption('#param-backend', 'gpu');
+  await page.waitForFunction(
+    () => /GPU backend cannot run here \(fracture is built on the CPU only: the GPU backend does not cut cracks yet\)/.test(document.getElementById('notices').textContent),
+    null,
+    { timeout: 20_000 },
+  );
+  assert.equal(await page.inputValue('#param-backend'), 'cpu');
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+  // A non-positive strength or crack speed is refused at its control, with the reason; the bar runs on.
+  const t = await readNumber(page, '#readout-sim-time');
+  for (const [key, value] of [['strength', '0'], ['strength', '-2000'], ['cProp', '0']]) {
+    await page.fill(`#param-${key}`, value);
+    assert.match(await page.locator(`#param-${key}-error`).textContent(), /Must be between .* Still using/, `${key} = ${value}`);
+  }
+  assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
+  await waitForReadout(page, 'sim-time', (s) => s > t + 0.05, 30_000);
+  // Pulled over 1 s, the notch grows and the bar parts in two (about 0.6 s at these defaults).
+  const end = Date.now() + 90_000;
+  let readouts = await fractureReadouts(page);
+  while (!(readouts?.fragments >= 2) && Date.now() < end) {
+    await page.waitForTimeout(250);
+    readouts = await fractureReadouts(page);
+  }
+  testContext.diagnostic(`at t = ${await readNumber(page, '#readout-sim-time')} s: ${JSON.stringify(readouts)}`);
+  assert.ok(readouts.cracks >= 1 && readouts.grown >= 1, `a crack grew: ${JSON.stringify(readouts)}`);
+  assert.equal(readouts.fragments, 2, 'two fragments');
+  // The crack is at the notch: each phyxel's fragment is its side of the notch plane (x = 11.5 spacings).
+  const sides = await page.evaluate(() => {
+    const demo = window.phyxelDemo.demo;
+    const pieces = Array.from(demo.fracture_pieces());
+    const positions = demo.positions();
+    const plane = 11.5 * demo.spacing();
+    return pieces.map((piece, i) => [piece, positions[3 * i] < plane]);
+  });
+  const wrong = sides.filter(([piece, left]) => piece !== (left ? 0 : 1));
+  assert.deepEqual(wrong, [], 'every phyxel is in the fragment of its side of the notch');
+  // Transparency (eq. 70): κ shows, a non-positive κ is refused at its control; the bar, built anew,
+  // parts in two again.
+  assert.equal(await page.locator('#param-kappa').isVisible(), false, 'κ only for transparency');
+  // Paused, so that the new bar is seen whole before it is pulled apart.
+  await page.click('#pause');
+  await page.selectOption('#param-weights', 'transparency');
+  assert.equal(await page.locator('#param-kappa').isVisible(), true);
+  await page.fill('#param-kappa', '0');
+  assert.match(await page.locator('#param-kappa-error').textContent(), /Must be between .* Still using 0\.5/);
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments === 1, null, { timeout: 10_000 });
+  await page.click('#pause');
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments >= 2, null, { timeout: 90_000 });
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -3,12 +3,16 @@
 //! Every number from the page is checked against [`crate::parameters`].
 
 use crate::parameters::{
-    CG_ITERATIONS, CG_TOLERANCE, CREEP, DAMPING, DENSITY, FRICTION, HEAT_RADIUS, HEAT_RATE,
-    MAX_STRAIN, POISSON, RESOLUTION, STEP_DT, VOLUME_STIFFNESS, YIELD, YOUNG,
+    CG_ITERATIONS, CG_TOLERANCE, CREEP, C_PROP, DAMPING, DENSITY, FRICTION, HEAT_RADIUS, HEAT_RATE,
+    KAPPA, LOAD, MAX_STRAIN, POISSON, RESOLUTION, STEP_DT, STRENGTH, VOLUME_STIFFNESS, YIELD,
+    YOUNG,
 };
 use glam::DVec3;
 use phyxel::integrators::Method;
 use phyxel::meshless::body::{Integration, NodalVolume};
+use phyxel::meshless::fracture::scenes::{notched_bar, Grips};
+use phyxel::meshless::fracture::weights::fragments;
+use phyxel::meshless::fracture::FractureSettings;
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::melting::{HeatSource, Melting};
@@ -30,6 +34,46 @@ pub const MAX_CPU_PHYXELS: usize = 60_000;
 /// phyxels take about 130 MB each); above it the implicit integrator uses the nodal model and says
 /// why.
 pub const MAX_QUADRATURE_PHYXELS: usize = 20_000;
+
+/// The id of the fracture scene, "notched bar pulled apart" (fracture::scenes::notched_bar).
+pub const NOTCHED_BAR: &str = "notched-bar";
+
+/// The time (s) over which the notched bar's grips reach their load.
+pub const RAMP_TIME: f64 = 1.0;
+
+/// What the fracture scene shows of its cracks, computed by the demo that steps it (the solver
+/// worker's) and carried to the page's copy with each state ([`Demo::snapshot`]): a snapshot carries
+/// no cracks, so the page's copy cannot compute them itself.
+#[derive(Clone, Debug, PartialEq)]
+struct FractureView {
+    /// Cracks (the notch is one), and how many of them have grown (a front started or a new crack).
+    cracks: usize,
+    grown: usize,
+    /// Pieces of two or more phyxels that still interact, and phyxels with no neighbour left.
+    fragments: usize,
+    free: usize,
+    /// The largest principal stress over the strength of the phyxels the grips do not hold.
+    peak: f64,
+    load_fraction: f64,
+    /// The cutting so far, to tell a state cut elsewhere: refits, crack events.
+    refits: usize,
+    events: usize,
+    /// Each phyxel's piece (pieces of two or more numbered 0, 1, … by their lowest phyxel; a free
+    /// particle u32::MAX) and its σ₁/σ_t.
+    piece: Vec<u32>,
+    ratio: Vec<f64>,
+}
+
+/// Why a demo holding a state cut elsewhere does not step it.
+pub const CUT_ELSEWHERE: &str = "this bar's cracks were cut by another copy of the solver and a \
+     state carries no cracks: this copy cannot go on from it (restart the scene)";
+
+/// Why the fracture scene steps on the CPU.
+pub const GPU_CANNOT_CUT: &str =
+    "fracture is built on the CPU only: the GPU backend does not cut cracks yet";
+
+/// Numbers of [`FractureView`] before its per-phyxel lists in a snapshot.
+const FRACTURE_HEADER: usize = 8;
 
 /// Why the demo refused a request (a parameter out of range, an unknown name, a state that does not
 /// fit); the bindings hand the message to JavaScript as it is.
@@ -106,6 +150,13 @@ pub struct Demo<A = CpuOnly> {
     /// The background quadrature while an explicit method integrates (its points keep their
     /// plastic state), with the reference updates it was built after.
     parked_quadrature: Option<(Box<Quadrature>, usize)>,
+    /// The notched bar's grips and the phyxels across its section (None: not the fracture scene).
+    grips: Option<(Grips, usize)>,
+    /// The fracture scene's cracks as the demo that stepped them last sent them ([`Demo::restore`]):
+    /// shown until this demo steps; with `cut_elsewhere` it refuses to step (its own body is not cut
+    /// as that state's is).
+    mirrored: Option<FractureView>,
+    cut_elsewhere: bool,
 }
 
 /// How the corotated implicit Euler integrates the elastic energy.
@@ -136,7 +187,9 @@ impl ImplicitModel {
 
 impl<A: Accelerator> Demo<A> {
     /// A scene: `objects` ("cube", "sphere", "torus", "bunny", "several", "collide"), `resolution` phyxels across
-    /// 0.4 m, on a cubic or body-centred cubic lattice, Young's modulus E (Pa), Poisson's ratio ν,
+    /// 0.4 m, on a cubic or body-centred cubic lattice — or [`NOTCHED_BAR`], whose section has
+    /// ⌈resolution/2⌉ phyxels across (at least 3; cubic lattice, no ball), its fracture settings the
+    /// table's defaults until [`Demo::set_fracture`] — Young's modulus E (Pa), Poisson's ratio ν,
     /// density ρ (kg/m³), volume stiffness k_v (Pa), and whether a ball lies on the ground.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -149,10 +202,18 @@ impl<A: Accelerator> Demo<A> {
         volume_stiffness: f64,
         obstacle: bool,
     ) -> Result<Self, DemoError> {
+        if objects == NOTCHED_BAR {
+            return Self::notched_bar(
+                resolution,
+                bcc,
+                material(young, poisson, density, volume_stiffness)?,
+                obstacle,
+            );
+        }
         let objects = Objects::from_id(objects).ok_or_else(|| {
             let known: Vec<&str> = Objects::ALL.iter().map(|o| o.id()).collect();
             DemoError(format!(
-                "unknown scene “{objects}” (known: {})",
+                "unknown scene “{objects}” (known: {}, {NOTCHED_BAR})",
                 known.join(", ")
             ))
         })?;
@@ -191,6 +252,225 @@ impl<A: Accelerator> Demo<A> {
             object_start,
             implicit_model: ImplicitModel::Quadrature,
             parked_quadrature: None,
+            grips: None,
+            mirrored: None,
+            cut_elsewhere: false,
+        })
+    }
+
+    /// The notched bar pulled apart ([`notched_bar`]) with the table's fracture defaults.
+    fn notched_bar(
+        resolution: u32,
+        bcc: bool,
+        material: Material,
+        obstacle: bool,
+    ) -> Result<Self, DemoError> {
+        RESOLUTION.check(f64::from(resolution))?;
+        if bcc {
+            return Err(DemoError(
+                "the notched bar is built on a cubic lattice only (its notch lies between two \
+                 lattice layers)"
+                    .into(),
+            ));
+        }
+        if obstacle {
+            return Err(DemoError(
+                "the notched bar hangs between its grips with no gravity: it has no ball".into(),
+            ));
+        }
+        let across = resolution.div_ceil(2).max(3) as usize;
+        let description = SceneDescription {
+            lattice: Lattice::Cubic,
+            resolution,
+            material,
+            ..SceneDescription::default()
+        };
+        let (sim, grips) = build_bar(
+            across,
+            material,
+            FractureSettings::new(STRENGTH.default, C_PROP.default)?,
+            LOAD.default,
+            DAMPING.default,
+        )?;
+        let mut demo = Self {
+            object_of: vec![0; sim.body.len()],
+            object_start: vec![0, sim.body.len()],
+            sim,
+            description,
+            triangles: Vec::new(),
+            error: None,
+            steps: 0,
+            accelerator: None,
+            notice: None,
+            implicit_settings: CorotatedImplicit::default(),
+            implicit_model: ImplicitModel::Quadrature,
+            parked_quadrature: None,
+            grips: Some((grips, across)),
+            mirrored: None,
+            cut_elsewhere: false,
+        };
+        demo.set_fracture(
+            STRENGTH.default,
+            C_PROP.default,
+            "visibility",
+            KAPPA.default,
+            LOAD.default,
+        )?;
+        Ok(demo)
+    }
+
+    /// The notched bar's fracture: tensile strength σ_t (Pa), crack speed c_prop (m/s), the weights
+    /// ("visibility" or "transparency", seed 002 §7.3 / eq. 70) with κ, and the grips' load as a
+    /// fraction of σ_t. Builds the bar anew (from rest, the material and damping kept): call it
+    /// before the other setters. Refused, changing nothing, for values the solver refuses (each
+    /// positive), or in another scene (only the notched bar cracks).
+    pub fn set_fracture(
+        &mut self,
+        strength: f64,
+        c_prop: f64,
+        weights: &str,
+        kappa: f64,
+        load: f64,
+    ) -> Result<(), DemoError> {
+        let Some((_, across)) = &self.grips else {
+            return Err(DemoError(format!(
+                "only the notched bar (scene “{NOTCHED_BAR}”) cracks"
+            )));
+        };
+        let settings = FractureSettings::new(STRENGTH.check(strength)?, C_PROP.check(c_prop)?)?;
+        let settings = match weights {
+            "visibility" => settings,
+            "transparency" => settings.with_transparency(KAPPA.check(kappa)?)?,
+            other => {
+                return Err(DemoError(format!(
+                    "unknown weights “{other}” (known: visibility, transparency)"
+                )))
+            }
+        };
+        let across = *across;
+        let (mut sim, grips) = build_bar(
+            across,
+            self.description.material,
+            settings,
+            LOAD.check(load)?,
+            self.sim.environment.damping,
+        )?;
+        sim.environment = self.sim.environment.clone();
+        self.object_of = vec![0; sim.body.len()];
+        self.object_start = vec![0, sim.body.len()];
+        self.sim = sim;
+        self.grips = Some((grips, across));
+        self.steps = 0;
+        self.error = None;
+        self.mirrored = None;
+        self.cut_elsewhere = false;
+        self.mark_stale();
+        Ok(())
+    }
+
+    /// Why the GPU backend cannot step this scene, if it cannot: the page asks before it stops the
+    /// worker for a switch.
+    pub fn gpu_refusal(&self) -> Option<String> {
+        self.grips.is_some().then(|| GPU_CANNOT_CUT.to_string())
+    }
+
+    /// Whether this is the fracture scene.
+    pub fn is_fracture_scene(&self) -> bool {
+        self.grips.is_some()
+    }
+
+    /// The fracture scene's cracks as computed here from the simulation.
+    fn own_fracture_view(&self) -> Option<FractureView> {
+        let (grips, _) = self.grips.as_ref()?;
+        let fracture = self.sim.fracture.as_ref()?;
+        let body = &self.sim.body;
+        let (_, label) = fragments(body);
+        let mut size = vec![0usize; body.len()];
+        label.iter().for_each(|&l| size[l as usize] += 1);
+        let mut number = vec![u32::MAX; body.len()];
+        let mut fragments = 0;
+        let piece = label
+            .iter()
+            .map(|&l| {
+                let l = l as usize;
+                if size[l] < 2 {
+                    return u32::MAX;
+                }
+                if number[l] == u32::MAX {
+                    number[l] = fragments;
+                    fragments += 1;
+                }
+                number[l]
+            })
+            .collect::<Vec<u32>>();
+        let ratio: Vec<f64> = fracture
+            .stress_ratios(body)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        let peak = ratio
+            .iter()
+            .zip(&self.sim.fixed)
+            .filter(|(_, &held)| !held)
+            .map(|(r, _)| *r)
+            .fold(0.0, f64::max);
+        let mut grown: Vec<usize> = fracture.events.iter().map(|e| e.crack).collect();
+        grown.sort_unstable();
+        grown.dedup();
+        Some(FractureView {
+            cracks: fracture.cracks.len(),
+            grown: grown.len(),
+            fragments: fragments as usize,
+            free: piece.iter().filter(|&&p| p == u32::MAX).count(),
+            peak,
+            load_fraction: grips.load_fraction(self.sim.time),
+            refits: fracture.recomputed_total,
+            events: fracture.events.len(),
+            piece,
+            ratio,
+        })
+    }
+
+    /// The fracture scene's cracks: as the demo that stepped them sent them, else computed here.
+    fn fracture_view(&self) -> Option<FractureView> {
+        self.mirrored.clone().or_else(|| self.own_fracture_view())
+    }
+
+    /// The fracture scene's readouts: [cracks, cracks grown, fragments (pieces of two or more
+    /// phyxels that still interact), free particles (phyxels with no neighbour left), the peak σ₁/σ_t
+    /// of the phyxels the grips do not hold, the grips' load as a fraction of the full load]; empty in
+    /// another scene.
+    pub fn fracture_readouts(&self) -> Vec<f64> {
+        self.fracture_view().map_or_else(Vec::new, |v| {
+            vec![
+                v.cracks as f64,
+                v.grown as f64,
+                v.fragments as f64,
+                v.free as f64,
+                v.peak,
+                v.load_fraction,
+            ]
+        })
+    }
+
+    /// Each phyxel's fragment: 0, 1, … numbered by their lowest phyxel, −1 for a free particle
+    /// (empty in another scene).
+    pub fn fracture_pieces(&self) -> Vec<f64> {
+        self.fracture_colours()
+            .map_or_else(Vec::new, |(pieces, _)| pieces)
+    }
+
+    /// Each phyxel's fragment (0, 1, … ; −1 for a free particle) and σ₁/σ_t, for colouring (None
+    /// in another scene).
+    pub(crate) fn fracture_colours(&self) -> Option<(Vec<f64>, Vec<f64>)> {
+        self.fracture_view().map(|v| {
+            (
+                v.piece
+                    .iter()
+                    .map(|&p| if p == u32::MAX { -1.0 } else { f64::from(p) })
+                    .collect(),
+                v.ratio,
+            )
         })
     }
 
@@ -231,6 +511,13 @@ impl<A: Accelerator> Demo<A> {
     pub fn set_integrator(&mut self, id: &str) -> Result<(), DemoError> {
         let method =
             Method::from_id(id).ok_or_else(|| DemoError(format!("unknown integrator “{id}”")))?;
+        if method == Method::ImplicitEuler && self.grips.is_some() {
+            return Err(DemoError(
+                "the notched bar cracks with MKN04's nodal model and an explicit integrator: the \
+                 corotated implicit model is not cut yet"
+                    .into(),
+            ));
+        }
         self.mark_stale();
         if method == Method::ImplicitEuler {
             self.sim
@@ -411,7 +698,10 @@ impl<A: Accelerator> Demo<A> {
 
     /// Lattice spacing (m).
     pub fn spacing(&self) -> f64 {
-        self.description.spacing()
+        match &self.grips {
+            Some((_, across)) => 0.25 / *across as f64,
+            None => self.description.spacing(),
+        }
     }
 
     /// Steps taken since the scene was built.
@@ -512,6 +802,14 @@ impl<A: Accelerator> Demo<A> {
     /// refuses, the demo steps on the CPU from then on and says why once ([`Demo::take_notice`]).
     pub fn step(&mut self, dt: f64, steps: u32) -> Result<bool, DemoError> {
         let dt = check_range("Δt", dt, STEP_DT.0, STEP_DT.1)?;
+        if self.cut_elsewhere {
+            self.error = Some(CUT_ELSEWHERE.into());
+            return Ok(false);
+        }
+        if self.grips.is_some() && self.accelerator.is_some() {
+            self.accelerator = None;
+            self.notice = Some(GPU_CANNOT_CUT.into());
+        }
         if let Some(accelerator) = &mut self.accelerator {
             match accelerator.step(&self.sim, dt, steps) {
                 Ok(queued) => {
@@ -529,10 +827,16 @@ impl<A: Accelerator> Demo<A> {
             }
         }
         let sim = &mut self.sim;
+        let grips = self.grips.as_ref().map(|(g, _)| g);
+        self.mirrored = None;
         // The whole batch on one pool thread (the threaded build): see `parallel::in_pool`.
         let (taken, blow_up) = in_pool(|| {
             for taken in 0..steps {
-                if let Err(blow_up) = sim.step(dt) {
+                let stepped = match grips {
+                    Some(grips) => grips.step(sim, dt),
+                    None => sim.step(dt),
+                };
+                if let Err(blow_up) = stepped {
                     return (taken, Some(blow_up));
                 }
             }
@@ -547,8 +851,32 @@ impl<A: Accelerator> Demo<A> {
     /// [`Simulation::snapshot`] — for the page to mirror the solver worker's simulation, or to carry
     /// the motion over to another backend. With `with_reference` the rest shape travels too (needed
     /// once a reference update has moved it).
+    /// In the fracture scene the state carries, after the step count, what [`FractureView`] shows
+    /// (the cracks themselves do not travel): its length, then its numbers.
     pub fn snapshot(&self, with_reference: bool) -> Vec<f64> {
         let mut state = vec![self.steps as f64];
+        match self.fracture_view() {
+            Some(v) => {
+                state.push((FRACTURE_HEADER + 2 * v.piece.len()) as f64);
+                state.extend([
+                    v.cracks as f64,
+                    v.grown as f64,
+                    v.fragments as f64,
+                    v.free as f64,
+                    v.peak,
+                    v.load_fraction,
+                    v.refits as f64,
+                    v.events as f64,
+                ]);
+                state.extend(
+                    v.piece
+                        .iter()
+                        .map(|&p| if p == u32::MAX { -1.0 } else { f64::from(p) }),
+                );
+                state.extend(&v.ratio);
+            }
+            None => state.push(0.0),
+        }
         state.extend(self.sim.snapshot(with_reference).0);
         state
     }
@@ -556,11 +884,53 @@ impl<A: Accelerator> Demo<A> {
     /// Take the state of [`Demo::snapshot`] from a demo of the same scene and settings. Refused,
     /// changing nothing, if it does not fit.
     pub fn restore(&mut self, state: Vec<f64>) -> Result<(), DemoError> {
-        let (steps, snapshot) = match state.split_first() {
+        let (steps, rest) = match state.split_first() {
             Some((&steps, rest)) if steps >= 0.0 && steps.fract() == 0.0 => (steps, rest),
             _ => return Err(DemoError("the state must start with a step count".into())),
         };
+        let n = self.sim.body.len();
+        let (view, snapshot) = match rest.split_first() {
+            Some((&0.0, snapshot)) if self.grips.is_none() => (None, snapshot),
+            Some((&length, rest))
+                if self.grips.is_some()
+                    && length == (FRACTURE_HEADER + 2 * n) as f64
+                    && rest.len() >= FRACTURE_HEADER + 2 * n =>
+            {
+                let (numbers, snapshot) = rest.split_at(FRACTURE_HEADER + 2 * n);
+                let (header, lists) = numbers.split_at(FRACTURE_HEADER);
+                let (piece, ratio) = lists.split_at(n);
+                let count = |x: f64| x.max(0.0) as usize;
+                let view = FractureView {
+                    cracks: count(header[0]),
+                    grown: count(header[1]),
+                    fragments: count(header[2]),
+                    free: count(header[3]),
+                    peak: header[4],
+                    load_fraction: header[5],
+                    refits: count(header[6]),
+                    events: count(header[7]),
+                    piece: piece
+                        .iter()
+                        .map(|&p| if p < 0.0 { u32::MAX } else { p as u32 })
+                        .collect(),
+                    ratio: ratio.to_vec(),
+                };
+                (Some(view), snapshot)
+            }
+            _ => {
+                return Err(DemoError(
+                    "the state is not one of this scene (its fracture part does not fit)".into(),
+                ))
+            }
+        };
         self.sim.restore(&Snapshot(snapshot.to_vec()))?;
+        // A state whose cracks were cut by another demo: shown, but this body is not cut alike.
+        let own = self.own_fracture_view();
+        self.cut_elsewhere = match (&view, &own) {
+            (Some(v), Some(o)) => (v.cracks, v.events, v.refits) != (o.cracks, o.events, o.refits),
+            _ => false,
+        };
+        self.mirrored = view;
         self.steps = steps as u64;
         self.error = None;
         self.mark_stale();
@@ -653,15 +1023,8 @@ impl<A: Accelerator> Demo<A> {
         let valid = usize::try_from(phyxel)
             .ok()
             .filter(|&i| i < self.sim.body.len() && target.is_finite() && dt > 0.0);
-        self.sim.drag = valid.map(|i| {
-            Drag::stable(
-                i,
-                target,
-                self.sim.body.mass[i],
-                dt,
-                self.description.spacing(),
-            )
-        });
+        self.sim.drag =
+            valid.map(|i| Drag::stable(i, target, self.sim.body.mass[i], dt, self.spacing()));
     }
 
     fn mark_stale(&mut self) {
@@ -669,6 +1032,27 @@ impl<A: Accelerator> Demo<A> {
             accelerator.mark_stale();
         }
     }
+}
+
+/// The notched bar of `across` phyxels across ([`notched_bar`], grips ramped over [`RAMP_TIME`]) as a
+/// simulation and its grips; refused beyond [`MAX_CPU_PHYXELS`].
+fn build_bar(
+    across: usize,
+    material: Material,
+    settings: FractureSettings,
+    load: f64,
+    damping: f64,
+) -> Result<(Simulation, Grips), DemoError> {
+    let cells = (24 * across).div_ceil(5) * across * across;
+    if cells > MAX_CPU_PHYXELS {
+        return Err(DemoError(format!(
+            "the notched bar of {cells} phyxels is more than the CPU solver is offered \
+             ({MAX_CPU_PHYXELS}): lower the resolution"
+        )));
+    }
+    let bar = notched_bar(across, material, settings, load, RAMP_TIME, damping)?;
+    let grips = bar.grips();
+    Ok((bar.simulation, grips))
 }
 
 fn material(

@@ -46,7 +46,8 @@ impl<A: Accelerator> Demo<A> {
     }
 
     /// What the renderer draws, coloured by `colour_by` ("object", "temperature", "plastic",
-    /// "speed").
+    /// "speed"; in the fracture scene also "fragment" — one palette colour per piece, the free
+    /// particles one more — and "stress", σ₁/σ_t from 0 to 1).
     pub fn frame_data(&self, colour_by: &str) -> Result<FrameData, String> {
         self.frame(colour_by, true, true)
     }
@@ -87,13 +88,31 @@ impl<A: Accelerator> Demo<A> {
                 .iter()
                 .map(|v| v.length() / FULL_SPEED)
                 .collect(),
+            "fragment" | "stress" => {
+                let Some((pieces, ratios)) = self.fracture_colours() else {
+                    return Err(format!(
+                        "colouring by {colour_by} needs the fracture scene (notched-bar)"
+                    ));
+                };
+                if colour_by == "stress" {
+                    ratios
+                } else {
+                    // Free particles share one colour past the fragments' (a palette entry of their own).
+                    let free = pieces.iter().cloned().fold(0.0, f64::max) + 1.0;
+                    pieces
+                        .into_iter()
+                        .map(|p| if p < 0.0 { free } else { p })
+                        .collect()
+                }
+            }
             other => {
                 return Err(format!(
-                    "unknown colouring “{other}” (known: object, temperature, plastic, speed)"
+                    "unknown colouring “{other}” (known: object, temperature, plastic, speed, \
+                     fragment, stress)"
                 ))
             }
         };
-        let colouring = if colour_by == "object" {
+        let colouring = if colour_by == "object" || colour_by == "fragment" {
             Colouring::ByObject
         } else {
             Colouring::ByValue

@@ -110,12 +110,24 @@ pub const CFL_FRACTION: Parameter =
 /// Steps per frame when the page fixes them (else it fits them to a frame budget).
 pub const SUBSTEPS: Parameter = whole(parameter("substeps", "substepCount", (1.0, 1e3), 10.0, ""));
 
+/// The notched bar's tensile strength σ_t (Pa, the solver's unit): a crack starts where the largest
+/// principal stress exceeds it. Positive (the solver refuses 0 and below); the default is the tests'
+/// (2 kPa on jelly of E = 100 kPa).
+pub const STRENGTH: Parameter = parameter("σ_t", "strength", (1.0, 1e9), 2e3, "Pa");
+/// The crack fronts' propagation speed c_prop (m/s), positive.
+pub const C_PROP: Parameter = parameter("c_prop", "cProp", (0.01, 1e3), 2.0, "m/s");
+/// The transparency method's κ (seed 002 eq. 70), positive.
+pub const KAPPA: Parameter = parameter("κ", "kappa", (0.01, 10.0), 0.5, "");
+/// The uniaxial stress the notched bar's grips reach, as a fraction of the strength (over
+/// [`crate::demo::RAMP_TIME`]).
+pub const LOAD: Parameter = parameter("load", "load", (0.0, 2.0), 1.0, "");
+
 /// Any step the demo takes: the fixed [`DT`], or the automatic one (a fraction of the stability
 /// bound, which a soft heavy body makes long), within this range (s).
 pub const STEP_DT: (f64, f64) = (1e-7, 0.1);
 
 /// The 3D demo's parameters, in the order of the page's controls.
-pub const PARAMETERS: [Parameter; 17] = [
+pub const PARAMETERS: [Parameter; 21] = [
     RESOLUTION,
     YOUNG,
     POISSON,
@@ -133,6 +145,10 @@ pub const PARAMETERS: [Parameter; 17] = [
     SUBSTEPS,
     DAMPING,
     FRICTION,
+    STRENGTH,
+    C_PROP,
+    KAPPA,
+    LOAD,
 ];
 
 #[cfg(test)]
@@ -194,6 +210,26 @@ mod tests {
         let implicit = CorotatedImplicit::default();
         assert_eq!(CG_TOLERANCE.default, implicit.tolerance);
         assert_eq!(CG_ITERATIONS.default, implicit.max_iterations as f64);
+    }
+
+    #[test]
+    fn the_fracture_controls_accept_only_what_the_solver_takes() {
+        use phyxel::meshless::fracture::FractureSettings;
+        // Positive ranges: the solver refuses 0 and below (FractureSettings::new's reasons).
+        for p in [STRENGTH, C_PROP, KAPPA] {
+            assert!(p.min > 0.0, "{}", p.name);
+        }
+        for (strength, c_prop, kappa) in [
+            (STRENGTH.min, C_PROP.min, KAPPA.min),
+            (STRENGTH.max, C_PROP.max, KAPPA.max),
+        ] {
+            let settings = FractureSettings::new(strength, c_prop).unwrap();
+            assert!(settings.with_transparency(kappa).is_ok());
+        }
+        assert!(FractureSettings::new(0.0, C_PROP.default).is_err());
+        assert!(FractureSettings::new(STRENGTH.default, 0.0).is_err());
+        // The default load on the default jelly lies well within E/2 (the grips' range).
+        const { assert!(LOAD.default * STRENGTH.default < 0.5 * YOUNG.default) };
     }
 
     #[test]

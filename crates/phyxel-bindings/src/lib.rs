@@ -148,6 +148,42 @@ macro_rules! phyxel_demo_class {
                     .map_err($crate::js_error)
             }
 
+            /// The notched bar's fracture: σ_t (Pa), c_prop (m/s), weights ("visibility" or
+            /// "transparency"), κ, the grips' load (a fraction of σ_t); builds the bar anew.
+            pub fn set_fracture(
+                &mut self,
+                strength: f64,
+                c_prop: f64,
+                weights: &str,
+                kappa: f64,
+                load: f64,
+            ) -> Result<(), ::wasm_bindgen::JsError> {
+                self.demo
+                    .set_fracture(strength, c_prop, weights, kappa, load)
+                    .map_err($crate::js_error)
+            }
+
+            /// Why the GPU backend cannot step this scene (the fracture scene), if it cannot.
+            pub fn gpu_refusal(&self) -> Option<String> {
+                self.demo.gpu_refusal()
+            }
+
+            pub fn is_fracture_scene(&self) -> bool {
+                self.demo.is_fracture_scene()
+            }
+
+            /// [cracks, cracks grown, fragments, free particles, peak σ₁/σ_t, load fraction]
+            /// (empty in a scene without fracture).
+            pub fn fracture_readouts(&self) -> Vec<f64> {
+                self.demo.fracture_readouts()
+            }
+
+            /// Each phyxel's fragment (0, 1, …; −1 for a free particle; empty in a scene without
+            /// fracture).
+            pub fn fracture_pieces(&self) -> Vec<f64> {
+                self.demo.fracture_pieces()
+            }
+
             pub fn set_integrator(&mut self, id: &str) -> Result<(), ::wasm_bindgen::JsError> {
                 self.demo.set_integrator(id).map_err($crate::js_error)
             }

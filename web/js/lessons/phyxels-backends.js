@@ -391,6 +391,13 @@ export class PhyxelSolver {
       this.show();
       return;
     }
+    // A scene the GPU backend cannot step (the fracture scene): refused before the worker stops.
+    const refusal = this.demo.gpu_refusal();
+    if (refusal) {
+      this.gpuUnavailable(refusal);
+      this.show();
+      return;
+    }
     try {
       // The view's own device where it draws with WebGPU: the view then draws the solver's buffers.
       this.gpuDevice ??= this.view()?.solver_device() ?? (await GpuDevice.create());

@@ -32,6 +32,7 @@ const params = {
   integrator: 'symplectic-euler',
   implicitModel: 'quadrature',
   colourBy: 'object',
+  weights: 'visibility',
   showPhyxels: true,
   showSurface: false,
 };
@@ -52,9 +53,15 @@ function sceneArgs() {
   ];
 }
 
+/** The fracture scene (crates/phyxel-app: Demo's `notched-bar`, fracture::scenes::notched_bar). */
+const FRACTURE_SCENE = 'notched-bar';
+const isFractureScene = () => params.scene === FRACTURE_SCENE;
+
 /** The settings, as the calls that make them: the page's copy and the worker's are set up alike. */
 function settingCalls() {
   const calls = [
+    // First: it builds the bar anew (the other setters then apply to it).
+    ...(isFractureScene() ? [['set_fracture', params.strength, params.cProp, params.weights, params.kappa, params.load]] : []),
     ['set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations)],
     ['set_implicit_model', params.implicitModel],
     ['set_integrator', params.integrator],
@@ -124,9 +131,10 @@ function currentDt() {
 
 const c = page.controls;
 /** A numeric control of the demo's parameter `key`: range, whole-number flag and default from TABLE. */
-const number = (panel, key, label, unit, onChange, range = fromTable(TABLE, key)) =>
+const number = (panel, key, label, unit, onChange, range = fromTable(TABLE, key), help = '') =>
   panel.number({
     ...range,
+    help,
     id: `param-${key}`,
     label,
     unit,
@@ -195,7 +203,11 @@ select(scene, 'scene', 'Objects', [
   { value: 'bunny', label: 'Bunny (mesh)' },
   { value: 'several', label: 'Cube, sphere and torus' },
   { value: 'collide', label: 'Ball dropped on a cube (contact, CPU)' },
-], rebuild);
+  { value: FRACTURE_SCENE, label: 'Notched bar pulled apart (fracture, CPU)' },
+], () => {
+  rebuild();
+  showFractureControls();
+});
 number(scene, 'resolution', 'Phyxels across', '', rebuild);
 select(scene, 'lattice', 'Lattice', [
   { value: 'cubic', label: 'Cubic' },
@@ -221,6 +233,28 @@ number(plasticDetails, 'yieldStrain', 'Yield c<sub>yield</sub>', '', setPlastici
 number(plasticDetails, 'creep', 'Creep c<sub>creep</sub>', '1/s', setPlasticity);
 number(plasticDetails, 'maxStrain', 'Max c<sub>max</sub>', '', setPlasticity);
 plasticDetails.setVisible(params.plastic);
+
+// The notched bar's fracture (seed 000 §4.1.3; seed 002 §7.3, eq. 70): a change builds the bar anew;
+// the solver refuses what it cannot take (each value positive; load × σ_t below E/2) with the reason.
+const fractureGroup = c.group('Fracture');
+const setFracture = () => {
+  if (isFractureScene()) rebuild();
+};
+number(fractureGroup, 'strength', 'Tensile strength σ<sub>t</sub>', 'Pa', setFracture, undefined, 'Positive: a crack starts where the largest principal stress σ₁ exceeds it.');
+number(fractureGroup, 'cProp', 'Crack speed c<sub>prop</sub>', 'm/s', setFracture, undefined, 'Positive: how fast a loaded crack front advances.');
+select(fractureGroup, 'weights', 'Weights across a crack', [
+  { value: 'visibility', label: 'Visibility (cut)' },
+  { value: 'transparency', label: 'Transparency (eq. 70)' },
+], () => {
+  setFracture();
+  showFractureControls();
+});
+const kappaControl = number(fractureGroup, 'kappa', 'Transparency κ', '', setFracture, undefined, 'Positive: how far from the front (in h) a crack stays see-through.');
+number(fractureGroup, 'load', 'Grips’ load (fraction of σ<sub>t</sub>, over 1 s)', '', setFracture, undefined, 'The uniaxial stress the grips reach, as a fraction of σ_t; load × σ_t must stay below E/2.');
+function showFractureControls() {
+  fractureGroup.setVisible(isFractureScene());
+  kappaControl.input.closest('.control').hidden = params.weights !== 'transparency';
+}
 
 const pointerGroup = c.group('Pointer and heat');
 select(pointerGroup, 'tool', 'Dragging the object', [
@@ -275,10 +309,12 @@ function showTimeControls() {
   substepControl.input.closest('.control').hidden = params.substeps === 'auto';
 }
 showTimeControls();
+showFractureControls();
 
 const displayGroup = c.group('Display');
 select(displayGroup, 'colourBy', 'Colour by', [
-  { value: 'object', label: 'Object' },
+  { value: 'object', label: 'Object (the notched bar: fragment)' },
+  { value: 'stress', label: 'σ₁/σ_t (the notched bar: 0–1)' },
   { value: 'temperature', label: 'Temperature (20–100 °C)' },
   { value: 'plastic', label: 'Plastic strain (0–c_max)' },
   { value: 'speed', label: 'Speed (0–2 m/s)' },
@@ -321,6 +357,12 @@ function showBackend() {
 // ---- Readouts -------------------------------------------------------------------------------------
 
 const readouts = {
+  drawn: page.readout('drawn', 'Drawn'),
+  cracks: page.readout('cracks', 'Cracks (grown)'),
+  fragments: page.readout('fragments', 'Fragments'),
+  free: page.readout('free-particles', 'Free particles'),
+  peak: page.readout('peak-stress', 'Peak σ₁/σ_t'),
+  load: page.readout('load', 'Grips’ load'),
   solver: page.readout('solver', 'Solver'),
   threads: page.readout('thread-work', 'Work per CPU thread'),
   renderer: page.readout('renderer', 'Renderer'),
@@ -368,6 +410,37 @@ function updateReadouts(now) {
   readouts.updates(String(demo.reference_updates()));
   readouts.temperature(`${demo.max_temperature().toFixed(1)} °C`);
   readouts.height(`${demo.height().toFixed(3)} m`);
+  // The fracture scene's own: computed by the solver that cuts (the worker's), carried with its state.
+  const fracture = demo.fracture_readouts();
+  if (fracture.length) {
+    const [cracks, grown, fragments, free, peak, load] = fracture;
+    readouts.drawn(params.showPhyxels
+      ? `phyxels as spheres, coloured by ${colouring() === 'stress' ? 'σ₁/σ_t' : 'fragment (free particles one more colour)'}; no surface mesh`
+      : 'nothing (tick Phyxels): the bar has no surface mesh');
+    readouts.cracks(`${cracks} (${grown})`);
+    readouts.fragments(String(fragments));
+    readouts.free(String(free));
+    readouts.peak(peak.toFixed(3));
+    readouts.load(`${(load * params.load).toFixed(3)} σ_t`);
+    document.body.dataset.fracture = JSON.stringify({ cracks, grown, fragments, free, peak, load });
+  } else {
+    delete document.body.dataset.fracture;
+  }
+  showFractureReadouts(fracture.length > 0);
+}
+
+/** The fracture readouts' rows show in the fracture scene only. */
+const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load'];
+function showFractureReadouts(shown) {
+  for (const id of FRACTURE_READOUTS) document.getElementById(`readout-${id}`).closest('tr').hidden = !shown;
+}
+showFractureReadouts(false);
+
+/** The colouring drawn: the fracture scene colours by fragment ("object") or σ₁/σ_t, the others
+ * have no stress colouring (σ₁/σ_t falls back to the object). */
+function colouring() {
+  if (isFractureScene()) return params.colourBy === 'stress' ? 'stress' : params.colourBy === 'object' ? 'fragment' : params.colourBy;
+  return params.colourBy === 'stress' ? 'object' : params.colourBy;
 }
 
 // ---- The view: WebGPU, else WebGL2, else an explanation ------------------------------------------
@@ -454,7 +527,7 @@ function draw() {
   view.resize(width, height);
   camera.set_aspect(width / height);
   try {
-    view.draw(solver.demo, camera, params.colourBy, params.showPhyxels, params.showSurface);
+    view.draw(solver.demo, camera, colouring(), params.showPhyxels, params.showSurface);
     document.body.dataset.phyxelsFrom = view.draws_from_solver() ? 'solver-buffers' : 'page-copy';
     if (++framesDrawn === 10) settleRenderer();
   } catch (error) {

@@ -346,3 +346,90 @@ fn a_body_too_large_for_the_quadrature_budget_is_integrated_at_its_phyxels_and_t
     assert!(demo.set_implicit_model("quadrature").is_err());
     assert_eq!(demo.integration(), "nodal");
 }
+
+/// The notched bar as the page builds it (phyxels.js: the scene, then `set_fracture` first), with
+/// `strength` (Pa), jelly and the table's other defaults.
+fn notched_bar_demo(strength: f64) -> PhyxelDemo {
+    let mut demo = PhyxelDemo::new(NOTCHED_BAR, 10, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+    demo.set_fracture(strength, 2.0, "visibility", 0.5, 1.0)
+        .unwrap();
+    demo.set_damping_and_friction(DAMPING.default, FRICTION.default)
+        .unwrap();
+    demo.set_integrator("symplectic-euler").unwrap();
+    demo
+}
+
+#[test]
+fn the_notched_bar_parts_in_two_and_the_pages_copy_shows_what_the_worker_cut() {
+    let (mut worker, mut page) = (notched_bar_demo(2e3), notched_bar_demo(2e3));
+    assert_eq!(worker.phyxel_count(), 24 * 5 * 5);
+    assert!((worker.spacing() - 0.05).abs() < 1e-15);
+    // The notch is a crack from the start, not grown; one piece; nothing above the strength.
+    assert_eq!(page.fracture_readouts(), vec![1.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    page.restore(worker.snapshot(true)).unwrap();
+    let dt = 0.1 * worker.cfl_time_step();
+    let mut batches = 0;
+    while worker.fracture_readouts()[2] < 2.0 {
+        assert!(worker.step(dt, 50).unwrap(), "{:?}", worker.error());
+        page.restore(worker.snapshot(false)).unwrap();
+        assert_eq!(page.fracture_readouts(), worker.fracture_readouts());
+        assert_eq!(
+            page.frame_data("fragment").unwrap().phyxels,
+            worker.frame_data("fragment").unwrap().phyxels
+        );
+        batches += 1;
+        assert!(batches < 60, "not parted in 3000 steps");
+    }
+    let readouts = worker.fracture_readouts();
+    assert!(readouts[1] >= 1.0, "the notch grew: {readouts:?}");
+    // Parted at the notch (x = 11.5 spacings): the fragment colour is the side of that plane.
+    let frame = worker.frame_data("fragment").unwrap();
+    let reference = &worker.sim.body.reference;
+    for (p, x) in frame.phyxels.iter().zip(reference) {
+        assert_eq!(p[3], if x.x < 11.5 * 0.05 { 0.0 } else { 1.0 });
+    }
+    println!(
+        "demo: parted after {} steps (t = {:.3} s), readouts {readouts:?}",
+        worker.steps(),
+        worker.time()
+    );
+    // The page's copy was never cut: it shows the worker's cracks but refuses to step from them.
+    assert!(!page.step(dt, 1).unwrap());
+    assert_eq!(page.error().as_deref(), Some(CUT_ELSEWHERE));
+}
+
+#[test]
+fn the_fracture_settings_are_refused_with_the_reason_and_the_bar_runs_on() {
+    let mut demo = notched_bar_demo(2e3);
+    let dt = 0.1 * demo.cfl_time_step();
+    assert!(demo.step(dt, 10).unwrap());
+    for (strength, c_prop, kappa, needle) in [
+        (0.0, 2.0, 0.5, "σ_t"),
+        (-5.0, 2.0, 0.5, "σ_t"),
+        (2e3, 0.0, 0.5, "c_prop"),
+        (2e3, 2.0, -1.0, "κ"),
+    ] {
+        let error = demo
+            .set_fracture(strength, c_prop, "transparency", kappa, 1.0)
+            .unwrap_err();
+        assert!(error.0.contains(needle), "{error}");
+    }
+    let error = demo.set_fracture(2e3, 2.0, "glass", 0.5, 1.0).unwrap_err();
+    assert!(error.0.contains("visibility, transparency"), "{error}");
+    // σ_t × load beyond E/2 = 50 kPa: the solver's reason.
+    let error = demo
+        .set_fracture(4e4, 2.0, "visibility", 0.5, 2.0)
+        .unwrap_err();
+    assert!(error.0.contains("E/2"), "{error}");
+    // Nothing changed: the bar steps on from where it was.
+    assert_eq!(demo.steps(), 10.0);
+    assert!(demo.step(dt, 10).unwrap());
+    assert_eq!(demo.steps(), 20.0);
+    // Other scenes do not crack; the bar takes no implicit integrator, BCC lattice or ball.
+    let mut cube = PhyxelDemo::new("cube", 6, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+    assert!(cube.set_fracture(2e3, 2.0, "visibility", 0.5, 1.0).is_err());
+    assert!(cube.fracture_readouts().is_empty());
+    assert!(demo.set_integrator("implicit-euler").is_err());
+    assert!(PhyxelDemo::new(NOTCHED_BAR, 10, true, 1e5, 0.3, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new(NOTCHED_BAR, 10, false, 1e5, 0.3, 1000.0, 5e4, true).is_err());
+}

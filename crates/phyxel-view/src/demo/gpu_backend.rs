@@ -83,6 +83,9 @@ impl Accelerator for GpuBackend {
 /// Step `demo` on `context`'s device from its current state. Refused (with the reason) for what the
 /// GPU backend does not mirror.
 pub fn attach(demo: &mut GpuDemo, context: Rc<GpuContext>) -> Result<(), String> {
+    if let Some(refusal) = demo.gpu_refusal() {
+        return Err(refusal);
+    }
     let solver = gpu_solver(&context, &demo.sim).map_err(|e| e.to_string())?;
     demo.accelerator = Some(GpuBackend {
         context,

@@ -159,13 +159,89 @@ impl PulledBar {
 
     /// Move the grips to their place at the end of the step, then step the simulation.
     pub fn step(&mut self, dt: f64) -> Result<(), BlowUp> {
-        let s = self.load_fraction(self.simulation.time + dt);
-        let body = &mut self.simulation.body;
-        for &i in &self.grips {
+        self.grips().step(&mut self.simulation, dt)
+    }
+
+    /// The grips' motion alone ([`Grips`]), for a driver that keeps the simulation itself.
+    pub fn grips(&self) -> Grips {
+        Grips {
+            phyxels: self.grips.clone(),
+            centre: self.centre,
+            stretch: self.stretch,
+            ramp_time: self.ramp_time,
+        }
+    }
+}
+
+/// The grips of a [`PulledBar`] apart from its simulation: the held phyxels reach the displacement
+/// `stretch` ⊙ (X − centre) over `ramp_time` (the 3D demo keeps the simulation and steps it with these).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grips {
+    pub phyxels: Vec<usize>,
+    pub centre: DVec3,
+    pub stretch: DVec3,
+    pub ramp_time: f64,
+}
+
+impl Grips {
+    /// The fraction of the full load the grips hold at time t.
+    pub fn load_fraction(&self, t: f64) -> f64 {
+        if self.ramp_time > 0.0 {
+            (t / self.ramp_time).min(1.0)
+        } else {
+            1.0
+        }
+    }
+
+    /// Move the grips of `simulation` to their place at the end of the step, then step it.
+    pub fn step(&self, simulation: &mut Simulation, dt: f64) -> Result<(), BlowUp> {
+        let s = self.load_fraction(simulation.time + dt);
+        let body = &mut simulation.body;
+        for &i in &self.phyxels {
             body.displacement[i] = s * self.stretch * (body.reference[i] - self.centre);
         }
-        self.simulation.step(dt)
+        simulation.step(dt)
     }
+}
+
+/// The 3D demo's "notched bar pulled apart": `across` × `across` phyxels in cross-section (0.25 m
+/// wide), 4.8 times as long, h = 2.2 spacings, held by 5 layers at each end (≥ 2h), a notch through
+/// the top 2/5 of the height at mid-length, pulled to `load` × the strength over `ramp_time` (s).
+/// At `across` = 5 it is the bar of the tests (24 × 5 × 5 at 0.05 m). Refused for fracture settings
+/// the solver refuses, fewer than 3 phyxels across, or a load the material cannot hold uniaxially
+/// (|load × σ_t| ≥ E/2, the range of [`uniaxial_stretch`]).
+pub fn notched_bar(
+    across: usize,
+    material: Material,
+    fracture: FractureSettings,
+    load: f64,
+    ramp_time: f64,
+    damping: f64,
+) -> Result<PulledBar, FractureError> {
+    if across < 3 {
+        return Err(FractureError(format!(
+            "the notched bar needs at least 3 phyxels across (got {across})"
+        )));
+    }
+    let stress = load * fracture.strength;
+    if stress.is_nan() || stress.abs() >= 0.5 * material.young {
+        return Err(FractureError(format!(
+            "the grips' stress, load × σ_t = {stress} Pa, must stay below E/2 = {} Pa",
+            0.5 * material.young
+        )));
+    }
+    PulledBar::new(BarDescription {
+        cells: [(24 * across).div_ceil(5), across, across],
+        spacing: 0.25 / across as f64,
+        support_factor: 2.2,
+        material,
+        fracture,
+        load,
+        ramp_time,
+        damping,
+        grip_layers: 5,
+        notch_layers: (2 * across).div_ceil(5),
+    })
 }
 
 /// A notch in the plane x = tip.x cut down from above: its front is the straight line y = tip.y across

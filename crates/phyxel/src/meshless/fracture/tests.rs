@@ -546,3 +546,72 @@ fn a_body_cut_into_single_phyxels_falls_as_free_particles() {
         assert!((*u - expected).length() < 1e-9 * expected.length(), "{u}");
     }
 }
+
+#[test]
+fn the_demos_notched_bar_at_five_across_is_the_tests_bar_and_its_grips_step_it_alike() {
+    use super::scenes::notched_bar;
+    let mut tests = bar([24, 5, 5], 5, 1.0, 1.1, 5.0, 2);
+    let demo = notched_bar(5, Material::JELLY, settings(), 1.0, 1.1, 5.0).unwrap();
+    assert_eq!(
+        demo.simulation.body.reference,
+        tests.simulation.body.reference
+    );
+    assert_eq!(demo.grips(), tests.grips());
+    let grips = demo.grips();
+    let mut simulation = demo.simulation;
+    let dt = simulation.recommended_time_step();
+    for _ in 0..200 {
+        tests.step(dt).unwrap();
+        grips.step(&mut simulation, dt).unwrap();
+    }
+    assert_eq!(
+        simulation.body.displacement,
+        tests.simulation.body.displacement
+    );
+    assert_eq!(
+        simulation.fracture.as_ref().unwrap().cracks.len(),
+        tests.simulation.fracture.as_ref().unwrap().cracks.len()
+    );
+}
+
+#[test]
+fn the_demos_notched_bar_refuses_too_few_phyxels_and_a_load_beyond_half_of_e() {
+    use super::scenes::notched_bar;
+    let error = notched_bar(2, Material::JELLY, settings(), 1.0, 1.0, 0.5).unwrap_err();
+    assert!(error.0.contains("at least 3"), "{error}");
+    // σ_t = 2 kPa, E/2 = 50 kPa: a load of 25 σ_t is refused, 24 accepted.
+    let error = notched_bar(3, Material::JELLY, settings(), 25.0, 1.0, 0.5).unwrap_err();
+    assert!(error.0.contains("E/2"), "{error}");
+    assert!(notched_bar(3, Material::JELLY, settings(), 24.0, 1.0, 0.5).is_ok());
+}
+
+#[test]
+fn the_demos_notched_bar_parts_in_two_at_the_notch_at_the_demos_default_damping() {
+    use super::scenes::notched_bar;
+    // The demo's defaults: load 1.0 over 1 s, damping 0.5/s, the automatic step (0.1 of the bound).
+    for across in [5, 6] {
+        let mut b = notched_bar(across, Material::JELLY, settings(), 1.0, 1.0, 0.5).unwrap();
+        let a = 0.25 / across as f64;
+        let notch_x = ((b.simulation.body.len() / across / across / 2) as f64 - 0.5) * a;
+        let dt = b.simulation.recommended_time_step();
+        let mut steps = 0;
+        while fragments(&b.simulation.body).0 < 2 {
+            b.step(dt).unwrap();
+            steps += 1;
+            assert!(steps < 3000, "{across} across: not parted");
+        }
+        let first = b.simulation.fracture.as_ref().unwrap().events[0];
+        assert_eq!((first.kind, first.crack), (EventKind::FrontStarted, 0));
+        let (count, label) = fragments(&b.simulation.body);
+        assert_eq!(count, 2);
+        let body = &b.simulation.body;
+        assert!((0..body.len()).all(|i| (label[i] == 0) == (body.reference[i].x < notch_x)));
+        println!(
+            "demo bar, {across} across: the notch tip started at step {}, parted at step {steps} \
+             (t = {:.3} s, nominal load {:.3})",
+            first.step,
+            b.simulation.time,
+            b.load_fraction(b.simulation.time)
+        );
+    }
+}
