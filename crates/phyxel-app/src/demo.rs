@@ -75,6 +75,23 @@ pub const GPU_CANNOT_CUT: &str =
 /// Numbers of [`FractureView`] before its per-phyxel lists in a snapshot.
 const FRACTURE_HEADER: usize = 8;
 
+impl FractureView {
+    /// Its numbers before the per-phyxel lists, in the snapshot's order: the page's readouts (cracks,
+    /// grown, fragments, free, peak, load fraction), then refits and crack events.
+    fn header(&self) -> [f64; FRACTURE_HEADER] {
+        [
+            self.cracks as f64,
+            self.grown as f64,
+            self.fragments as f64,
+            self.free as f64,
+            self.peak,
+            self.load_fraction,
+            self.refits as f64,
+            self.events as f64,
+        ]
+    }
+}
+
 /// Why the demo refused a request (a parameter out of range, an unknown name, a state that does not
 /// fit); the bindings hand the message to JavaScript as it is.
 #[derive(Clone, Debug, PartialEq)]
@@ -642,16 +659,7 @@ impl<A: Accelerator> Demo<A> {
         match self.fracture_view() {
             Some(v) => {
                 state.push((FRACTURE_HEADER + 2 * v.piece.len()) as f64);
-                state.extend([
-                    v.cracks as f64,
-                    v.grown as f64,
-                    v.fragments as f64,
-                    v.free as f64,
-                    v.peak,
-                    v.load_fraction,
-                    v.refits as f64,
-                    v.events as f64,
-                ]);
+                state.extend(v.header());
                 state.extend(
                     v.piece
                         .iter()

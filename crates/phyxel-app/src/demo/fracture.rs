@@ -190,16 +190,8 @@ impl<A: Accelerator> Demo<A> {
     /// of the phyxels the grips do not hold, the grips' load as a fraction of the full load]; empty in
     /// another scene.
     pub fn fracture_readouts(&self) -> Vec<f64> {
-        self.fracture_view().map_or_else(Vec::new, |v| {
-            vec![
-                v.cracks as f64,
-                v.grown as f64,
-                v.fragments as f64,
-                v.free as f64,
-                v.peak,
-                v.load_fraction,
-            ]
-        })
+        self.fracture_view()
+            .map_or_else(Vec::new, |v| v.header()[..6].to_vec())
     }
 
     /// Each phyxel's fragment: 0, 1, … numbered by their lowest phyxel, −1 for a free particle
