@@ -53,7 +53,9 @@ fn the_gpu_backend_steps_the_demo_and_falls_back_to_the_cpu_when_the_device_is_l
     assert_eq!(demo.backend(), "gpu");
     let read = pollster::block_on(demo.gpu_state().unwrap());
     demo.apply_gpu_state(read).unwrap();
-    assert!(demo.cg_iterations() > 0.0, "{}", demo.cg_iterations());
+    // A solve ran (−1: none); the falling cube's step needs no CG iteration once the deflation has
+    // solved its translations, on the device as on the CPU.
+    assert!(demo.cg_iterations() >= 0.0, "{}", demo.cg_iterations());
     assert!(demo.cg_residual() <= 1e-4);
     assert_eq!(
         demo.integration(),
