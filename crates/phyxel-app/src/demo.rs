@@ -10,7 +10,9 @@ use crate::parameters::{
 use glam::DVec3;
 use phyxel::integrators::Method;
 use phyxel::meshless::body::{Integration, NodalVolume};
-use phyxel::meshless::fracture::scenes::{notched_bar, Grips};
+use phyxel::meshless::fracture::scenes::{
+    notched_bar, notched_bar_cells, Grips, NOTCHED_BAR_WIDTH,
+};
 use phyxel::meshless::fracture::weights::fragments;
 use phyxel::meshless::fracture::FractureSettings;
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
@@ -500,7 +502,7 @@ impl<A: Accelerator> Demo<A> {
     /// Lattice spacing (m).
     pub fn spacing(&self) -> f64 {
         match &self.grips {
-            Some((_, across)) => 0.25 / *across as f64,
+            Some((_, across)) => NOTCHED_BAR_WIDTH / *across as f64,
             None => self.description.spacing(),
         }
     }

@@ -41,7 +41,7 @@ impl<A: Accelerator> Demo<A> {
             LOAD.default,
             DAMPING.default,
         )?;
-        let mut demo = Self {
+        Ok(Self {
             object_of: vec![0; sim.body.len()],
             object_start: vec![0, sim.body.len()],
             sim,
@@ -57,15 +57,7 @@ impl<A: Accelerator> Demo<A> {
             grips: Some((grips, across)),
             mirrored: None,
             cut_elsewhere: false,
-        };
-        demo.set_fracture(
-            STRENGTH.default,
-            C_PROP.default,
-            "visibility",
-            KAPPA.default,
-            LOAD.default,
-        )?;
-        Ok(demo)
+        })
     }
 
     /// The notched bar's fracture: tensile strength σ_t (Pa), crack speed c_prop (m/s), the weights
@@ -225,7 +217,7 @@ fn build_bar(
     load: f64,
     damping: f64,
 ) -> Result<(Simulation, Grips), DemoError> {
-    let cells = (24 * across).div_ceil(5) * across * across;
+    let cells: usize = notched_bar_cells(across).iter().product();
     if cells > MAX_CPU_PHYXELS {
         return Err(DemoError(format!(
             "the notched bar of {cells} phyxels is more than the CPU solver is offered \

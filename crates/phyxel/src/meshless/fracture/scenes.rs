@@ -204,8 +204,16 @@ impl Grips {
     }
 }
 
-/// The 3D demo's "notched bar pulled apart": `across` × `across` phyxels in cross-section (0.25 m
-/// wide), 4.8 times as long, h = 2.2 spacings, held by 5 layers at each end (≥ 2h), a notch through
+/// The notched bar's section width (m): its spacing is this over the phyxels across.
+pub const NOTCHED_BAR_WIDTH: f64 = 0.25;
+
+/// The notched bar's phyxels along x, y and z at `across` across (4.8 times as long as wide).
+pub fn notched_bar_cells(across: usize) -> [usize; 3] {
+    [(24 * across).div_ceil(5), across, across]
+}
+
+/// The 3D demo's "notched bar pulled apart": `across` × `across` phyxels in cross-section
+/// ([`NOTCHED_BAR_WIDTH`] wide), 4.8 times as long ([`notched_bar_cells`]), h = 2.2 spacings, held by 5 layers at each end (≥ 2h), a notch through
 /// the top 2/5 of the height at mid-length, pulled to `load` × the strength over `ramp_time` (s).
 /// At `across` = 5 it is the bar of the tests (24 × 5 × 5 at 0.05 m). Refused for fracture settings
 /// the solver refuses, fewer than 3 phyxels across, or a load the material cannot hold uniaxially
@@ -231,8 +239,8 @@ pub fn notched_bar(
         )));
     }
     PulledBar::new(BarDescription {
-        cells: [(24 * across).div_ceil(5), across, across],
-        spacing: 0.25 / across as f64,
+        cells: notched_bar_cells(across),
+        spacing: NOTCHED_BAR_WIDTH / across as f64,
         support_factor: 2.2,
         material,
         fracture,
