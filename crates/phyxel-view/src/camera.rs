@@ -98,6 +98,22 @@ impl OrbitCamera {
         vec![clip.x / clip.w, clip.y / clip.w]
     }
 
+    /// The point the pointer at (`ndc_x`, `ndc_y`) picks of `points` — x, y, z and `stride` − 3 more
+    /// numbers each (a page's particle buffer) — the first along the ray through it within `radius`
+    /// of the ray (`phyxel::picking::nearest_along_ray`, as the 3D demo picks a phyxel): its index,
+    /// or −1 for none (or a stride below 3).
+    pub fn pick(&self, ndc_x: f64, ndc_y: f64, points: &[f32], stride: usize, radius: f64) -> i32 {
+        if stride < 3 {
+            return -1;
+        }
+        let (origin, direction) = self.ray_through(ndc_x, ndc_y);
+        let points = points
+            .chunks_exact(stride)
+            .map(|p| DVec3::new(p[0].into(), p[1].into(), p[2].into()));
+        phyxel::picking::nearest_along_ray(points, origin, direction, radius)
+            .map_or(-1, |i| i as i32)
+    }
+
     /// Where the ray through (`ndc_x`, `ndc_y`) meets the plane through (`x`, `y`, `z`) facing the
     /// camera: the point a dragged phyxel is pulled to. [x, y, z], or the plane point itself if the ray
     /// runs parallel to the plane.

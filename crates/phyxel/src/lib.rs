@@ -26,3 +26,4 @@ pub mod lessons;
 pub mod meshless;
 pub mod parallel;
 pub mod params;
+pub mod picking;

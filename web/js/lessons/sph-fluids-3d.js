@@ -425,24 +425,12 @@ function ndc(event) {
   return [((event.clientX - rect.left) / rect.width) * 2 - 1, 1 - ((event.clientY - rect.top) / rect.height) * 2];
 }
 
-/** The first particle along `ray` ([origin, unit direction]) within 1.5 Δx of it, as [x, y, z], or null. */
-function pickParticle(ray) {
+/** The particle a pointer event picks: the first along its ray within 1.5 Δx of it, as [x, y, z], or null. */
+function pickParticle(event) {
   const p = state?.particles;
   if (!p) return null;
-  const [ox, oy, oz, dx, dy, dz] = ray;
-  const reach2 = (1.5 * spacing) ** 2;
-  let best = null;
-  let nearest = Infinity;
-  for (let i = 0; i + 3 < p.length; i += 4) {
-    const [rx, ry, rz] = [p[i] - ox, p[i + 1] - oy, p[i + 2] - oz];
-    const along = rx * dx + ry * dy + rz * dz;
-    if (along <= 0 || along >= nearest) continue;
-    if (rx * rx + ry * ry + rz * rz - along * along < reach2) {
-      nearest = along;
-      best = [p[i], p[i + 1], p[i + 2]];
-    }
-  }
-  return best;
+  const i = camera.pick(...ndc(event), p, 4, 1.5 * spacing);
+  return i < 0 ? null : [p[4 * i], p[4 * i + 1], p[4 * i + 2]];
 }
 
 /** Tell the solver where the pointer stirs (its point and velocity), or that it stopped. */
@@ -482,7 +470,7 @@ container.addEventListener('pointerdown', (event) => {
     return;
   }
   // On the water: stir it; elsewhere: turn the camera.
-  const hit = pickParticle(camera.ray(...ndc(event)));
+  const hit = pickParticle(event);
   if (hit) {
     stirring = { anchor: hit, from: hit, since: state.report.time, velocity: [0, 0, 0], point: hit, still: 0 };
     container.dataset.action = 'stir';

@@ -396,20 +396,9 @@ impl Simulation {
     }
 
     /// The phyxel nearest to the ray origin + s·direction (s ≥ 0) among those within `radius` of it:
-    /// what the pointer picks.
+    /// what the pointer picks ([`crate::picking::nearest_along_ray`]).
     pub fn pick(&self, origin: DVec3, direction: DVec3, radius: f64) -> Option<usize> {
-        let direction = direction.try_normalize()?;
-        self.body
-            .positions()
-            .iter()
-            .enumerate()
-            .filter_map(|(i, x)| {
-                let along = (*x - origin).dot(direction);
-                let off_ray = (*x - origin - along * direction).length();
-                (along >= 0.0 && off_ray <= radius).then_some((i, along))
-            })
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(i, _)| i)
+        crate::picking::nearest_along_ray(self.body.positions(), origin, direction, radius)
     }
 
     /// The time-integration method in use.
