@@ -8,7 +8,7 @@ use crate::context::{bytes_in_words, GpuContext, GpuError};
 use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
 use crate::layout::{mat3, vec4, GpuCollider, ImplicitFrame, MlsFrame, Params, PhyxelConstants};
 use crate::passes::{storage_buffer, uniform, zeroed};
-use crate::wgsl::{status, work};
+use crate::wgsl::{status, work, workgroups, WORKGROUP_SIZE};
 use glam::DVec3;
 use phyxel::integrators::Method;
 use phyxel::meshless::simulation::{Elasticity, Simulation};
@@ -89,6 +89,19 @@ fn plan_edges(
             body.len(),
             bytes_in_words(largest),
             bytes_in_words(binding)
+        )));
+    }
+    // The per-phyxel passes run a thread per phyxel (and one more: the rows' last start) in one
+    // dispatch's workgroups.
+    let groups = workgroups(body.len().saturating_add(1) as u32, WORKGROUP_SIZE);
+    if body.len() >= u32::MAX as usize || groups > limits.max_compute_workgroups_per_dimension {
+        let most =
+            u64::from(limits.max_compute_workgroups_per_dimension) * u64::from(WORKGROUP_SIZE) - 1;
+        return Err(GpuError(format!(
+            "{} phyxels need {groups} workgroups per pass; this GPU dispatches at most {} \
+             (max_compute_workgroups_per_dimension), {most} phyxels: lower the resolution",
+            body.len(),
+            limits.max_compute_workgroups_per_dimension
         )));
     }
     // Per-edge buffers hold up to twice the edges (within the largest buffer): room for the rows

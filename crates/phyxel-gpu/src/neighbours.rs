@@ -14,9 +14,14 @@ use crate::wgsl::{source, workgroups, WORKGROUP_SIZE};
 use glam::DVec3;
 use phyxel::meshless::neighbours::Neighbourhoods;
 
-/// Buckets of the hash table for `phyxels` phyxels (odd, about two per phyxel).
-fn hash_table_size(phyxels: u32) -> u32 {
-    (2 * phyxels).max(1) | 1
+/// Buckets of the hash table for `phyxels` phyxels (odd, about two per phyxel), at most one fewer
+/// than `max_items`, the items one dispatch reaches (`max_compute_workgroups_per_dimension` ×
+/// [`WORKGROUP_SIZE`]): `clear_counts` and `keep_bucket_starts` run a thread per bucket and one more.
+/// Beyond about 2.1 million phyxels on WebGPU's default limit the table has fewer buckets than two per
+/// phyxel (more phyxels share a bucket; the rows found are the same).
+fn hash_table_size(phyxels: u32, max_items: u32) -> u32 {
+    let largest = max_items.saturating_sub(2).max(1) | 1;
+    (phyxels.saturating_mul(2).max(1) | 1).min(largest)
 }
 
 /// The neighbour search over the points of one buffer (xyz: position, w: support radius h_i): its
@@ -51,7 +56,11 @@ impl NeighbourSearch {
         update_strain: f32,
     ) -> Self {
         let n = phyxels as usize;
-        let table = hash_table_size(phyxels);
+        let max_items = device
+            .limits()
+            .max_compute_workgroups_per_dimension
+            .saturating_mul(WORKGROUP_SIZE);
+        let table = hash_table_size(phyxels, max_items);
         let grid = GridParams {
             phyxels,
             table_size: table,
@@ -328,5 +337,33 @@ pub(crate) fn from_reverse_owners(
         reverse_start,
         reverse,
         owner,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hash_table_size;
+    use crate::wgsl::{workgroups, WORKGROUP_SIZE};
+
+    /// Two buckets per phyxel, odd, until a thread per bucket and one more would need more workgroups
+    /// than one dispatch runs: then the largest odd table that fits (on WebGPU's default limit of
+    /// 65 535 workgroups, from about 2.1 million phyxels; an 8-million-phyxel body's 16 million
+    /// buckets failed the device's validation on an H100 before this bound).
+    #[test]
+    fn the_hash_table_has_two_buckets_per_phyxel_within_one_dispatch() {
+        let max_items = 65_535 * WORKGROUP_SIZE;
+        assert_eq!(hash_table_size(0, max_items), 1);
+        assert_eq!(hash_table_size(1000, max_items), 2001);
+        assert_eq!(hash_table_size(2_000_000, max_items), 4_000_001);
+        for phyxels in [2_097_150, 2_097_151, 4_000_000, 8_000_000, u32::MAX] {
+            let table = hash_table_size(phyxels, max_items);
+            assert_eq!(table % 2, 1);
+            assert!(
+                workgroups(table + 1, WORKGROUP_SIZE) <= 65_535,
+                "{phyxels}: {table}"
+            );
+            assert!(table >= max_items - 2, "{phyxels}: {table}");
+        }
+        assert_eq!(hash_table_size(8_000_000, max_items), max_items - 1);
     }
 }

@@ -405,6 +405,31 @@ fn the_gpu_flags_a_blow_up_and_refuses_what_it_does_not_mirror() {
     );
 }
 
+/// A pass runs a thread per phyxel (and one more) in one dispatch: a body needing more workgroups than
+/// the device runs is refused at the upload with the limit named, not failed by the device's
+/// validation at the first step (an 8-million-phyxel cube on an H100, 125 000 workgroups against
+/// 65 535, did that before).
+#[test]
+fn a_body_with_more_phyxels_than_one_dispatch_reaches_is_refused_with_the_limit() {
+    let mut gpu = gpu();
+    let cube = sheared_cube();
+    let n = cube.body.len() as u32;
+    let needed = (n + 1).div_ceil(64);
+    gpu.limits.max_compute_workgroups_per_dimension = needed;
+    assert!(
+        GpuSolver::new(&gpu, &cube).is_ok(),
+        "exactly enough workgroups"
+    );
+    gpu.limits.max_compute_workgroups_per_dimension = needed - 1;
+    let refused = GpuSolver::new(&gpu, &cube).err().unwrap().to_string();
+    assert!(
+        refused.contains(&format!("{n} phyxels need {needed} workgroups per pass"))
+            && refused.contains(&format!("dispatches at most {}", needed - 1))
+            && refused.contains("lower the resolution"),
+        "{refused}"
+    );
+}
+
 #[test]
 fn a_body_larger_than_one_storage_binding_is_refused_with_the_size_it_needs() {
     use phyxel_gpu::largest_binding_bytes;
