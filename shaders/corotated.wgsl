@@ -3,7 +3,7 @@
 //
 // * `corotated_stresses` — `corotated::rotations` and `corotated::stresses`: F_e = (I + ∇u) F_p⁻¹, its
 //   polar rotation R (from the eigen-decomposition of F_eᵀF_e, as `polar_rotation`), the linear strain
-//   ε = sym(RᵀF_e) − I, Hooke's σ, and the force matrix M = −V R σ F_p⁻ᵀ;
+//   ε = sym(RᵀF_e) − I (from F_e − I, elasticity.wgsl), Hooke's σ, and the force matrix M = −V R σ F_p⁻ᵀ;
 // * `stiffness_stresses` / `cg_stiffness_stresses` — the per-phyxel half of `stiffness_product`: for the
 //   vector q (the work buffer's Q section) δF_e = Σ_j (q_j − q_i) d_ijᵀ F_p⁻¹, δσ = C sym(RᵀδF_e),
 //   δM = −V R δσ F_p⁻ᵀ; gather_forces then gives K·q. The cg_ variant takes q = S (z + β p), CG's next
@@ -37,7 +37,13 @@ fn lame(i: u32) -> vec2<f32> {
 
 // F_e,i = (I + ∇u_i) F_p,i⁻¹ (`corotated::elastic_deformation_gradient`; Zhou et al. 2013 eq. 13).
 fn elastic_deformation_gradient(i: u32) -> mat3x3<f32> {
-    return (IDENTITY + displacement_gradient(i)) * frames[i].plastic_inverse;
+    return IDENTITY + elastic_displacement_gradient(i);
+}
+
+// F_e,i − I = ∇u_i F_p,i⁻¹ + (F_p,i⁻¹ − I), without forming I + ∇u_i (`corotated_stress` takes it).
+fn elastic_displacement_gradient(i: u32) -> mat3x3<f32> {
+    let plastic_inverse = frames[i].plastic_inverse;
+    return displacement_gradient(i) * plastic_inverse + (plastic_inverse - IDENTITY);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -47,11 +53,11 @@ fn corotated_stresses(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let plastic_inverse = frames[i].plastic_inverse;
-    let elastic = elastic_deformation_gradient(i);
-    let rotation = polar_rotation(elastic);
+    let gradient = elastic_displacement_gradient(i);
+    let rotation = polar_rotation(IDENTITY + gradient);
     frames[i].rotation = rotation;
     let lm = lame(i);
-    let m = corotated_stress(elastic, rotation, plastic_inverse, phyxel[i].volume, lm.x, lm.y);
+    let m = corotated_stress(gradient, rotation, plastic_inverse, phyxel[i].volume, lm.x, lm.y);
     force_matrix[i] = m * moment_inverse(mls_frame[i]);
 }
 

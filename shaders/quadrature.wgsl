@@ -75,12 +75,23 @@ fn nodal_value(i: u32, input: u32) -> vec3<f32> {
 }
 
 // Σ_i q_i ∇φ_i(x_I)ᵀ over point I's row (`Quadrature::deformation_gradient` without the I; at a held
-// surface point its first column is q̃(x_s)).
+// surface point its first column is q̃(x_s)), summed as Σ_i (q_i − q_o) ∇φ_i(x_I)ᵀ with q_o the row's
+// first particle's: the same sum, the shape functions reproducing constants (Σ_i ∇φ_i = 0, seed 003
+// §3.3's MLS with a linear basis), but without the common translation, which single precision would
+// round to 2⁻²⁴ of itself (a cube that fell 0.35 m: steps of 3·10⁻⁸ m in every term) and whose share of the f32
+// gradients' Σ_i ∇φ_i ≠ 0 would strain a rigid motion. Held surface points keep q_o = 0 (their row
+// holds φ_i, which sum to 1). The CPU takes δu's mean out of its f32 product for the same reason and
+// sums the forces in f64 (`Quadrature::stiffness_product`).
 fn row_sum(i_point: u32, input: u32) -> mat3x3<f32> {
     var sum = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-    for (var e = point_start[i_point]; e < point_start[i_point + 1u]; e++) {
+    let first = point_start[i_point];
+    var origin = vec3<f32>(0.0);
+    if (!is_held(i_point) && first < point_start[i_point + 1u]) {
+        origin = nodal_value(point_edge[first].index, input);
+    }
+    for (var e = first; e < point_start[i_point + 1u]; e++) {
         let edge = point_edge[e];
-        sum += outer(nodal_value(edge.index, input), edge.gradient);
+        sum += outer(nodal_value(edge.index, input) - origin, edge.gradient);
     }
     return sum;
 }
@@ -102,10 +113,11 @@ fn point_stress(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let plastic_inverse = point_frame[k].plastic_inverse;
-    let elastic = (IDENTITY + sum) * plastic_inverse;
-    let rotation = polar_rotation(elastic);
+    // H = F_e − I = Σ_i u_i ∇φ_iᵀ F_p⁻¹ + (F_p⁻¹ − I), without forming I + Σ_i u_i ∇φ_iᵀ.
+    let gradient = sum * plastic_inverse + (plastic_inverse - IDENTITY);
+    let rotation = polar_rotation(IDENTITY + gradient);
     point_frame[k].rotation = rotation;
-    point_force[k] = corotated_stress(elastic, rotation, plastic_inverse, p.volume, p.lambda, p.mu);
+    point_force[k] = corotated_stress(gradient, rotation, plastic_inverse, p.volume, p.lambda, p.mu);
 }
 
 fn point_force_differential(k: u32, input: u32) {
@@ -212,11 +224,13 @@ fn point_plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     if (cold > 0.0) {
         softening = point[k].mu / cold;
     }
-    // F_I = I + Σ_i u_i ∇φ_i(x_I)ᵀ (row_sum without its other inputs: this pass binds only what it uses).
+    // F_I = I + Σ_i (u_i − u_o) ∇φ_i(x_I)ᵀ (row_sum without its other inputs: this pass binds only what
+    // it uses).
     var f = IDENTITY;
+    let origin = displacement[point_edge[point_start[k]].index].xyz;
     for (var e = point_start[k]; e < point_start[k + 1u]; e++) {
         let edge = point_edge[e];
-        f += outer(displacement[edge.index].xyz, edge.gradient);
+        f += outer(displacement[edge.index].xyz - origin, edge.gradient);
     }
     let plastic_inverse = point_frame[k].plastic_inverse;
     let elastic = f * plastic_inverse;
