@@ -49,9 +49,9 @@ fn quadrature_body(
 }
 
 /// `steps` implicit steps of 1/60 s of `cpu` on WebGPU and the CPU (CG to 1e-5, at most 200
-/// iterations), read back every 5 steps so that the device queues the CG iterations the solves need
-/// (the test runner allows the whole file some 20 s), `budget` in the first 5: the largest position
-/// gap at the read-backs.
+/// iterations), read back every 5 steps (the test runner allows the whole file some 20 s), the device
+/// given `budget` CG iterations a step throughout (its own budget follows the last read-back's solve,
+/// which a landing between read-backs can outgrow): the largest position gap at the read-backs.
 async fn quadrature_gap(
     mut cpu: phyxel::meshless::simulation::Simulation,
     steps: u32,
@@ -67,13 +67,13 @@ async fn quadrature_gap(
         ..CorotatedImplicit::default()
     }));
     let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
-    solver.set_iteration_budget(budget);
     let dt = 1.0 / 60.0;
     let mut gap = 0.0f64;
     for _ in 0..steps.div_ceil(5) {
         for _ in 0..5 {
             cpu.step(dt).unwrap();
         }
+        solver.set_iteration_budget(budget);
         assert!(solver.step(&gpu, dt, 5), "the device took the steps");
         let state = solver.read_state(&gpu).await.unwrap();
         assert!(!state.blown_up);
@@ -102,7 +102,9 @@ async fn webgpu_and_cpu_implicit_steps_agree_on_a_quadrature_cube() {
         quadrature_body(&lattice, &region, 0.1),
         Environment::default(),
     );
-    let gap = quadrature_gap(cube, 20, 32).await;
+    // The CPU's solves take up to 34 iterations (the landing, step 15): 32 a step cut the device's
+    // short there once its strain was summed from small terms (it had needed at most 32).
+    let gap = quadrature_gap(cube, 20, 64).await;
     assert!(
         gap <= 1e-4 * 0.4,
         "quadrature cube: WebGPU and CPU differ by {gap} m"
