@@ -125,7 +125,7 @@ pub const LOAD: Parameter = parameter("load", "load", (0.0, 2.0), 1.0, "");
 /// 0 or more (the solver refuses a negative or non-finite speed), at most 10 m/s — a quarter of the
 /// advective bound 0.4 h/Δt at the demo's step on the default jelly (0.4 h/(0.1 h √(ρ/E)) = 4c =
 /// 40 m/s): a phyxel the ball pushes moves at most 0.1 h a step. The default cracks the slab at the
-/// impact and knocks a piece out within half a second (`fracture::slab`'s tests).
+/// impact and knocks a piece out 0.3 s later (`fracture::slab`'s tests).
 pub const BALL_SPEED: Parameter = parameter("ball speed", "ballSpeed", (0.0, 10.0), 2.0, "m/s");
 
 /// Any step the demo takes: the fixed [`DT`], or the automatic one (a fraction of the stability

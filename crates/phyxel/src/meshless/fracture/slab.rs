@@ -35,6 +35,11 @@ pub const BALL_RADIUS: f64 = 0.1;
 /// (77 kg at 0.12 m thick) and carries on through it once it has cracked.
 pub const BALL_DENSITY: f64 = 7800.0;
 
+/// How long (s) the ball flies before it reaches the slab: the scene is seen whole first, and a copy
+/// of the solver that takes over its state in that time (the 3D demo's worker, from the page's copy)
+/// takes it uncut, as the notched bar's grips leave it uncut for about half a second.
+pub const LEAD_TIME: f64 = 0.5;
+
 /// Layers of phyxels held along each edge of the rim.
 pub const RIM_LAYERS: usize = 2;
 
@@ -129,8 +134,8 @@ impl StruckSlab {
 
 /// The 3D demo's "brittle slab struck by a ball": [`struck_slab_cells`]`(across)` phyxels on a cubic
 /// lattice ([`SLAB_SPAN`] along each edge, y up), h = 2.2 spacings, held by [`RIM_LAYERS`] layers along
-/// its four edges, no gravity, no ground; a steel ball ([`BALL_RADIUS`], [`BALL_DENSITY`]) one spacing
-/// above the centre of its top face moving down at `speed` (m/s). Refused for fracture settings the
+/// its four edges, no gravity, no ground; a steel ball ([`BALL_RADIUS`], [`BALL_DENSITY`]) above the
+/// centre of its top face moving down at `speed` (m/s), one spacing plus `speed` × [`LEAD_TIME`] above it. Refused for fracture settings the
 /// solver refuses, fewer than 3 across, or a speed that is not a finite number ≥ 0.
 pub fn struck_slab(
     across: usize,
@@ -185,7 +190,7 @@ pub fn struck_slab(
     let top = (ny - 1) as f64 * a;
     let centre = DVec3::new(
         0.5 * (nx - 1) as f64 * a,
-        top + BALL_RADIUS + a,
+        top + BALL_RADIUS + a + speed * LEAD_TIME,
         0.5 * (nz - 1) as f64 * a,
     );
     let ball = Ball {
