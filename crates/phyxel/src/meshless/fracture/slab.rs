@@ -4,7 +4,9 @@
 //! travels Δt V, and the phyxels inside it are resolved in its own frame (v − V), so that contact
 //! removes the velocity *relative to the ball* into it; the momentum the phyxels gain is taken from
 //! the ball (−Σ_i m_i Δv_i / M), so momentum is conserved and the contact, perfectly inelastic, never
-//! adds kinetic energy while the ball is heavier than a phyxel.
+//! adds kinetic energy: with P = Σ_i m_i Δv_i the change is −½ Σ_i m_i |Δv_i|² + |P|²/2M (frictionless;
+//! friction only takes more), ≤ 0 by Cauchy–Schwarz while M ≥ Σ_i m_i of the phyxels struck in a step
+//! (the ball is 33 kg, a phyxel 0.064 kg at the default resolution).
 //!
 //! **Why the rim, and no gravity.** Held along its whole rim (a pane in its frame) the slab bends in
 //! two directions under the impact, so its flexural tension under the ball is radial and hoop alike,
