@@ -391,3 +391,49 @@ test('the notched bar cracks at its notch and parts in two on the CPU; a non-pos
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the slab struck by a ball cracks at the impact and breaks into fragments on the CPU; a negative ball speed is refused at its control; the GPU refuses it with the reason', async (testContext) => {
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=struck-slab');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  // 10 across: a slab of 20 × 3 × 20 phyxels held by its rim, the ball above its centre.
+  assert.equal(await readNumber(page, '#readout-phyxels'), 1200);
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
+  assert.equal(await page.locator('#param-ballSpeed').isVisible(), true, 'the ball speed shows for the slab');
+  assert.equal(await page.locator('#param-load').isVisible(), false, 'the grips’ load is the bar’s');
+  if (WEBGPU) {
+    await page.waitForFunction(() => /fracture is built on the CPU only/.test(document.getElementById('notices').textContent), null, { timeout: 20_000 });
+  }
+  // Asked for the GPU: refused with the reason (with or without an adapter), the slab stays on the CPU.
+  await page.selectOption('#param-backend', 'gpu');
+  await page.waitForFunction(
+    () => /GPU backend cannot run here \(fracture is built on the CPU only: the GPU backend does not cut cracks yet\)/.test(document.getElementById('notices').textContent),
+    null,
+    { timeout: 20_000 },
+  );
+  assert.equal(await page.inputValue('#param-backend'), 'cpu');
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+  // A negative ball speed is refused at its control, with the reason; the slab runs on.
+  await page.fill('#param-ballSpeed', '-1');
+  assert.match(await page.locator('#param-ballSpeed-error').textContent(), /Must be between .* Still using 2/);
+  assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
+  // Struck at 2 m/s after half a second's flight: cracks from the impact within a few hundredths of a
+  // second, a piece knocked out some 0.3 s later (the demo's test: t = 0.85 s; the page runs on while
+  // the GPU is refused, so the time read here may be later than the break).
+  const end = Date.now() + 90_000;
+  let readouts = await fractureReadouts(page);
+  while (!(readouts?.fragments >= 2) && Date.now() < end) {
+    await page.waitForTimeout(250);
+    readouts = await fractureReadouts(page);
+  }
+  const time = await readNumber(page, '#readout-sim-time');
+  testContext.diagnostic(`at t = ${time} s: ${JSON.stringify(readouts)}`);
+  assert.ok(readouts.cracks > 0 && readouts.grown > 0, `cracks: ${JSON.stringify(readouts)}`);
+  assert.ok(readouts.fragments >= 2, `fragments: ${JSON.stringify(readouts)}`);
+  // The ball gave the slab its momentum: its speed (the last readout) is below the 2 m/s it came at.
+  assert.ok(readouts.load < 2, `the ball's speed ${readouts.load} m/s`);
+  assert.match(await page.locator('#readout-load').textContent(), /^ball \d+\.\d\d m\/s$/);
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -3,9 +3,9 @@
 //! Every number from the page is checked against [`crate::parameters`].
 
 use crate::parameters::{
-    CG_ITERATIONS, CG_TOLERANCE, CREEP, C_PROP, DAMPING, DENSITY, FRICTION, HEAT_RADIUS, HEAT_RATE,
-    KAPPA, LOAD, MAX_STRAIN, POISSON, RESOLUTION, STEP_DT, STRENGTH, VOLUME_STIFFNESS, YIELD,
-    YOUNG,
+    BALL_SPEED, CG_ITERATIONS, CG_TOLERANCE, CREEP, C_PROP, DAMPING, DENSITY, FRICTION,
+    HEAT_RADIUS, HEAT_RATE, KAPPA, LOAD, MAX_STRAIN, POISSON, RESOLUTION, STEP_DT, STRENGTH,
+    VOLUME_STIFFNESS, YIELD, YOUNG,
 };
 use glam::DVec3;
 use phyxel::integrators::Method;
@@ -13,6 +13,7 @@ use phyxel::meshless::body::{Integration, NodalVolume};
 use phyxel::meshless::fracture::scenes::{
     notched_bar, notched_bar_cells, Grips, NOTCHED_BAR_WIDTH,
 };
+use phyxel::meshless::fracture::slab::{struck_slab, struck_slab_cells, Ball, SLAB_SPAN};
 use phyxel::meshless::fracture::weights::fragments;
 use phyxel::meshless::fracture::FractureSettings;
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};
@@ -37,8 +38,18 @@ pub const MAX_CPU_PHYXELS: usize = 60_000;
 /// why.
 pub const MAX_QUADRATURE_PHYXELS: usize = 20_000;
 
-/// The id of the fracture scene, "notched bar pulled apart" (fracture::scenes::notched_bar).
+/// The id of the fracture scene "notched bar pulled apart" (fracture::scenes::notched_bar).
 pub const NOTCHED_BAR: &str = "notched-bar";
+
+/// The id of the fracture scene "brittle slab struck by a ball" (fracture::slab::struck_slab).
+pub const STRUCK_SLAB: &str = "struck-slab";
+
+/// What loads a fracture scene: the notched bar's grips, or the ball that strikes the slab.
+#[derive(Clone, Debug)]
+enum Loading {
+    Grips(Grips),
+    Ball(Ball),
+}
 
 /// The time (s) over which the notched bar's grips reach their load.
 pub const RAMP_TIME: f64 = 1.0;
@@ -54,9 +65,13 @@ struct FractureView {
     /// Pieces of two or more phyxels that still interact, and phyxels with no neighbour left.
     fragments: usize,
     free: usize,
-    /// The largest principal stress over the strength of the phyxels the grips do not hold.
+    /// The largest principal stress over the strength of the phyxels the grips (the rim) do not hold.
     peak: f64,
+    /// The grips' load as a fraction of the full load; the ball's speed (m/s) in the struck slab.
     load_fraction: f64,
+    /// The ball's centre (m) and velocity (m/s) in the struck slab (zero in the notched bar): the
+    /// page's copy draws it, and steps on with it after a change of backend.
+    ball: [f64; 6],
     /// The cutting so far, to tell a state cut elsewhere: refits, crack events.
     refits: usize,
     events: usize,
@@ -75,11 +90,12 @@ pub const GPU_CANNOT_CUT: &str =
     "fracture is built on the CPU only: the GPU backend does not cut cracks yet";
 
 /// Numbers of [`FractureView`] before its per-phyxel lists in a snapshot.
-const FRACTURE_HEADER: usize = 8;
+const FRACTURE_HEADER: usize = 14;
 
 impl FractureView {
     /// Its numbers before the per-phyxel lists, in the snapshot's order: the page's readouts (cracks,
-    /// grown, fragments, free, peak, load fraction), then refits and crack events.
+    /// grown, fragments, free, peak, load fraction or ball speed), then refits, crack events and the
+    /// ball's centre and velocity.
     fn header(&self) -> [f64; FRACTURE_HEADER] {
         [
             self.cracks as f64,
@@ -90,6 +106,12 @@ impl FractureView {
             self.load_fraction,
             self.refits as f64,
             self.events as f64,
+            self.ball[0],
+            self.ball[1],
+            self.ball[2],
+            self.ball[3],
+            self.ball[4],
+            self.ball[5],
         ]
     }
 }
@@ -169,8 +191,9 @@ pub struct Demo<A = CpuOnly> {
     /// The background quadrature while an explicit method integrates (its points keep their
     /// plastic state), with the reference updates it was built after.
     parked_quadrature: Option<(Box<Quadrature>, usize)>,
-    /// The notched bar's grips and the phyxels across its section (None: not the fracture scene).
-    grips: Option<(Grips, usize)>,
+    /// What loads the fracture scene (the notched bar's grips, the slab's ball) and its measure of
+    /// resolution, phyxels across (None: not a fracture scene).
+    loading: Option<(Loading, usize)>,
     /// The fracture scene's cracks as the demo that stepped them last sent them ([`Demo::restore`]):
     /// shown until this demo steps; with `cut_elsewhere` it refuses to step (its own body is not cut
     /// as that state's is).
@@ -206,9 +229,10 @@ impl ImplicitModel {
 
 impl<A: Accelerator> Demo<A> {
     /// A scene: `objects` ("cube", "sphere", "torus", "bunny", "several", "collide"), `resolution` phyxels across
-    /// 0.4 m, on a cubic or body-centred cubic lattice — or [`NOTCHED_BAR`], whose section has
-    /// ⌈resolution/2⌉ phyxels across (at least 3; cubic lattice, no ball), its fracture settings the
-    /// table's defaults until [`Demo::set_fracture`] — Young's modulus E (Pa), Poisson's ratio ν,
+    /// 0.4 m, on a cubic or body-centred cubic lattice — or a fracture scene, [`NOTCHED_BAR`] (its
+    /// section ⌈resolution/2⌉ phyxels across) or [`STRUCK_SLAB`] (4 × ⌈resolution/2⌉ along its edges),
+    /// at least 3 across, cubic lattice, no ball on the ground, its fracture settings the table's
+    /// defaults until [`Demo::set_fracture`] — Young's modulus E (Pa), Poisson's ratio ν,
     /// density ρ (kg/m³), volume stiffness k_v (Pa), and whether a ball lies on the ground.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -221,8 +245,9 @@ impl<A: Accelerator> Demo<A> {
         volume_stiffness: f64,
         obstacle: bool,
     ) -> Result<Self, DemoError> {
-        if objects == NOTCHED_BAR {
-            return Self::notched_bar(
+        if objects == NOTCHED_BAR || objects == STRUCK_SLAB {
+            return Self::fracture_scene(
+                objects,
                 resolution,
                 bcc,
                 material(young, poisson, density, volume_stiffness)?,
@@ -232,7 +257,7 @@ impl<A: Accelerator> Demo<A> {
         let objects = Objects::from_id(objects).ok_or_else(|| {
             let known: Vec<&str> = Objects::ALL.iter().map(|o| o.id()).collect();
             DemoError(format!(
-                "unknown scene “{objects}” (known: {}, {NOTCHED_BAR})",
+                "unknown scene “{objects}” (known: {}, {NOTCHED_BAR}, {STRUCK_SLAB})",
                 known.join(", ")
             ))
         })?;
@@ -271,7 +296,7 @@ impl<A: Accelerator> Demo<A> {
             object_start,
             implicit_model: ImplicitModel::Quadrature,
             parked_quadrature: None,
-            grips: None,
+            loading: None,
             mirrored: None,
             cut_elsewhere: false,
         })
@@ -314,9 +339,9 @@ impl<A: Accelerator> Demo<A> {
     pub fn set_integrator(&mut self, id: &str) -> Result<(), DemoError> {
         let method =
             Method::from_id(id).ok_or_else(|| DemoError(format!("unknown integrator “{id}”")))?;
-        if method == Method::ImplicitEuler && self.grips.is_some() {
+        if method == Method::ImplicitEuler && self.loading.is_some() {
             return Err(DemoError(
-                "the notched bar cracks with MKN04's nodal model and an explicit integrator: the \
+                "the fracture scenes crack with MKN04's nodal model and an explicit integrator: the \
                  corotated implicit model is not cut yet"
                     .into(),
             ));
@@ -501,8 +526,9 @@ impl<A: Accelerator> Demo<A> {
 
     /// Lattice spacing (m).
     pub fn spacing(&self) -> f64 {
-        match &self.grips {
-            Some((_, across)) => NOTCHED_BAR_WIDTH / *across as f64,
+        match &self.loading {
+            Some((Loading::Grips(_), across)) => NOTCHED_BAR_WIDTH / *across as f64,
+            Some((Loading::Ball(_), across)) => SLAB_SPAN / struck_slab_cells(*across)[0] as f64,
             None => self.description.spacing(),
         }
     }
@@ -609,7 +635,7 @@ impl<A: Accelerator> Demo<A> {
             self.error = Some(CUT_ELSEWHERE.into());
             return Ok(false);
         }
-        if self.grips.is_some() && self.accelerator.is_some() {
+        if self.loading.is_some() && self.accelerator.is_some() {
             self.accelerator = None;
             self.notice = Some(GPU_CANNOT_CUT.into());
         }
@@ -630,13 +656,14 @@ impl<A: Accelerator> Demo<A> {
             }
         }
         let sim = &mut self.sim;
-        let grips = self.grips.as_ref().map(|(g, _)| g);
+        let mut loading = self.loading.as_mut().map(|(l, _)| l);
         self.mirrored = None;
         // The whole batch on one pool thread (the threaded build): see `parallel::in_pool`.
         let (taken, blow_up) = in_pool(|| {
             for taken in 0..steps {
-                let stepped = match grips {
-                    Some(grips) => grips.step(sim, dt),
+                let stepped = match loading.as_deref_mut() {
+                    Some(Loading::Grips(grips)) => grips.step(sim, dt),
+                    Some(Loading::Ball(ball)) => ball.step(sim, dt),
                     None => sim.step(dt),
                 };
                 if let Err(blow_up) = stepped {
@@ -684,9 +711,9 @@ impl<A: Accelerator> Demo<A> {
         };
         let n = self.sim.body.len();
         let (view, snapshot) = match rest.split_first() {
-            Some((&0.0, snapshot)) if self.grips.is_none() => (None, snapshot),
+            Some((&0.0, snapshot)) if self.loading.is_none() => (None, snapshot),
             Some((&length, rest))
-                if self.grips.is_some()
+                if self.loading.is_some()
                     && length == (FRACTURE_HEADER + 2 * n) as f64
                     && rest.len() >= FRACTURE_HEADER + 2 * n =>
             {
@@ -703,6 +730,7 @@ impl<A: Accelerator> Demo<A> {
                     load_fraction: header[5],
                     refits: count(header[6]),
                     events: count(header[7]),
+                    ball: std::array::from_fn(|k| header[8 + k]),
                     piece: piece
                         .iter()
                         .map(|&p| if p < 0.0 { u32::MAX } else { p as u32 })
@@ -718,6 +746,14 @@ impl<A: Accelerator> Demo<A> {
             }
         };
         self.sim.restore(&Snapshot(snapshot.to_vec()))?;
+        // The ball where the worker's is, as fast (the page's copy draws it).
+        if let (Some(v), Some((Loading::Ball(ball), _))) = (&view, &mut self.loading) {
+            let centre = DVec3::from_slice(&v.ball[..3]);
+            let velocity = DVec3::from_slice(&v.ball[3..]);
+            if centre.is_finite() && velocity.is_finite() {
+                (ball.centre, ball.velocity) = (centre, velocity);
+            }
+        }
         // A state whose cracks were cut by another demo: shown, but this body is not cut alike.
         let own = self.own_fracture_view();
         self.cut_elsewhere = match (&view, &own) {

@@ -28,7 +28,7 @@ pub struct FrameData {
     pub surface_vertices: Vec<f32>,
     pub surface_indices: Vec<u32>,
     pub colouring: Colouring,
-    /// Sphere obstacles: centre and radius.
+    /// Sphere obstacles (the struck slab's ball among them): centre and radius.
     pub obstacles: Vec<(Vec3, f32)>,
 }
 
@@ -147,7 +147,9 @@ impl<A: Accelerator> Demo<A> {
             .environment
             .colliders
             .iter()
-            .filter_map(|c| match *c {
+            .copied()
+            .chain(self.ball().map(|b| b.collider()))
+            .filter_map(|c| match c {
                 Collider::Sphere { center, radius } => Some((center.as_vec3(), radius as f32)),
                 _ => None,
             })

@@ -121,13 +121,19 @@ pub const KAPPA: Parameter = parameter("κ", "kappa", (0.01, 10.0), 0.5, "");
 /// The uniaxial stress the notched bar's grips reach, as a fraction of the strength (over
 /// [`crate::demo::RAMP_TIME`]).
 pub const LOAD: Parameter = parameter("load", "load", (0.0, 2.0), 1.0, "");
+/// The speed (m/s) at which the ball strikes the struck slab (`phyxel::meshless::fracture::slab`):
+/// 0 or more (the solver refuses a negative or non-finite speed), at most 10 m/s — a quarter of the
+/// advective bound 0.4 h/Δt at the demo's step on the default jelly (0.4 h/(0.1 h √(ρ/E)) = 4c =
+/// 40 m/s): a phyxel the ball pushes moves at most 0.1 h a step. The default cracks the slab at the
+/// impact and knocks a piece out 0.3 s later (`fracture::slab`'s tests).
+pub const BALL_SPEED: Parameter = parameter("ball speed", "ballSpeed", (0.0, 10.0), 2.0, "m/s");
 
 /// Any step the demo takes: the fixed [`DT`], or the automatic one (a fraction of the stability
 /// bound, which a soft heavy body makes long), within this range (s).
 pub const STEP_DT: (f64, f64) = (1e-7, 0.1);
 
 /// The 3D demo's parameters, in the order of the page's controls.
-pub const PARAMETERS: [Parameter; 21] = [
+pub const PARAMETERS: [Parameter; 22] = [
     RESOLUTION,
     YOUNG,
     POISSON,
@@ -149,6 +155,7 @@ pub const PARAMETERS: [Parameter; 21] = [
     C_PROP,
     KAPPA,
     LOAD,
+    BALL_SPEED,
 ];
 
 #[cfg(test)]
@@ -228,6 +235,13 @@ mod tests {
         }
         assert!(FractureSettings::new(0.0, C_PROP.default).is_err());
         assert!(FractureSettings::new(STRENGTH.default, 0.0).is_err());
+        // The ball's speed: the solver takes 0 and the whole range, refuses below it.
+        use phyxel::meshless::fracture::slab::struck_slab;
+        let fracture = FractureSettings::new(STRENGTH.default, C_PROP.default).unwrap();
+        for speed in [BALL_SPEED.min, BALL_SPEED.default, BALL_SPEED.max] {
+            assert!(struck_slab(3, Material::JELLY, fracture, speed, DAMPING.default).is_ok());
+        }
+        assert!(struck_slab(3, Material::JELLY, fracture, -0.1, DAMPING.default).is_err());
         // The default load on the default jelly lies well within E/2 (the grips' range).
         const { assert!(LOAD.default * STRENGTH.default < 0.5 * YOUNG.default) };
     }

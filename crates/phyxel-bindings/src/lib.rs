@@ -148,8 +148,10 @@ macro_rules! phyxel_demo_class {
                     .map_err($crate::js_error)
             }
 
-            /// The notched bar's fracture: σ_t (Pa), c_prop (m/s), weights ("visibility" or
-            /// "transparency"), κ, the grips' load (a fraction of σ_t); builds the bar anew.
+            /// The fracture scene's settings: σ_t (Pa), c_prop (m/s), weights ("visibility" or
+            /// "transparency"), κ, the notched bar's grips' load (a fraction of σ_t), the struck
+            /// slab's ball speed (m/s); builds the scene anew.
+            #[allow(clippy::too_many_arguments)]
             pub fn set_fracture(
                 &mut self,
                 strength: f64,
@@ -157,9 +159,10 @@ macro_rules! phyxel_demo_class {
                 weights: &str,
                 kappa: f64,
                 load: f64,
+                ball_speed: f64,
             ) -> Result<(), ::wasm_bindgen::JsError> {
                 self.demo
-                    .set_fracture(strength, c_prop, weights, kappa, load)
+                    .set_fracture(strength, c_prop, weights, kappa, load, ball_speed)
                     .map_err($crate::js_error)
             }
 
@@ -172,7 +175,8 @@ macro_rules! phyxel_demo_class {
                 self.demo.is_fracture_scene()
             }
 
-            /// [cracks, cracks grown, fragments, free particles, peak σ₁/σ_t, load fraction]
+            /// [cracks, cracks grown, fragments, free particles, peak σ₁/σ_t, load fraction (the
+            /// struck slab: the ball's speed, m/s)]
             /// (empty in a scene without fracture).
             pub fn fracture_readouts(&self) -> Vec<f64> {
                 self.demo.fracture_readouts()

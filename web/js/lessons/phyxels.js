@@ -53,15 +53,17 @@ function sceneArgs() {
   ];
 }
 
-/** The fracture scene (crates/phyxel-app: Demo's `notched-bar`, fracture::scenes::notched_bar). */
-const FRACTURE_SCENE = 'notched-bar';
-const isFractureScene = () => params.scene === FRACTURE_SCENE;
+/** The fracture scenes (crates/phyxel-app: Demo's `notched-bar`, fracture::scenes::notched_bar, and
+ * `struck-slab`, fracture::slab::struck_slab). */
+const NOTCHED_BAR = 'notched-bar';
+const STRUCK_SLAB = 'struck-slab';
+const isFractureScene = () => params.scene === NOTCHED_BAR || params.scene === STRUCK_SLAB;
 
 /** The settings, as the calls that make them: the page's copy and the worker's are set up alike. */
 function settingCalls() {
   const calls = [
-    // First: it builds the bar anew (the other setters then apply to it).
-    ...(isFractureScene() ? [['set_fracture', params.strength, params.cProp, params.weights, params.kappa, params.load]] : []),
+    // First: it builds the bar or the slab anew (the other setters then apply to it).
+    ...(isFractureScene() ? [['set_fracture', params.strength, params.cProp, params.weights, params.kappa, params.load, params.ballSpeed]] : []),
     ['set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations)],
     ['set_implicit_model', params.implicitModel],
     ['set_integrator', params.integrator],
@@ -203,7 +205,8 @@ select(scene, 'scene', 'Objects', [
   { value: 'bunny', label: 'Bunny (mesh)' },
   { value: 'several', label: 'Cube, sphere and torus' },
   { value: 'collide', label: 'Ball dropped on a cube (contact, CPU)' },
-  { value: FRACTURE_SCENE, label: 'Notched bar pulled apart (fracture, CPU)' },
+  { value: NOTCHED_BAR, label: 'Notched bar pulled apart (fracture, CPU)' },
+  { value: STRUCK_SLAB, label: 'Brittle slab struck by a ball (fracture, CPU)' },
 ], () => {
   rebuild();
   showFractureControls();
@@ -234,8 +237,9 @@ number(plasticDetails, 'creep', 'Creep c<sub>creep</sub>', '1/s', setPlasticity)
 number(plasticDetails, 'maxStrain', 'Max c<sub>max</sub>', '', setPlasticity);
 plasticDetails.setVisible(params.plastic);
 
-// The notched bar's fracture (seed 000 §4.1.3; seed 002 §7.3, eq. 70): a change builds the bar anew;
-// the solver refuses what it cannot take (each value positive; load × σ_t below E/2) with the reason.
+// The fracture scenes' settings (seed 000 §4.1.3; seed 002 §7.3, eq. 70): a change builds the bar or
+// the slab anew; the solver refuses what it cannot take (each value positive; load × σ_t below E/2;
+// the ball's speed 0 or more) with the reason.
 const fractureGroup = c.group('Fracture');
 const setFracture = () => {
   if (isFractureScene()) rebuild();
@@ -250,9 +254,12 @@ select(fractureGroup, 'weights', 'Weights across a crack', [
   showFractureControls();
 });
 const kappaControl = number(fractureGroup, 'kappa', 'Transparency κ', '', setFracture, undefined, 'Positive: how far from the front (in h) a crack stays see-through.');
-number(fractureGroup, 'load', 'Grips’ load (fraction of σ<sub>t</sub>, over 1 s)', '', setFracture, undefined, 'The uniaxial stress the grips reach, as a fraction of σ_t; load × σ_t must stay below E/2.');
+const loadControl = number(fractureGroup, 'load', 'Grips’ load (fraction of σ<sub>t</sub>, over 1 s)', '', setFracture, undefined, 'The uniaxial stress the grips reach, as a fraction of σ_t; load × σ_t must stay below E/2.');
+const ballSpeedControl = number(fractureGroup, 'ballSpeed', 'Ball speed', 'm/s', setFracture, undefined, 'How fast the 33 kg steel ball strikes the slab’s centre (0 or more).');
 function showFractureControls() {
   fractureGroup.setVisible(isFractureScene());
+  loadControl.input.closest('.control').hidden = params.scene !== NOTCHED_BAR;
+  ballSpeedControl.input.closest('.control').hidden = params.scene !== STRUCK_SLAB;
   kappaControl.input.closest('.control').hidden = params.weights !== 'transparency';
 }
 
@@ -313,8 +320,8 @@ showFractureControls();
 
 const displayGroup = c.group('Display');
 select(displayGroup, 'colourBy', 'Colour by', [
-  { value: 'object', label: 'Object (the notched bar: fragment)' },
-  { value: 'stress', label: 'σ₁/σ_t (the notched bar: 0–1)' },
+  { value: 'object', label: 'Object (the fracture scenes: fragment)' },
+  { value: 'stress', label: 'σ₁/σ_t (the fracture scenes: 0–1)' },
   { value: 'temperature', label: 'Temperature (20–100 °C)' },
   { value: 'plastic', label: 'Plastic strain (0–c_max)' },
   { value: 'speed', label: 'Speed (0–2 m/s)' },
@@ -362,7 +369,7 @@ const readouts = {
   fragments: page.readout('fragments', 'Fragments'),
   free: page.readout('free-particles', 'Free particles'),
   peak: page.readout('peak-stress', 'Peak σ₁/σ_t'),
-  load: page.readout('load', 'Grips’ load'),
+  load: page.readout('load', 'Grips’ load / ball speed'),
   solver: page.readout('solver', 'Solver'),
   threads: page.readout('thread-work', 'Work per CPU thread'),
   renderer: page.readout('renderer', 'Renderer'),
@@ -416,12 +423,12 @@ function updateReadouts(now) {
     const [cracks, grown, fragments, free, peak, load] = fracture;
     readouts.drawn(params.showPhyxels
       ? `phyxels as spheres, coloured by ${colouring() === 'stress' ? 'σ₁/σ_t' : 'fragment (free particles one more colour)'}; no surface mesh`
-      : 'nothing (tick Phyxels): the bar has no surface mesh');
+      : `nothing (tick Phyxels): the ${params.scene === STRUCK_SLAB ? 'slab' : 'bar'} has no surface mesh`);
     readouts.cracks(`${cracks} (${grown})`);
     readouts.fragments(String(fragments));
     readouts.free(String(free));
     readouts.peak(peak.toFixed(3));
-    readouts.load(`${(load * params.load).toFixed(3)} σ_t`);
+    readouts.load(params.scene === STRUCK_SLAB ? `ball ${load.toFixed(2)} m/s` : `${(load * params.load).toFixed(3)} σ_t`);
     document.body.dataset.fracture = JSON.stringify({ cracks, grown, fragments, free, peak, load });
   } else {
     delete document.body.dataset.fracture;

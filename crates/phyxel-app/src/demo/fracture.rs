@@ -1,31 +1,35 @@
-//! The demo's fracture scene, "notched bar pulled apart" (seed 000 §4.1.3, seed 002 §7.3): the bar
-//! built with its grips (`phyxel::meshless::fracture::scenes::notched_bar`), its fracture settings
-//! from the page's controls, and what the page shows of its cracks (cracks, fragments, free
-//! particles, σ₁/σ_t), computed by the demo that steps it and carried to the page's copy with each
-//! state. Nothing here computes physics: the cracks, stresses and fragments are the solver's.
+//! The demo's fracture scenes (seed 000 §4.1.3, seed 002 §7.3), "notched bar pulled apart" and
+//! "brittle slab struck by a ball": the bar built with its grips
+//! (`phyxel::meshless::fracture::scenes::notched_bar`), the slab with its ball
+//! (`phyxel::meshless::fracture::slab::struck_slab`), their fracture settings from the page's
+//! controls, and what the page shows of their cracks (cracks, fragments, free particles, σ₁/σ_t),
+//! computed by the demo that steps them and carried to the page's copy with each state. Nothing here
+//! computes physics: the cracks, stresses, fragments and the ball's motion are the solver's.
 
 use super::*;
 
 impl<A: Accelerator> Demo<A> {
-    /// The notched bar pulled apart ([`notched_bar`]) with the table's fracture defaults.
-    pub(super) fn notched_bar(
+    /// The fracture scene `scene` ([`NOTCHED_BAR`]: [`notched_bar`]; [`STRUCK_SLAB`]:
+    /// [`struck_slab`]) with the table's fracture defaults.
+    pub(super) fn fracture_scene(
+        scene: &str,
         resolution: u32,
         bcc: bool,
         material: Material,
         obstacle: bool,
     ) -> Result<Self, DemoError> {
         RESOLUTION.check(f64::from(resolution))?;
+        let name = scene_name(scene);
         if bcc {
-            return Err(DemoError(
-                "the notched bar is built on a cubic lattice only (its notch lies between two \
-                 lattice layers)"
-                    .into(),
-            ));
+            return Err(DemoError(format!(
+                "the {name} is built on a cubic lattice only (its cracks and rim follow the lattice \
+                 layers)"
+            )));
         }
         if obstacle {
-            return Err(DemoError(
-                "the notched bar hangs between its grips with no gravity: it has no ball".into(),
-            ));
+            return Err(DemoError(format!(
+                "the {name} has no gravity and no ground: it takes no ball on the ground"
+            )));
         }
         let across = resolution.div_ceil(2).max(3) as usize;
         let description = SceneDescription {
@@ -34,11 +38,13 @@ impl<A: Accelerator> Demo<A> {
             material,
             ..SceneDescription::default()
         };
-        let (sim, grips) = build_bar(
+        let (sim, loading) = build(
+            scene,
             across,
             material,
             FractureSettings::new(STRENGTH.default, C_PROP.default)?,
             LOAD.default,
+            BALL_SPEED.default,
             DAMPING.default,
         )?;
         Ok(Self {
@@ -54,17 +60,20 @@ impl<A: Accelerator> Demo<A> {
             implicit_settings: CorotatedImplicit::default(),
             implicit_model: ImplicitModel::Quadrature,
             parked_quadrature: None,
-            grips: Some((grips, across)),
+            loading: Some((loading, across)),
             mirrored: None,
             cut_elsewhere: false,
         })
     }
 
-    /// The notched bar's fracture: tensile strength σ_t (Pa), crack speed c_prop (m/s), the weights
-    /// ("visibility" or "transparency", seed 002 §7.3 / eq. 70) with κ, and the grips' load as a
-    /// fraction of σ_t. Builds the bar anew (from rest, the material and damping kept): call it
-    /// before the other setters. Refused, changing nothing, for values the solver refuses (each
-    /// positive), or in another scene (only the notched bar cracks).
+    /// The fracture scene's settings: tensile strength σ_t (Pa), crack speed c_prop (m/s), the
+    /// weights ("visibility" or "transparency", seed 002 §7.3 / eq. 70) with κ, the notched bar's
+    /// grips' load as a fraction of σ_t and the struck slab's ball speed (m/s) — each checked in
+    /// either scene, used in its own. Builds the scene anew (from rest, the material and damping
+    /// kept): call it before the other setters. Refused, changing nothing, for values the solver
+    /// refuses (each positive, the speed 0 or more), or in another scene (only the fracture scenes
+    /// crack).
+    #[allow(clippy::too_many_arguments)]
     pub fn set_fracture(
         &mut self,
         strength: f64,
@@ -72,11 +81,16 @@ impl<A: Accelerator> Demo<A> {
         weights: &str,
         kappa: f64,
         load: f64,
+        ball_speed: f64,
     ) -> Result<(), DemoError> {
-        let Some((_, across)) = &self.grips else {
+        let Some((loading, across)) = &self.loading else {
             return Err(DemoError(format!(
-                "only the notched bar (scene “{NOTCHED_BAR}”) cracks"
+                "only the fracture scenes (“{NOTCHED_BAR}”, “{STRUCK_SLAB}”) crack"
             )));
+        };
+        let scene = match loading {
+            Loading::Grips(_) => NOTCHED_BAR,
+            Loading::Ball(_) => STRUCK_SLAB,
         };
         let settings = FractureSettings::new(STRENGTH.check(strength)?, C_PROP.check(c_prop)?)?;
         let settings = match weights {
@@ -89,18 +103,20 @@ impl<A: Accelerator> Demo<A> {
             }
         };
         let across = *across;
-        let (mut sim, grips) = build_bar(
+        let (mut sim, loading) = build(
+            scene,
             across,
             self.description.material,
             settings,
             LOAD.check(load)?,
+            BALL_SPEED.check(ball_speed)?,
             self.sim.environment.damping,
         )?;
         sim.environment = self.sim.environment.clone();
         self.object_of = vec![0; sim.body.len()];
         self.object_start = vec![0, sim.body.len()];
         self.sim = sim;
-        self.grips = Some((grips, across));
+        self.loading = Some((loading, across));
         self.steps = 0;
         self.error = None;
         self.mirrored = None;
@@ -112,17 +128,25 @@ impl<A: Accelerator> Demo<A> {
     /// Why the GPU backend cannot step this scene, if it cannot: the page asks before it stops the
     /// worker for a switch.
     pub fn gpu_refusal(&self) -> Option<String> {
-        self.grips.is_some().then(|| GPU_CANNOT_CUT.to_string())
+        self.loading.is_some().then(|| GPU_CANNOT_CUT.to_string())
     }
 
-    /// Whether this is the fracture scene.
+    /// Whether this is a fracture scene.
     pub fn is_fracture_scene(&self) -> bool {
-        self.grips.is_some()
+        self.loading.is_some()
+    }
+
+    /// The struck slab's ball (None in another scene).
+    pub(crate) fn ball(&self) -> Option<&Ball> {
+        match &self.loading {
+            Some((Loading::Ball(ball), _)) => Some(ball),
+            _ => None,
+        }
     }
 
     /// The fracture scene's cracks as computed here from the simulation.
     pub(super) fn own_fracture_view(&self) -> Option<FractureView> {
-        let (grips, _) = self.grips.as_ref()?;
+        let (loading, _) = self.loading.as_ref()?;
         let fracture = self.sim.fracture.as_ref()?;
         let body = &self.sim.body;
         let (_, label) = fragments(body);
@@ -164,9 +188,19 @@ impl<A: Accelerator> Demo<A> {
             fragments: fragments as usize,
             free: piece.iter().filter(|&&p| p == u32::MAX).count(),
             peak,
-            load_fraction: grips.load_fraction(self.sim.time),
+            load_fraction: match loading {
+                Loading::Grips(grips) => grips.load_fraction(self.sim.time),
+                Loading::Ball(ball) => ball.velocity.length(),
+            },
             refits: fracture.recomputed_total,
             events: fracture.events.len(),
+            ball: match loading {
+                Loading::Grips(_) => [0.0; 6],
+                Loading::Ball(b) => {
+                    let (c, v) = (b.centre, b.velocity);
+                    [c.x, c.y, c.z, v.x, v.y, v.z]
+                }
+            },
             piece,
             ratio,
         })
@@ -179,8 +213,8 @@ impl<A: Accelerator> Demo<A> {
 
     /// The fracture scene's readouts: [cracks, cracks grown, fragments (pieces of two or more
     /// phyxels that still interact), free particles (phyxels with no neighbour left), the peak σ₁/σ_t
-    /// of the phyxels the grips do not hold, the grips' load as a fraction of the full load]; empty in
-    /// another scene.
+    /// of the phyxels the grips (the rim) do not hold, the grips' load as a fraction of the full load
+    /// (the struck slab: the ball's speed, m/s)]; empty in another scene.
     pub fn fracture_readouts(&self) -> Vec<f64> {
         self.fracture_view()
             .map_or_else(Vec::new, |v| v.header()[..6].to_vec())
@@ -208,23 +242,45 @@ impl<A: Accelerator> Demo<A> {
     }
 }
 
-/// The notched bar of `across` phyxels across ([`notched_bar`], grips ramped over [`RAMP_TIME`]) as a
-/// simulation and its grips; refused beyond [`MAX_CPU_PHYXELS`].
-fn build_bar(
+/// The scene's name in messages.
+fn scene_name(scene: &str) -> &'static str {
+    if scene == STRUCK_SLAB {
+        "struck slab"
+    } else {
+        "notched bar"
+    }
+}
+
+/// The fracture scene `scene` at `across` as a simulation and what loads it: the notched bar
+/// ([`notched_bar`], grips ramped to `load` over [`RAMP_TIME`]) or the struck slab ([`struck_slab`],
+/// the ball at `ball_speed`); refused beyond [`MAX_CPU_PHYXELS`].
+#[allow(clippy::too_many_arguments)]
+fn build(
+    scene: &str,
     across: usize,
     material: Material,
     settings: FractureSettings,
     load: f64,
+    ball_speed: f64,
     damping: f64,
-) -> Result<(Simulation, Grips), DemoError> {
-    let cells: usize = notched_bar_cells(across).iter().product();
+) -> Result<(Simulation, Loading), DemoError> {
+    let cells: usize = if scene == STRUCK_SLAB {
+        struck_slab_cells(across).iter().product()
+    } else {
+        notched_bar_cells(across).iter().product()
+    };
     if cells > MAX_CPU_PHYXELS {
         return Err(DemoError(format!(
-            "the notched bar of {cells} phyxels is more than the CPU solver is offered \
-             ({MAX_CPU_PHYXELS}): lower the resolution"
+            "the {} of {cells} phyxels is more than the CPU solver is offered \
+             ({MAX_CPU_PHYXELS}): lower the resolution",
+            scene_name(scene)
         )));
+    }
+    if scene == STRUCK_SLAB {
+        let slab = struck_slab(across, material, settings, ball_speed, damping)?;
+        return Ok((slab.simulation, Loading::Ball(slab.ball)));
     }
     let bar = notched_bar(across, material, settings, load, RAMP_TIME, damping)?;
     let grips = bar.grips();
-    Ok((bar.simulation, grips))
+    Ok((bar.simulation, Loading::Grips(grips)))
 }

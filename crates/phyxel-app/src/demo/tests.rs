@@ -351,7 +351,7 @@ fn a_body_too_large_for_the_quadrature_budget_is_integrated_at_its_phyxels_and_t
 /// `strength` (Pa), jelly and the table's other defaults.
 fn notched_bar_demo(strength: f64) -> PhyxelDemo {
     let mut demo = PhyxelDemo::new(NOTCHED_BAR, 10, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
-    demo.set_fracture(strength, 2.0, "visibility", 0.5, 1.0)
+    demo.set_fracture(strength, 2.0, "visibility", 0.5, 1.0, 2.0)
         .unwrap();
     demo.set_damping_and_friction(DAMPING.default, FRICTION.default)
         .unwrap();
@@ -410,15 +410,17 @@ fn the_fracture_settings_are_refused_with_the_reason_and_the_bar_runs_on() {
         (2e3, 2.0, -1.0, "κ"),
     ] {
         let error = demo
-            .set_fracture(strength, c_prop, "transparency", kappa, 1.0)
+            .set_fracture(strength, c_prop, "transparency", kappa, 1.0, 2.0)
             .unwrap_err();
         assert!(error.0.contains(needle), "{error}");
     }
-    let error = demo.set_fracture(2e3, 2.0, "glass", 0.5, 1.0).unwrap_err();
+    let error = demo
+        .set_fracture(2e3, 2.0, "glass", 0.5, 1.0, 2.0)
+        .unwrap_err();
     assert!(error.0.contains("visibility, transparency"), "{error}");
     // σ_t × load beyond E/2 = 50 kPa: the solver's reason.
     let error = demo
-        .set_fracture(4e4, 2.0, "visibility", 0.5, 2.0)
+        .set_fracture(4e4, 2.0, "visibility", 0.5, 2.0, 2.0)
         .unwrap_err();
     assert!(error.0.contains("E/2"), "{error}");
     // Nothing changed: the bar steps on from where it was.
@@ -427,9 +429,114 @@ fn the_fracture_settings_are_refused_with_the_reason_and_the_bar_runs_on() {
     assert_eq!(demo.steps(), 20.0);
     // Other scenes do not crack; the bar takes no implicit integrator, BCC lattice or ball.
     let mut cube = PhyxelDemo::new("cube", 6, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
-    assert!(cube.set_fracture(2e3, 2.0, "visibility", 0.5, 1.0).is_err());
+    assert!(cube
+        .set_fracture(2e3, 2.0, "visibility", 0.5, 1.0, 2.0)
+        .is_err());
     assert!(cube.fracture_readouts().is_empty());
     assert!(demo.set_integrator("implicit-euler").is_err());
     assert!(PhyxelDemo::new(NOTCHED_BAR, 10, true, 1e5, 0.3, 1000.0, 5e4, false).is_err());
     assert!(PhyxelDemo::new(NOTCHED_BAR, 10, false, 1e5, 0.3, 1000.0, 5e4, true).is_err());
+}
+
+/// The struck slab as the page builds it (the scene, then `set_fracture` first, then the table's
+/// damping and friction), at the table's fracture defaults and `ball_speed`.
+fn struck_slab_demo(ball_speed: f64) -> PhyxelDemo {
+    let mut demo = PhyxelDemo::new(STRUCK_SLAB, 10, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+    demo.set_fracture(
+        STRENGTH.default,
+        C_PROP.default,
+        "visibility",
+        KAPPA.default,
+        LOAD.default,
+        ball_speed,
+    )
+    .unwrap();
+    demo.set_damping_and_friction(DAMPING.default, FRICTION.default)
+        .unwrap();
+    demo.set_integrator("symplectic-euler").unwrap();
+    demo
+}
+
+#[test]
+fn the_demos_struck_slab_is_the_solvers_and_steps_alike() {
+    // The demo builds the scene from the solver's own function: same phyxels, rim, ball; stepped
+    // with its ball, the same motion and cracks (friction set alike).
+    let mut demo = struck_slab_demo(BALL_SPEED.default);
+    let settings = FractureSettings::new(STRENGTH.default, C_PROP.default).unwrap();
+    let mut slab =
+        struck_slab(5, demo.sim.body.material, settings, BALL_SPEED.default, 0.5).unwrap();
+    slab.simulation.environment.friction = FRICTION.default;
+    assert_eq!(demo.sim.body.reference, slab.simulation.body.reference);
+    assert_eq!(demo.sim.fixed, slab.simulation.fixed);
+    assert_eq!(demo.ball(), Some(&slab.ball));
+    assert_eq!(demo.phyxel_count(), 20 * 3 * 20);
+    assert!((demo.spacing() - slab.spacing).abs() < 1e-15);
+    let dt = demo.recommended_time_step();
+    assert!(demo.step(dt, 100).unwrap());
+    for _ in 0..100 {
+        slab.step(dt).unwrap();
+    }
+    assert_eq!(
+        demo.sim.body.displacement,
+        slab.simulation.body.displacement
+    );
+    assert_eq!(demo.ball(), Some(&slab.ball));
+    // The ball is drawn where it is.
+    let frame = demo.frame_data("object").unwrap();
+    let c = slab.ball.centre.as_vec3();
+    assert_eq!(frame.obstacles, vec![(c, slab.ball.radius as f32)]);
+}
+
+#[test]
+fn the_struck_slab_breaks_and_the_pages_copy_shows_the_cracks_and_the_ball() {
+    let (mut worker, mut page) = (
+        struck_slab_demo(BALL_SPEED.default),
+        struck_slab_demo(BALL_SPEED.default),
+    );
+    // No crack yet, one piece, the ball at its speed.
+    assert_eq!(
+        page.fracture_readouts(),
+        vec![0.0, 0.0, 1.0, 0.0, 0.0, BALL_SPEED.default]
+    );
+    let dt = worker.recommended_time_step();
+    let mut first_crack = None;
+    while worker.fracture_readouts()[2] < 2.0 {
+        assert!(worker.step(dt, 10).unwrap(), "{:?}", worker.error());
+        page.restore(worker.snapshot(false)).unwrap();
+        assert_eq!(page.fracture_readouts(), worker.fracture_readouts());
+        assert_eq!(
+            page.frame_data("object").unwrap().obstacles,
+            worker.frame_data("object").unwrap().obstacles
+        );
+        if first_crack.is_none() && worker.fracture_readouts()[0] > 0.0 {
+            first_crack = Some(worker.steps());
+        }
+        assert!(worker.time() < 2.0, "not broken in 2 s");
+    }
+    println!(
+        "demo slab: first crack by step {:?}, two fragments at step {} (t = {:.3} s), readouts {:?}",
+        first_crack,
+        worker.steps(),
+        worker.time(),
+        worker.fracture_readouts()
+    );
+    assert_eq!(page.gpu_refusal().as_deref(), Some(GPU_CANNOT_CUT));
+}
+
+#[test]
+fn the_struck_slab_refuses_a_bad_ball_speed_and_what_it_does_not_take() {
+    let mut demo = struck_slab_demo(BALL_SPEED.default);
+    for speed in [-1.0, f64::NAN, 11.0] {
+        let error = demo
+            .set_fracture(2e3, 2.0, "visibility", 0.5, 1.0, speed)
+            .unwrap_err();
+        assert!(error.0.contains("ball speed"), "{error}");
+    }
+    assert!(demo.set_integrator("implicit-euler").is_err());
+    assert!(PhyxelDemo::new(STRUCK_SLAB, 10, true, 1e5, 0.3, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new(STRUCK_SLAB, 10, false, 1e5, 0.3, 1000.0, 5e4, true).is_err());
+    let Err(error) = PhyxelDemo::new("slab", 10, false, 1e5, 0.3, 1000.0, 5e4, false) else {
+        panic!("an unknown scene was built");
+    };
+    assert!(error.0.contains(STRUCK_SLAB), "{error}");
 }
