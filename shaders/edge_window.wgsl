@@ -6,6 +6,11 @@
 // [first_c, first_{c+1}). Windows overlap by as many edges as the body has phyxels (no row or reverse
 // list can be longer), so a list handled in a window lies wholly in it. A body small enough for one binding has a single window that owns every row.
 //
+// A background quadrature's per-edge buffers (quadrature.wgsl: the shape functions' rows, their values
+// and the particles' reverse lists, 16 or 4 bytes per edge) take windows the same way, cut by a plan of
+// their own: its point passes own points by their rows' starts, its particle passes particles by their
+// reverse lists' starts, and the windows overlap by the longest of those.
+//
 // Prepended to the passes that read rows or reverse lists; binding 30 holds this dispatch's windows
 // (`EdgeWindow`, the prelude).
 

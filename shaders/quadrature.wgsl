@@ -36,12 +36,22 @@
 //   plasticity.wgsl's `flow_multiplicative` from F_e,I = F_I F_p,I⁻¹, with the yield strain softened as
 //   the point is (c_yield s_I, s_I = μ_I / μ_I,cold).
 //
-// Prepended: common.wgsl (`outer`), symmetric_eigen.wgsl, polar.wgsl, elasticity.wgsl (shared with the
-// nodal corotated.wgsl, as the CPU shares meshless/elasticity.rs), plasticity.wgsl, implicit_work.wgsl.
+// The per-edge buffers — point_edge and point_value (the rows), particle_edge (the reverse lists) — are
+// bound in edge windows (edge_window.wgsl; crates/phyxel-gpu/src/edge_windows.rs) where they exceed one
+// storage binding: a point pass runs once per window of the rows and handles the points whose row
+// starts in it (`owns_row`), reading edge e at `row_slot(e)`; a particle pass runs once per window of
+// the reverse lists and handles the particles whose list starts in it (`owns_reverse_list`,
+// `reverse_slot`). The windows overlap by the longest row or list, so each lies wholly in the window
+// that handles it. With one window every row and list is owned and slot e is edge e.
+//
+// Prepended: edge_window.wgsl, common.wgsl (`outer`), symmetric_eigen.wgsl, polar.wgsl, elasticity.wgsl
+// (shared with the nodal corotated.wgsl, as the CPU shares meshless/elasticity.rs), plasticity.wgsl,
+// implicit_work.wgsl.
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> displacement: array<vec4<f32>>;
-// Point I's row: point_edge[point_start[I]..point_start[I + 1]], each ∇φ_i(x_I) with its particle i.
+// Point I's row: point_edge[point_start[I]..point_start[I + 1]], each ∇φ_i(x_I) with its particle i (edge
+// e at row_slot(e) of the bound window).
 @group(0) @binding(2) var<storage, read> point_start: array<u32>;
 @group(0) @binding(3) var<storage, read> point_edge: array<ShapeEdge>;
 @group(0) @binding(4) var<storage, read_write> point: array<IntegrationPoint>;
@@ -51,13 +61,13 @@
 @group(0) @binding(7) var<storage, read_write> point_force: array<mat3x3<f32>>;
 @group(0) @binding(8) var<storage, read> work: array<vec4<f32>>;
 // Particle i's reverse list: particle_edge[particle_start[i]..particle_start[i + 1]], each ∇φ_i(x_I)
-// with its point I, in the order of the rows' edges (the CPU's `edges_into`).
+// with its point I, in the order of the rows' edges (the CPU's `edges_into`; entry r at reverse_slot(r)).
 @group(0) @binding(9) var<storage, read> particle_start: array<u32>;
 @group(0) @binding(10) var<storage, read> particle_edge: array<ShapeEdge>;
 @group(0) @binding(11) var<storage, read_write> forces: array<vec4<f32>>;
 @group(0) @binding(12) var<storage, read> contact: array<vec4<f32>>;
 @group(0) @binding(13) var<storage, read_write> frames: array<Frame>;
-// φ_i(x_I) of each edge of the points' rows (0 on a held-surface point's row).
+// φ_i(x_I) of each edge of the points' rows (0 on a held-surface point's row), in the rows' window.
 @group(0) @binding(14) var<storage, read> point_value: array<f32>;
 // The cold λ_I, μ_I of each point (`Quadrature::lame`), which `soften` scales.
 @group(0) @binding(15) var<storage, read> point_cold: array<vec2<f32>>;
@@ -87,10 +97,10 @@ fn row_sum(i_point: u32, input: u32) -> mat3x3<f32> {
     let first = point_start[i_point];
     var origin = vec3<f32>(0.0);
     if (!is_held(i_point) && first < point_start[i_point + 1u]) {
-        origin = nodal_value(point_edge[first].index, input);
+        origin = nodal_value(point_edge[row_slot(first)].index, input);
     }
     for (var e = first; e < point_start[i_point + 1u]; e++) {
-        let edge = point_edge[e];
+        let edge = point_edge[row_slot(e)];
         sum += outer(nodal_value(edge.index, input) - origin, edge.gradient);
     }
     return sum;
@@ -100,10 +110,20 @@ fn is_held(i_point: u32) -> bool {
     return point[i_point].held == 1u;
 }
 
+// Is point I handled in this dispatch (its row starts in the bound window's own range)?
+fn handles_point(i_point: u32) -> bool {
+    return i_point < params.points && owns_row(point_start[i_point]);
+}
+
+// Is particle i handled in this dispatch (its reverse list starts in the bound window's own range)?
+fn handles_particle(i: u32) -> bool {
+    return i < params.phyxels && owns_reverse_list(particle_start[i]);
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn point_stress(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= params.points) {
+    if (!handles_point(k)) {
         return;
     }
     let sum = row_sum(k, DISPLACEMENT);
@@ -134,14 +154,14 @@ fn point_force_differential(k: u32, input: u32) {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stiffness_product(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.points) {
+    if (handles_point(id.x)) {
         point_force_differential(id.x, PRODUCT_INPUT);
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_stiffness_product(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.points && cg_running()) {
+    if (handles_point(id.x) && cg_running()) {
         point_force_differential(id.x, CG_DIRECTION);
     }
 }
@@ -150,7 +170,7 @@ fn cg_stiffness_product(@builtin(global_invocation_id) id: vec3<u32>) {
 fn gathered(i: u32) -> vec3<f32> {
     var force = vec3<f32>(0.0);
     for (var r = particle_start[i]; r < particle_start[i + 1u]; r++) {
-        let edge = particle_edge[r];
+        let edge = particle_edge[reverse_slot(r)];
         force += point_force[edge.index] * edge.gradient;
     }
     return force;
@@ -158,14 +178,14 @@ fn gathered(i: u32) -> vec3<f32> {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn gather(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.phyxels) {
+    if (handles_particle(id.x)) {
         forces[id.x] = vec4<f32>(gathered(id.x), 0.0);
     }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn cg_gather(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (id.x < params.phyxels && cg_running()) {
+    if (handles_particle(id.x) && cg_running()) {
         forces[id.x] = vec4<f32>(gathered(id.x), 0.0);
     }
 }
@@ -173,12 +193,12 @@ fn cg_gather(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
     let i = id.x;
-    if (i >= params.phyxels) {
+    if (!handles_particle(i)) {
         return;
     }
     var block = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
     for (var r = particle_start[i]; r < particle_start[i + 1u]; r++) {
-        let edge = particle_edge[r];
+        let edge = particle_edge[reverse_slot(r)];
         let p = point[edge.index];
         if (p.held == 1u) {
             block -= p.volume * dot(edge.gradient, edge.gradient) * IDENTITY;
@@ -193,15 +213,15 @@ fn stiffness_diagonal(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn soften(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= params.points || is_held(k)) {
+    if (!handles_point(k) || is_held(k)) {
         return;
     }
     var sum = 0.0;
     var low = 3.0e38;
     var high = -3.0e38;
     for (var e = point_start[k]; e < point_start[k + 1u]; e++) {
-        let s = phyxel[point_edge[e].index].stiffness_scale;
-        sum += point_value[e] * s;
+        let s = phyxel[point_edge[row_slot(e)].index].stiffness_scale;
+        sum += point_value[row_slot(e)] * s;
         low = min(low, s);
         high = max(high, s);
     }
@@ -216,7 +236,7 @@ fn soften(@builtin(global_invocation_id) id: vec3<u32>) {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn point_plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     let k = id.x;
-    if (k >= params.points || is_held(k)) {
+    if (!handles_point(k) || is_held(k)) {
         return;
     }
     let cold = point_cold[k].y;
@@ -227,9 +247,9 @@ fn point_plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     // F_I = I + Σ_i (u_i − u_o) ∇φ_i(x_I)ᵀ (row_sum without its other inputs: this pass binds only what
     // it uses).
     var f = IDENTITY;
-    let origin = displacement[point_edge[point_start[k]].index].xyz;
+    let origin = displacement[point_edge[row_slot(point_start[k])].index].xyz;
     for (var e = point_start[k]; e < point_start[k + 1u]; e++) {
-        let edge = point_edge[e];
+        let edge = point_edge[row_slot(e)];
         f += outer(displacement[edge.index].xyz - origin, edge.gradient);
     }
     let plastic_inverse = point_frame[k].plastic_inverse;

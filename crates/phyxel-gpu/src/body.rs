@@ -175,6 +175,9 @@ pub struct BodyBuffers {
     pub max_support_radius: f64,
     /// The smallest support radius (m): the travel bound is MAX_TRAVEL_PER_STEP · h / Δt.
     pub min_support_radius: f64,
+    /// The most bytes a window of per-edge buffers binds (`GpuSolver::with_edge_windows`; the device's
+    /// binding limit bounds it too): a quadrature's rows take windows by it as well.
+    pub window_bytes: u64,
 }
 
 impl BodyBuffers {
@@ -262,6 +265,7 @@ impl BodyBuffers {
             collider_count: colliders.len() as u32,
             max_support_radius: radii.clone().fold(0.0, f64::max),
             min_support_radius: radii.fold(f64::INFINITY, f64::min),
+            window_bytes,
         })
     }
 

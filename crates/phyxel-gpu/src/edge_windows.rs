@@ -8,12 +8,21 @@
 //! or after the device rebuilds them — so each lies wholly in the window that handles it. A pass reading rows and reverse
 //! lists runs once per pair of windows. The buffers themselves may be larger than a binding (up to
 //! `max_buffer_size`).
+//!
+//! A body integrated by background quadrature has per-edge buffers of its own — its shape-function
+//! rows and reverse lists (16 bytes per edge: ∇φ_i(x_I) and an index) and the rows' values φ_i(x_I)
+//! (4 bytes) — cut by a plan of its own ([`Windows`], `crate::quadrature`): the same windows in edges,
+//! each buffer bound at the window's edges times its own bytes per edge.
 
 use crate::layout::EdgeWindow;
 use crate::passes::{bind, bind_entries, pipeline, u32_buffer, uniform, Pass};
 
-/// Bytes per edge in the windowed buffers.
+/// Bytes per edge in the neighbourhoods' windowed buffers (a u32).
 const EDGE_BYTES: u64 = 4;
+
+/// The smallest element of a windowed buffer (a u32 or f32): window offsets are aligned for it, and so
+/// for any buffer whose edges are a multiple of it long.
+const SMALLEST_EDGE_BYTES: u64 = 4;
 
 /// How `capacity` edges are cut into windows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +35,8 @@ pub struct EdgeWindowPlan {
     pub span: u32,
     /// Windows.
     pub count: u32,
+    /// Bytes per edge of the widest buffer cut by the plan (what a window's size is counted in).
+    pub edge_bytes: u32,
 }
 
 impl EdgeWindowPlan {
@@ -38,16 +49,37 @@ impl EdgeWindowPlan {
         alignment: u32,
         longest_list: u32,
     ) -> Result<Self, String> {
-        if u64::from(capacity) * EDGE_BYTES <= binding_bytes {
+        Self::sized(
+            EDGE_BYTES as u32,
+            capacity,
+            binding_bytes,
+            alignment,
+            longest_list,
+        )
+    }
+
+    /// [`Self::new`] for buffers of up to `edge_bytes` bytes per edge (a multiple of 4): windows of at
+    /// most `binding_bytes` in the widest of them, starting at edges whose offsets are aligned in
+    /// every buffer of 4 bytes per edge or more.
+    pub fn sized(
+        edge_bytes: u32,
+        capacity: u32,
+        binding_bytes: u64,
+        alignment: u32,
+        longest_list: u32,
+    ) -> Result<Self, String> {
+        let bytes = u64::from(edge_bytes).max(SMALLEST_EDGE_BYTES);
+        if u64::from(capacity) * bytes <= binding_bytes {
             return Ok(Self {
                 capacity,
                 stride: capacity.max(1),
                 span: capacity,
                 count: 1,
+                edge_bytes,
             });
         }
-        let align = (u64::from(alignment).max(EDGE_BYTES) / EDGE_BYTES) as u32;
-        let span = ((binding_bytes / EDGE_BYTES).min(u64::from(u32::MAX)) as u32) / align * align;
+        let align = (u64::from(alignment).max(SMALLEST_EDGE_BYTES) / SMALLEST_EDGE_BYTES) as u32;
+        let span = ((binding_bytes / bytes).min(u64::from(u32::MAX)) as u32) / align * align;
         let overlap = longest_list.div_ceil(align) * align;
         if overlap >= span {
             return Err(format!(
@@ -60,6 +92,7 @@ impl EdgeWindowPlan {
             stride,
             span,
             count: capacity.div_ceil(stride),
+            edge_bytes,
         })
     }
 
@@ -86,42 +119,44 @@ impl EdgeWindowPlan {
         }
     }
 
-    /// Window c's binding: its offset and size in bytes.
+    /// Window c's binding in the widest buffers: its offset and size in bytes.
     pub fn bound(&self, c: u32) -> (u64, u64) {
+        self.bound_in(c, u64::from(self.edge_bytes))
+    }
+
+    /// Window c's binding in a buffer of `edge_bytes` bytes per edge: its offset and size in bytes.
+    pub fn bound_in(&self, c: u32, edge_bytes: u64) -> (u64, u64) {
         let first = self.first(c);
         let edges = self.span.min(self.capacity - first);
         (
-            u64::from(first) * EDGE_BYTES,
-            u64::from(edges.max(1)) * EDGE_BYTES,
+            u64::from(first) * edge_bytes,
+            u64::from(edges.max(1)) * edge_bytes,
         )
     }
 }
 
-/// The per-edge buffers and the uniforms that tell each dispatch its windows.
-pub(crate) struct EdgeWindows {
+/// Which lists a windowed buffer holds, so which of a dispatch's two windows binds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lists {
+    /// Rows (the rows' window: `owns_row`, `row_slot`).
+    Rows,
+    /// Reverse lists (the reverse lists' window: `owns_reverse_list`, `reverse_slot`).
+    Reverse,
+}
+
+/// A buffer bound window by window: the lists it holds and its bytes per edge.
+pub(crate) type Windowed<'a> = (&'a wgpu::Buffer, Lists, u64);
+
+/// The windows of one plan and the uniforms that tell each dispatch its windows (edge_window.wgsl's
+/// `EdgeWindow`, one per pair: rows window a, reverse window b, at a·count + b), for whatever per-edge
+/// buffers the plan cuts.
+pub(crate) struct Windows {
     pub plan: EdgeWindowPlan,
-    /// Rows: edge e of phyxel i (`start[i] ≤ e < start[i+1]`) names the neighbour j.
-    pub neighbour: wgpu::Buffer,
-    /// Reverse lists: entry r of phyxel k (`reverse_start[k] ≤ r < reverse_start[k+1]`) names a phyxel
-    /// i whose neighbourhood holds k (the CPU lists the edge i → k instead).
-    pub reverse: wgpu::Buffer,
-    /// The [`EdgeWindow`] of each pair (rows window a, reverse window b), at a·count + b.
     uniforms: Vec<wgpu::Buffer>,
 }
 
-impl EdgeWindows {
-    /// The buffers, holding `neighbour` and `reverse` zero-padded to the plan's capacity.
-    pub fn new(
-        device: &wgpu::Device,
-        plan: EdgeWindowPlan,
-        neighbour: &[u32],
-        reverse: &[u32],
-    ) -> Self {
-        let padded = |label: &str, values: &[u32]| {
-            let mut values = values.to_vec();
-            values.resize(plan.capacity as usize, 0);
-            u32_buffer(device, label, &values)
-        };
+impl Windows {
+    pub fn new(device: &wgpu::Device, plan: EdgeWindowPlan) -> Self {
         let uniforms = (0..plan.count)
             .flat_map(|a| (0..plan.count).map(move |b| (a, b)))
             .map(|(a, b)| {
@@ -137,25 +172,26 @@ impl EdgeWindows {
                 uniform(device, "edge window", &window)
             })
             .collect();
-        Self {
-            plan,
-            neighbour: padded("neighbour", neighbour),
-            reverse: padded("reverse", reverse),
-            uniforms,
-        }
+        Self { plan, uniforms }
     }
 
-    /// The bind groups of `pipeline` over `buffers`, one per dispatch: the rows and reverse lists among
-    /// them bound window by window (every pair of windows where both are), with the windows' uniform
-    /// at binding 30. A pass that reads neither has one bind group, without the uniform.
+    /// The bind groups of `pipeline` over `buffers`, one per dispatch: those among them in `windowed`
+    /// bound window by window (every pair of windows where rows and reverse lists both are), with the
+    /// windows' uniform at binding 30. A pass that reads none has one bind group, without the uniform.
     pub fn bind(
         &self,
         device: &wgpu::Device,
         pipeline: &wgpu::ComputePipeline,
         buffers: &[(u32, &wgpu::Buffer)],
+        windowed: &[Windowed],
     ) -> Vec<wgpu::BindGroup> {
-        let reads = |edges: &wgpu::Buffer| buffers.iter().any(|(_, b)| *b == edges);
-        let (rows, reverse) = (reads(&self.neighbour), reads(&self.reverse));
+        let of = |buffer: &wgpu::Buffer| windowed.iter().find(|(w, _, _)| *w == buffer);
+        let reads = |lists: Lists| {
+            buffers
+                .iter()
+                .any(|(_, b)| of(b).is_some_and(|&(_, l, _)| l == lists))
+        };
+        let (rows, reverse) = (reads(Lists::Rows), reads(Lists::Reverse));
         if !rows && !reverse {
             return vec![bind(device, pipeline, buffers)];
         }
@@ -163,22 +199,14 @@ impl EdgeWindows {
         let mut groups = Vec::new();
         for a in 0..windows(rows) {
             for b in 0..windows(reverse) {
-                let window = |buffer: &wgpu::Buffer| {
-                    if *buffer == self.neighbour {
-                        Some(a)
-                    } else if *buffer == self.reverse {
-                        Some(b)
-                    } else {
-                        None
-                    }
-                };
                 let mut entries: Vec<wgpu::BindGroupEntry> = buffers
                     .iter()
                     .map(|&(binding, buffer)| wgpu::BindGroupEntry {
                         binding,
-                        resource: match window(buffer) {
-                            Some(c) => {
-                                let (offset, size) = self.plan.bound(c);
+                        resource: match of(buffer) {
+                            Some(&(_, lists, bytes)) => {
+                                let c = if lists == Lists::Rows { a } else { b };
+                                let (offset, size) = self.plan.bound_in(c, bytes);
                                 wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                                     buffer,
                                     offset,
@@ -200,8 +228,70 @@ impl EdgeWindows {
         groups
     }
 
-    /// The pass of entry point `entry` of `sources` (after edge_window.wgsl) over `buffers`, the per-edge
-    /// ones bound window by window.
+    /// The pass of entry point `entry` of `sources` (after edge_window.wgsl) over `buffers`, those in
+    /// `windowed` bound window by window.
+    pub fn pass(
+        &self,
+        device: &wgpu::Device,
+        sources: &[&str],
+        entry: &str,
+        buffers: &[(u32, &wgpu::Buffer)],
+        windowed: &[Windowed],
+        workgroups: u32,
+    ) -> Pass {
+        let sources: Vec<&str> = std::iter::once(crate::wgsl::source::EDGE_WINDOW)
+            .chain(sources.iter().copied())
+            .collect();
+        let pipeline = pipeline(device, &sources, entry);
+        let bindings = self.bind(device, &pipeline, buffers, windowed);
+        Pass::new(entry, pipeline, bindings, workgroups)
+    }
+}
+
+/// The per-edge buffers and the uniforms that tell each dispatch its windows.
+pub(crate) struct EdgeWindows {
+    pub plan: EdgeWindowPlan,
+    /// Rows: edge e of phyxel i (`start[i] ≤ e < start[i+1]`) names the neighbour j.
+    pub neighbour: wgpu::Buffer,
+    /// Reverse lists: entry r of phyxel k (`reverse_start[k] ≤ r < reverse_start[k+1]`) names a phyxel
+    /// i whose neighbourhood holds k (the CPU lists the edge i → k instead).
+    pub reverse: wgpu::Buffer,
+    /// The uniforms of each pair of windows.
+    windows: Windows,
+}
+
+impl EdgeWindows {
+    /// The buffers, holding `neighbour` and `reverse` zero-padded to the plan's capacity.
+    pub fn new(
+        device: &wgpu::Device,
+        plan: EdgeWindowPlan,
+        neighbour: &[u32],
+        reverse: &[u32],
+    ) -> Self {
+        let padded = |label: &str, values: &[u32]| {
+            let mut values = values.to_vec();
+            values.resize(plan.capacity as usize, 0);
+            u32_buffer(device, label, &values)
+        };
+        Self {
+            plan,
+            neighbour: padded("neighbour", neighbour),
+            reverse: padded("reverse", reverse),
+            windows: Windows::new(device, plan),
+        }
+    }
+
+    /// The rows and reverse lists, as [`Windows`] binds them.
+    fn windowed(&self) -> [Windowed<'_>; 2] {
+        [
+            (&self.neighbour, Lists::Rows, EDGE_BYTES),
+            (&self.reverse, Lists::Reverse, EDGE_BYTES),
+        ]
+    }
+
+    /// The pass of entry point `entry` of `sources` (after edge_window.wgsl) over `buffers`, the rows and
+    /// reverse lists among them bound window by window (every pair of windows where both are, the
+    /// windows' uniform at binding 30; a pass that reads neither has one bind group, without it).
     pub fn pass(
         &self,
         device: &wgpu::Device,
@@ -210,12 +300,14 @@ impl EdgeWindows {
         buffers: &[(u32, &wgpu::Buffer)],
         workgroups: u32,
     ) -> Pass {
-        let sources: Vec<&str> = std::iter::once(crate::wgsl::source::EDGE_WINDOW)
-            .chain(sources.iter().copied())
-            .collect();
-        let pipeline = pipeline(device, &sources, entry);
-        let bindings = self.bind(device, &pipeline, buffers);
-        Pass::new(entry, pipeline, bindings, workgroups)
+        self.windows.pass(
+            device,
+            sources,
+            entry,
+            buffers,
+            &self.windowed(),
+            workgroups,
+        )
     }
 }
 
@@ -258,6 +350,26 @@ mod tests {
             assert_eq!(plan.owned_end(c - 1), plan.first(c));
         }
         assert!(plan.longest_list() >= 1000);
+    }
+
+    #[test]
+    fn windows_of_wide_edges_are_aligned_in_every_buffer_they_cut() {
+        // A quadrature's rows (16 B per edge) and their values (4 B) in 16 KiB windows, lists of up to
+        // 100 edges: 1024 edges a window, overlapping by 128.
+        let plan = EdgeWindowPlan::sized(16, 10_000, 16 << 10, 256, 100).unwrap();
+        assert_eq!((plan.span, plan.span - plan.stride), (1024, 128));
+        assert_eq!(plan.count, 10_000u32.div_ceil(896));
+        for c in 0..plan.count {
+            for bytes in [4, 16] {
+                let (offset, size) = plan.bound_in(c, bytes);
+                assert_eq!(offset % 256, 0, "window {c}, {bytes} B per edge");
+                assert!(offset + size <= 10_000 * bytes);
+            }
+            assert!(plan.bound(c).1 <= 16 << 10);
+        }
+        // The same edges fit one window of 160 000 bytes.
+        let whole = EdgeWindowPlan::sized(16, 10_000, 160_000, 256, 100).unwrap();
+        assert_eq!((whole.count, whole.bound(0)), (1, (0, 160_000)));
     }
 
     #[test]

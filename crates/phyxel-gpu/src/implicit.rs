@@ -28,6 +28,7 @@
 
 use crate::body::BodyBuffers;
 use crate::context::{GpuContext, GpuError};
+use crate::edge_windows::EdgeWindowPlan;
 use crate::explicit::gather_forces;
 use crate::layout::{gpu_mat3, vec4, ImplicitFrame};
 use crate::passes::{joined, storage_buffer, zeroed, Pass};
@@ -405,6 +406,11 @@ impl ImplicitStep {
     /// model): `Params::points`.
     pub fn points(&self) -> u32 {
         self.quadrature.as_ref().map_or(0, |q| q.points)
+    }
+
+    /// The windows a quadrature's rows and reverse lists are bound in, if the body has one.
+    pub fn quadrature_edge_windows(&self) -> Option<EdgeWindowPlan> {
+        self.quadrature.as_ref().map(|q| q.edge_windows)
     }
 
     /// Where the CG scalars sit in the work buffer (bytes) and how many bytes they take.

@@ -101,10 +101,11 @@
 //! row or reverse list can be longer). Per-phyxel buffers are
 //! bound whole: the MLS frames (64 B per phyxel) cap an explicit body at 2.1 M phyxels per 128 MiB
 //! binding, the implicit step's work buffer (176 B) at 760 000; a larger body is refused with the size
-//! it needs. A quadrature's rows and reverse lists (16 B per shape-function edge, ∇φ with its index)
-//! and point frames (96 B per point) are bound whole too (about 200 edges per particle inside a body at
-//! the default settings: some 40 000 particles per 128 MiB binding); a larger one is refused with the size it needs
-//! ([`quadrature_binding_bytes`]). Drawn surfaces ([`GpuSurfaces::follow_reference_updates`]) take their deformed shape as rest
+//! it needs. A quadrature's rows and reverse lists (16 B per shape-function edge, ∇φ with its index;
+//! about 200 edges per particle inside a body at the default settings) and its rows' values φ_i(x_I)
+//! take edge windows of their own where they exceed one binding (`quadrature.rs`; they may fill
+//! `max_buffer_size`); its point frames (96 B per point) are bound whole, and a quadrature with more
+//! points than one binding holds is refused with the size they need ([`quadrature_binding_bytes`]). Drawn surfaces ([`GpuSurfaces::follow_reference_updates`]) take their deformed shape as rest
 //! shape at each update.
 //!
 //! Natively wgpu runs on Vulkan (Mesa lavapipe in CI); in the browser on WebGPU.

@@ -6,9 +6,16 @@
 //! passes of `shaders/quadrature.wgsl` then take the place of the nodal model's in every step: the
 //! point stresses and their gather into the particles' forces, the stiffness product (inside CG too,
 //! with `cg_gathered_product`) and the stiffness diagonal of the block-Jacobi preconditioner.
+//!
+//! The per-point buffers (the frames, 96 bytes a point, the largest) are bound whole; the per-edge ones
+//! — the rows, the reverse lists (16 bytes an edge) and the rows' values φ_i(x_I) — in edge windows
+//! (`crate::edge_windows`) where they exceed one storage binding or the solver's window size
+//! (`GpuSolver::with_edge_windows`): the point passes run once per window of the rows, each handling
+//! the points whose rows start in it, the particle passes once per window of the reverse lists.
 
 use crate::body::BodyBuffers;
 use crate::context::{bytes_in_words, GpuError};
+use crate::edge_windows::{EdgeWindowPlan, Lists, Windowed, Windows};
 use crate::layout::{gpu_mat3, vec3, IntegrationPoint, PointFrame, ShapeEdge};
 use crate::passes::{storage_buffer, zeroed, Pass};
 use crate::wgsl::{source, workgroups, WORKGROUP_SIZE};
@@ -123,16 +130,29 @@ impl PointData {
         }
     }
 
-    /// Bytes of the largest buffer it binds whole: the rows or reverse lists (16 bytes per edge) or
-    /// the frames (96 bytes per point).
+    /// Bytes of the largest buffer it binds whole: the frames (96 bytes per point; the per-edge
+    /// buffers are bound in windows).
     pub fn largest_binding_bytes(&self) -> u64 {
-        let edges = self.rows.len() * size_of::<ShapeEdge>();
-        let frames = self.points.len() * size_of::<PointFrame>();
-        edges.max(frames) as u64
+        (self.points.len() * size_of::<PointFrame>()) as u64
     }
 
-    /// Refuse a quadrature beyond `limits`, with the limit it passes.
-    fn check(&self, limits: &wgpu::Limits) -> Result<(), GpuError> {
+    /// Bytes of the rows (and of the reverse lists): 16 per edge.
+    pub fn edge_bytes(&self) -> u64 {
+        (self.rows.len() * size_of::<ShapeEdge>()) as u64
+    }
+
+    /// The longest row or reverse list, in edges: what consecutive windows overlap by.
+    pub fn longest_list(&self) -> u32 {
+        [&self.start, &self.reverse_start]
+            .iter()
+            .flat_map(|starts| starts.windows(2).map(|ends| ends[1] - ends[0]))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Refuse a quadrature beyond `limits`, with the limit it passes; else the windows its per-edge
+    /// buffers are bound in, of at most `window_bytes` (and the device's binding limit).
+    fn check(&self, limits: &wgpu::Limits, window_bytes: u64) -> Result<EdgeWindowPlan, GpuError> {
         let (points, edges) = (self.points.len(), self.rows.len());
         let binding = limits
             .max_storage_buffer_binding_size
@@ -140,11 +160,21 @@ impl PointData {
         let largest = self.largest_binding_bytes();
         if largest > binding {
             return Err(GpuError(format!(
-                "{points} integration points with {edges} shape-function edges need a {} buffer; \
-                 this GPU binds at most {} (max_storage_buffer_binding_size): coarsen the \
-                 quadrature or lower the resolution",
+                "{points} integration points need a {} buffer for their frames; this GPU binds at \
+                 most {} (max_storage_buffer_binding_size): coarsen the quadrature or lower the \
+                 resolution",
                 bytes_in_words(largest),
                 bytes_in_words(binding)
+            )));
+        }
+        let edge_bytes = self.edge_bytes();
+        if edge_bytes > limits.max_buffer_size || edges >= u32::MAX as usize {
+            return Err(GpuError(format!(
+                "{points} integration points with {edges} shape-function edges need a {} buffer; \
+                 this GPU's largest buffer is {} (max_buffer_size): coarsen the quadrature or lower \
+                 the resolution",
+                bytes_in_words(edge_bytes),
+                bytes_in_words(limits.max_buffer_size)
             )));
         }
         let groups = workgroups(points as u32, WORKGROUP_SIZE);
@@ -155,13 +185,21 @@ impl PointData {
                 limits.max_compute_workgroups_per_dimension
             )));
         }
-        Ok(())
+        EdgeWindowPlan::sized(
+            size_of::<ShapeEdge>() as u32,
+            edges as u32,
+            window_bytes.min(binding),
+            limits.min_storage_buffer_offset_alignment,
+            self.longest_list(),
+        )
+        .map_err(GpuError)
     }
 }
 
 /// Bytes of the largest buffer the implicit step binds whole for the quadrature `q` (beside the
-/// per-phyxel ones of [`crate::largest_binding_bytes`]); a quadrature needing more than one binding
-/// holds is refused with this number.
+/// per-phyxel ones of [`crate::largest_binding_bytes`]): its points' frames, 96 bytes per point. A
+/// quadrature needing more than one binding holds is refused with this number; its per-edge buffers
+/// (16 bytes per shape-function edge) are bound in windows.
 pub fn quadrature_binding_bytes(q: &Quadrature) -> u64 {
     PointData::of(q).largest_binding_bytes()
 }
@@ -174,6 +212,8 @@ pub struct QuadratureStep {
     pub integration_points: u32,
     /// The points' frames (R_I, F_p,I⁻¹), for reading F_p back.
     pub point_frame: wgpu::Buffer,
+    /// The windows its rows and reverse lists are bound in.
+    pub edge_windows: EdgeWindowPlan,
     soften: Pass,
     point_plastic_flow: Pass,
     point_stress: Pass,
@@ -211,7 +251,8 @@ impl QuadratureStep {
             )));
         }
         let data = PointData::of(q);
-        data.check(limits)?;
+        let plan = data.check(limits, b.window_bytes)?;
+        let windows = Windows::new(device, plan);
         let storage = |label: &str, bytes: &[u8]| storage_buffer(device, label, bytes);
         let points = data.points.len() as u32;
         let point = storage("integration points", bytemuck::cast_slice(&data.points));
@@ -239,11 +280,19 @@ impl QuadratureStep {
             workgroups(points, WORKGROUP_SIZE),
             workgroups(b.phyxels, WORKGROUP_SIZE),
         );
+        // The per-edge buffers, bound window by window (the points' rows and their values in the rows'
+        // windows, the particles' reverse lists in theirs).
+        let edge = size_of::<ShapeEdge>() as u64;
+        let windowed: [Windowed; 3] = [
+            (&point_edge, Lists::Rows, edge),
+            (&point_value, Lists::Rows, size_of::<f32>() as u64),
+            (&particle_edge, Lists::Reverse, edge),
+        ];
         let pass = |entry: &str, buffers: &[(u32, &wgpu::Buffer)], groups: u32| {
             let bound: Vec<(u32, &wgpu::Buffer)> = std::iter::once((0, &b.params))
                 .chain(buffers.iter().copied())
                 .collect();
-            Pass::whole(device, &sources, entry, &bound, groups)
+            windows.pass(device, &sources, entry, &bound, &windowed, groups)
         };
         let rows = [
             (1, &b.displacement),
@@ -313,6 +362,7 @@ impl QuadratureStep {
                 per_point,
             ),
             point_frame: point_frame.clone(),
+            edge_windows: plan,
             point_stress: pass("point_stress", &rows, per_point),
             gather: pass("gather", &gather, per_particle),
             stiffness_product: pass("stiffness_product", &rows, per_point),
@@ -448,6 +498,13 @@ mod tests {
         }
         let penalty = (held.penalty * held.area[0]) as f32;
         assert_eq!(data.points[q.len()].volume, penalty);
-        assert!(data.largest_binding_bytes() >= data.rows.len() as u64 * 16);
+        assert_eq!(data.largest_binding_bytes(), data.points.len() as u64 * 96);
+        assert_eq!(data.edge_bytes(), data.rows.len() as u64 * 16);
+        let longest = (0..q.particle_count())
+            .map(|i| data.reverse_start[i + 1] - data.reverse_start[i])
+            .chain(data.start.windows(2).map(|ends| ends[1] - ends[0]))
+            .max()
+            .unwrap();
+        assert_eq!(data.longest_list(), longest);
     }
 }

@@ -64,9 +64,9 @@ impl GpuSolver {
         Self::with_edge_windows(gpu, sim, gpu.limits.max_storage_buffer_binding_size)
     }
 
-    /// [`GpuSolver::new`] with the per-edge buffers bound in windows of at most `window_bytes` (at
-    /// most the device's binding limit): for tests and benchmarks of the windowed passes on small
-    /// bodies.
+    /// [`GpuSolver::new`] with the per-edge buffers — the neighbourhoods' rows and reverse lists, and
+    /// a quadrature's — bound in windows of at most `window_bytes` (at most the device's binding
+    /// limit): for tests and benchmarks of the windowed passes on small bodies.
     pub fn with_edge_windows(
         gpu: &GpuContext,
         sim: &Simulation,
@@ -148,6 +148,16 @@ impl GpuSolver {
     /// runs once per window).
     pub fn edge_windows(&self) -> EdgeWindowPlan {
         self.body.edges.plan
+    }
+
+    /// How a body integrated by background quadrature has its shape-function rows and reverse lists
+    /// (16 bytes per edge) bound: in one window, or several (each point pass then runs once per window
+    /// of the rows, each particle pass once per window of the reverse lists). None without quadrature.
+    pub fn quadrature_edge_windows(&self) -> Option<EdgeWindowPlan> {
+        match &self.step {
+            Step::Implicit(implicit) => implicit.quadrature_edge_windows(),
+            Step::Explicit { .. } => None,
+        }
     }
 
     /// Run `passes` at each reference update on the device, before the rest shape moves (the drawn

@@ -608,13 +608,37 @@ fn quadrature_cube() -> Simulation {
     sim
 }
 
-/// `steps` implicit steps of 1/60 s of `cpu` on the CPU and the GPU, read back every 20 steps (so the
-/// device's CG budget follows the solves): the largest position gap after each read-back, and the
-/// last step's solves.
-fn quadrature_gap(mut cpu: Simulation, steps: usize) -> (f64, Simulation, SolveStats, SolveStats) {
+/// `sim`, a body integrated by background quadrature, on the device with its shape-function rows and
+/// reverse lists bound as `edges` says: whole (one window), or in windows of 64 KiB (4096 edges of 16
+/// bytes: several for these bodies), as a quadrature beyond one storage binding is.
+fn upload_quadrature(gpu: &GpuContext, sim: &Simulation, edges: Edges) -> GpuSolver {
+    match edges {
+        Edges::Whole => {
+            let solver = GpuSolver::new(gpu, sim).unwrap();
+            assert_eq!(solver.quadrature_edge_windows().unwrap().count, 1);
+            solver
+        }
+        Edges::Windowed => {
+            let solver = GpuSolver::with_edge_windows(gpu, sim, 64 << 10).unwrap();
+            let windows = solver.quadrature_edge_windows().unwrap();
+            assert!(windows.count > 1, "{windows:?}");
+            eprintln!("quadrature edge windows: {windows:?}");
+            solver
+        }
+    }
+}
+
+/// `steps` implicit steps of 1/60 s of `cpu` on the CPU and the GPU (its quadrature's per-edge buffers
+/// bound as `edges` says), read back every 20 steps (so the device's CG budget follows the solves): the
+/// largest position gap after each read-back, and the last step's solves.
+fn quadrature_gap(
+    mut cpu: Simulation,
+    steps: usize,
+    edges: Edges,
+) -> (f64, Simulation, SolveStats, SolveStats) {
     let gpu = gpu();
     cpu.set_corotated_implicit(Some(tight_cg()));
-    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let mut solver = upload_quadrature(&gpu, &cpu, edges);
     let dt = 1.0 / 60.0;
     let mut gap = 0.0f64;
     let mut state = None;
@@ -761,6 +785,16 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_cube_landing_on_the_ground()
 
 #[test]
 fn gpu_and_cpu_plastic_flow_at_integration_points_agree() {
+    plastic_points_parity(Edges::Whole);
+}
+
+#[test]
+fn gpu_and_cpu_plastic_flow_at_integration_points_agree_with_the_rows_in_edge_windows() {
+    // point_plastic_flow runs once per window of the rows.
+    plastic_points_parity(Edges::Windowed);
+}
+
+fn plastic_points_parity(edges: Edges) {
     // The sheared cube yields at once (c_yield 0.01 below its 0.05 shear, c_creep Δt ≥ 1: perfect
     // plasticity) and keeps flowing as it lands: F_p,I at every point, on both, read back.
     let mut sim = quadrature_cube();
@@ -772,7 +806,7 @@ fn gpu_and_cpu_plastic_flow_at_integration_points_agree() {
     let gpu = gpu();
     let mut cpu = sim;
     cpu.set_corotated_implicit(Some(tight_cg()));
-    let mut solver = GpuSolver::new(&gpu, &cpu).expect("a plastic quadrature body on the device");
+    let mut solver = upload_quadrature(&gpu, &cpu, edges);
     let dt = 1.0 / 60.0;
     for _ in 0..60 {
         cpu.step(dt).unwrap();
@@ -804,7 +838,7 @@ fn gpu_and_cpu_plastic_flow_at_integration_points_agree() {
         );
     }
     eprintln!(
-        "plastic quadrature cube, 60 implicit steps: positions GPU vs CPU {gap:.2e} m; F_p,I differ by \
+        "plastic quadrature cube ({edges:?}), 60 implicit steps: positions GPU vs CPU {gap:.2e} m; F_p,I differ by \
          {worst:.2e} at most, flowed up to {largest:.3} from I"
     );
     assert!(largest > 0.01, "the points flowed ({largest})");
@@ -814,6 +848,17 @@ fn gpu_and_cpu_plastic_flow_at_integration_points_agree() {
 
 #[test]
 fn gpu_and_cpu_melting_at_integration_points_agree() {
+    melting_points_parity(Edges::Whole);
+}
+
+#[test]
+fn gpu_and_cpu_melting_at_integration_points_agree_with_the_rows_in_edge_windows() {
+    // soften runs once per window of the rows, binding the shape values φ_i(x_I) (4 bytes per edge)
+    // at the same edges as the rows (16).
+    melting_points_parity(Edges::Windowed);
+}
+
+fn melting_points_parity(edges: Edges) {
     // A heat source at the cube's centre softens its phyxels; each point interpolates their factors
     // (s_I = Σ φ_i s_i, clamped), its λ_I, μ_I follow, and the softened cube sags alike on both.
     let mut cpu = quadrature_cube();
@@ -825,16 +870,27 @@ fn gpu_and_cpu_melting_at_integration_points_agree() {
         }),
         ..phyxel::meshless::melting::Melting::default()
     });
-    let (gap, cpu, _, _) = quadrature_gap(cpu, 120);
+    let (gap, cpu, _, _) = quadrature_gap(cpu, 120, edges);
     let q = cpu.body.quadrature().unwrap();
     let softest = q.softening.iter().cloned().fold(1.0, f64::min);
-    eprintln!("melting quadrature cube, 120 implicit steps: GPU vs CPU {gap:.2e} m; softest point s_I = {softest:.3}");
+    eprintln!("melting quadrature cube ({edges:?}), 120 implicit steps: GPU vs CPU {gap:.2e} m; softest point s_I = {softest:.3}");
     assert!(softest < 0.5, "the points softened ({softest})");
     assert!(gap <= 1e-4 * 0.4, "positions differ by {gap} m");
 }
 
 #[test]
 fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_held_by_its_face() {
+    held_quadrature_beam_parity(Edges::Whole);
+}
+
+#[test]
+fn gpu_and_cpu_implicit_steps_agree_on_the_held_quadrature_beam_with_its_rows_in_edge_windows() {
+    // Every point pass runs once per window of the rows (the held face's points among them), every
+    // particle pass once per window of the reverse lists; the bounds are the unwindowed test's.
+    held_quadrature_beam_parity(Edges::Windowed);
+}
+
+fn held_quadrature_beam_parity(edges: Edges) {
     // A cantilever 0.5 m long, 0.1 m thick, 4 particles across (a = 0.1/3), its face x = 0 held by the
     // quadrature's penalty (`Quadrature::hold_surface`, β = 100): it sags under its weight and swings.
     let (length, height) = (0.5, 0.1);
@@ -855,7 +911,7 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_held_by_its_face() {
         },
     );
     sim.elasticity = Elasticity::CorotatedLinear;
-    let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200);
+    let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200, edges);
     let sag = cpu
         .body
         .displacement
@@ -863,7 +919,7 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_held_by_its_face() {
         .map(|u| -u.y)
         .fold(0.0, f64::max);
     eprintln!(
-        "quadrature beam held by its face, 200 implicit steps of 1/60 s: GPU vs CPU {gap:.2e} m; \
+        "quadrature beam held by its face ({edges:?}), 200 implicit steps of 1/60 s: GPU vs CPU {gap:.2e} m; \
          tip sag {sag:.2e} m; CG {cpu_solve:?} vs {gpu_solve:?}"
     );
     assert!(sag > 1e-3, "the beam sags {sag} m");
@@ -912,7 +968,7 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_clamped_by_fixed_phyxel
     sim.fixed = fixed;
     sim.elasticity = Elasticity::CorotatedLinear;
     assert!(sim.body.quadrature().is_some() && sim.fixed.iter().any(|&f| f));
-    let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200);
+    let (gap, cpu, cpu_solve, gpu_solve) = quadrature_gap(sim, 200, Edges::Whole);
     let sag = cpu
         .body
         .displacement
@@ -932,18 +988,51 @@ fn gpu_and_cpu_implicit_steps_agree_on_a_quadrature_beam_clamped_by_fixed_phyxel
 }
 
 #[test]
-fn a_quadrature_larger_than_one_storage_binding_is_refused_with_the_size_it_needs() {
+fn a_quadrature_s_points_beyond_one_storage_binding_are_refused_and_its_edges_take_windows() {
     let mut gpu = gpu();
-    let cube = quadrature_cube();
-    let largest = phyxel_gpu::quadrature_binding_bytes(cube.body.quadrature().unwrap());
+    let mut cube = quadrature_cube();
+    let q = cube.body.quadrature().unwrap();
+    // The largest buffer bound whole: the points' frames, 96 bytes per point; the shape-function
+    // rows (16 bytes per edge) are larger, and are bound in windows.
+    let largest = phyxel_gpu::quadrature_binding_bytes(q);
+    assert_eq!(largest, q.len() as u64 * 96);
+    let edge_bytes = q.shape.particle.len() as u64 * 16;
     assert!(largest > phyxel_gpu::largest_binding_bytes(cube.body.len(), true));
+    assert!(
+        edge_bytes > 2 * largest,
+        "{edge_bytes} B of edges, {largest} B of frames"
+    );
     gpu.limits.max_storage_buffer_binding_size = largest;
-    assert!(GpuSolver::new(&gpu, &cube).is_ok());
+    let mut solver = GpuSolver::new(&gpu, &cube).unwrap();
+    let windows = solver.quadrature_edge_windows().unwrap();
+    eprintln!(
+        "quadrature cube ({} points, {edge_bytes} B of rows) on a device binding {largest} B: \
+         {windows:?}",
+        q.len()
+    );
+    assert!(windows.count > 2, "{windows:?}");
+    assert!(u64::from(windows.span) * 16 <= largest, "{windows:?}");
+    // The windowed body steps as the CPU does (20 steps: it falls, lands and bounces).
+    cube.set_corotated_implicit(Some(tight_cg()));
+    let dt = 1.0 / 60.0;
+    for _ in 0..20 {
+        cube.step(dt).unwrap();
+    }
+    assert!(solver.step(&gpu, dt, 20), "the device took the steps");
+    let state = block_on(solver.read_state(&gpu)).unwrap();
+    assert!(!state.blown_up);
+    let gap = worst_gap(&cube.body.displacement, &state.displacement);
+    eprintln!("after 20 steps GPU vs CPU {gap:.2e} m");
+    assert!(gap <= 1e-4 * 0.4, "positions differ by {gap} m");
+    // One byte less and the frames no longer fit: refused with the size they need.
     gpu.limits.max_storage_buffer_binding_size = largest - 1;
-    let refused = GpuSolver::new(&gpu, &cube).err().unwrap().to_string();
+    let refused = GpuSolver::new(&gpu, &quadrature_cube())
+        .err()
+        .unwrap()
+        .to_string();
     let size = format!("{:.1} KiB", largest as f64 / 1024.0);
     assert!(
-        refused.contains(&format!("need a {size} buffer"))
+        refused.contains(&format!("need a {size} buffer for their frames"))
             && refused.contains("max_storage_buffer_binding_size"),
         "{refused}"
     );
