@@ -1,6 +1,8 @@
 //! `cargo run --release -p phyxel-bench -- cube --n 20 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- implicit --n 10 [--threads N] [--steps S] [--backend cpu|gpu]`
 //! `cargo run --release -p phyxel-bench -- cracks [--steps S]` (the cracks lesson's plate: [`cracks`])
+//! `cargo run --release -p phyxel-bench -- fracture3d [--across R,…] [--threads N]` (the 3D
+//! demo's notched bar and struck slab at resolution R, cracking against uncut: [`fracture3d`])
 //! `cargo run --release -p phyxel-bench -- sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps S] [--threads N]`
 //! (the SPH fluids lesson's dam break per solver: [`sph`])
 //! `cargo run --release -p phyxel-bench -- sph3d [--across 10,29] [--solver …] [--steps S] [--threads N]`
@@ -36,6 +38,7 @@
 //! and dates, are in docs/benchmarks.md.
 
 mod cracks;
+mod fracture3d;
 mod sph;
 mod sph_gpu;
 
@@ -101,6 +104,8 @@ struct Options {
     demo: bool,
     /// The cracks lesson's plate ([`cracks`]).
     cracks: bool,
+    /// The 3D demo's fracture scenes ([`fracture3d`]), at the resolutions in `across`.
+    fracture3d: bool,
     /// The SPH fluids lesson's dam break ([`sph`]), at these particle counts across, by these solvers.
     sph: bool,
     /// The 3D fluid's dam break ([`sph::run_3d`]).
@@ -191,6 +196,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         implicit: false,
         demo: false,
         cracks: false,
+        fracture3d: false,
         sph: false,
         sph3d: false,
         across: vec![35, 71],
@@ -219,6 +225,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
         Some("cracks") => {
             options.cracks = true;
             options.steps = 4000;
+        }
+        Some("fracture3d") => {
+            options.fracture3d = true;
+            options.across = vec![10, 22];
         }
         Some("sph3d") => {
             options.sph3d = true;
@@ -403,7 +413,7 @@ fn main() {
     let options = match parse(&args) {
         Ok(o) => o,
         Err(message) => {
-            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--backend cpu|gpu] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d [--across 10,29] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d --backend gpu [--particles N,… | --across 10,29] [--steps 200]");
+            eprintln!("phyxel-bench: {message}\nusage: phyxel-bench cube [--n 20] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B]\n       phyxel-bench implicit [--n 10] [--threads N] [--steps 100] [--backend cpu|gpu] [--window-bytes B] [--integration nodal|quadrature]\n       phyxel-bench demo [--threads N] [--steps 100] [--backend cpu|gpu] [--integration nodal|quadrature]\n       phyxel-bench cracks [--steps 4000]\n       phyxel-bench fracture3d [--across 10,22] [--threads N]\n       phyxel-bench sph [--across 35,71] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d [--across 10,29] [--solver wcsph,dfsph,pbf] [--steps 200] [--threads 1]\n       phyxel-bench sph3d --backend gpu [--particles N,… | --across 10,29] [--steps 200]");
             std::process::exit(2);
         }
     };
@@ -417,6 +427,15 @@ fn main() {
     }
     if options.cracks {
         let report = cracks::run(options.steps);
+        println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
+        return;
+    }
+    if options.fracture3d {
+        let report = pool.install(|| fracture3d::run(&options.across));
+        let report = report.unwrap_or_else(|e| {
+            eprintln!("phyxel-bench: {e}");
+            std::process::exit(1);
+        });
         println!("{}", serde_json::to_string_pretty(&report).expect("JSON"));
         return;
     }

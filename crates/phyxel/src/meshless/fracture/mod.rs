@@ -306,7 +306,7 @@ impl Fracture {
         }
         match self.settings.criterion {
             // Under visibility a front's advance changes only the crossings in the area it swept.
-            Criterion::Visibility => self.update_weights_around(body, &moved),
+            Criterion::Visibility => self.update_weights_around(body, &moved, &changed),
             // Under transparency d_s changes wherever the nearest front moved.
             Criterion::Transparency { .. } => self.update_weights_near(body, &changed),
         }
@@ -315,23 +315,18 @@ impl Fracture {
         }
     }
 
-    /// Re-weigh the phyxels within h_i + r of the points (p, r) ([`moved_vertices`]) and refit those
-    /// whose weights changed.
-    fn update_weights_around(&mut self, body: &mut Body, points: &[(DVec3, f64)]) {
+    /// Re-weigh the phyxels within h_i + r of the points (p, r) ([`moved_vertices`]) against the
+    /// cracks that `grew` and refit those whose weights changed (visibility only: a crack only grows,
+    /// so a pair cut stays cut and an uncut one is cut now only by a crack that grew).
+    fn update_weights_around(&mut self, body: &mut Body, points: &[(DVec3, f64)], grew: &[usize]) {
         if points.is_empty() {
             return;
         }
-        let near: Vec<usize> = (0..body.len())
-            .filter(|&i| {
-                let (x, h) = (body.reference[i], body.support_radius[i]);
-                points.iter().any(|&(p, r)| x.distance(p) < h + r)
-            })
-            .collect();
-        for i in near {
-            if self.reweigh(body, i) {
-                self.refit(body, i);
-            }
-        }
+        let near = phyxels_where(body, |x, h| {
+            points.iter().any(|&(p, r)| x.distance(p) < h + r)
+        });
+        let weights = map_indices(near.len(), |n| self.visible_weights(body, near[n], grew));
+        self.take_weights_and_refit(body, &near, weights);
     }
 
     /// Advance the fronts of crack c; the vertices that moved, with the radius around each that holds
@@ -432,47 +427,93 @@ impl Fracture {
     /// Re-weigh the phyxels within h_i of the cracks `changed` and refit those whose weights changed,
     /// keeping their elastic state where a refit would raise their energy (the module's safeguard).
     fn update_weights_near(&mut self, body: &mut Body, changed: &[usize]) {
-        let near: Vec<usize> = (0..body.len())
-            .filter(|&i| {
-                let (x, h) = (body.reference[i], body.support_radius[i]);
-                changed.iter().any(|&c| {
-                    let crack = &self.cracks[c];
-                    crack.signed_distance(x).abs() < h && crack.distance(x) < h
-                })
+        let cracks = &self.cracks;
+        let near = phyxels_where(body, |x, h| {
+            changed.iter().any(|&c| {
+                let crack = &cracks[c];
+                crack.signed_distance(x).abs() < h && crack.distance(x) < h
             })
-            .collect();
-        for i in near {
-            if self.reweigh(body, i) {
+        });
+        self.reweigh_and_refit(body, &near);
+    }
+
+    /// Re-weigh the phyxels `near` (in parallel: each phyxel's weights depend on the cracks and the
+    /// rest shape only), then, in their order, take the new weights and refit each phyxel whose
+    /// weights changed: the same weights and refits as one phyxel after the other.
+    fn reweigh_and_refit(&mut self, body: &mut Body, near: &[usize]) {
+        let weights = map_indices(near.len(), |n| self.reweigh(body, near[n]));
+        self.take_weights_and_refit(body, near, weights);
+    }
+
+    /// Take `weights[n]`, the new weights of the edges of phyxel `near[n]`, in the phyxels' order, and
+    /// refit each phyxel whose weights changed.
+    fn take_weights_and_refit(&mut self, body: &mut Body, near: &[usize], weights: Vec<Vec<f64>>) {
+        for (&i, weights) in near.iter().zip(weights) {
+            let mut any = false;
+            for (k, w) in body.neighbours.edges(i).zip(weights) {
+                if w != self.weight[k] {
+                    self.weight[k] = w;
+                    any = true;
+                }
+            }
+            if any {
                 self.refit(body, i);
             }
         }
     }
 
-    /// ω'_ij for the edges of phyxel i ([`modified_weight`]; the segment taken from the lower index,
-    /// so that (i, j) and (j, i) agree exactly). Whether any changed.
-    fn reweigh(&mut self, body: &Body, i: usize) -> bool {
-        let hoods = &body.neighbours;
-        let mut any = false;
-        for k in hoods.edges(i) {
-            let j = hoods.neighbour[k] as usize;
-            let (p, q) = if i < j {
-                (body.reference[i], body.reference[j])
-            } else {
-                (body.reference[j], body.reference[i])
-            };
-            let w = modified_weight(
-                p,
-                q,
-                body.support_radius[i],
-                &self.cracks,
-                self.settings.criterion,
-            );
-            if w != self.weight[k] {
-                self.weight[k] = w;
-                any = true;
-            }
+    /// The segment X_i X_j of edge k from phyxel i, taken from the lower index (so that (i, j) and
+    /// (j, i) agree exactly).
+    fn segment(body: &Body, i: usize, k: usize) -> (DVec3, DVec3) {
+        let j = body.neighbours.neighbour[k] as usize;
+        if i < j {
+            (body.reference[i], body.reference[j])
+        } else {
+            (body.reference[j], body.reference[i])
         }
-        any
+    }
+
+    /// The visibility weights of phyxel i's edges after the cracks `grew` grew: 0 where it was 0 or
+    /// where a crack that grew now crosses the segment, else as it was — [`modified_weight`] over
+    /// every crack, as long as each weight was that before the growth.
+    fn visible_weights(&self, body: &Body, i: usize, grew: &[usize]) -> Vec<f64> {
+        body.neighbours
+            .edges(i)
+            .map(|k| {
+                let w = self.weight[k];
+                if w == 0.0 {
+                    return 0.0;
+                }
+                let (p, q) = Self::segment(body, i, k);
+                let cut = grew.iter().any(|&c| {
+                    let crack = &self.cracks[c];
+                    crack.may_cross(p, q) && crack.crossing(p, q).is_some()
+                });
+                if cut {
+                    0.0
+                } else {
+                    w
+                }
+            })
+            .collect()
+    }
+
+    /// ω'_ij for the edges of phyxel i, in its edges' order ([`modified_weight`] on
+    /// [`Fracture::segment`]).
+    fn reweigh(&self, body: &Body, i: usize) -> Vec<f64> {
+        body.neighbours
+            .edges(i)
+            .map(|k| {
+                let (p, q) = Self::segment(body, i, k);
+                modified_weight(
+                    p,
+                    q,
+                    body.support_radius[i],
+                    &self.cracks,
+                    self.settings.criterion,
+                )
+            })
+            .collect()
     }
 
     /// Refit phyxel i's MLS data with the modified weights, then keep its energy from rising: where
@@ -558,6 +599,21 @@ impl Fracture {
         }
     }
 }
+
+/// The phyxels i, in index order, for which `near(X_i, h_i)` holds: tested in parallel in pieces of
+/// [`PHYXELS_PER_PIECE`].
+fn phyxels_where(body: &Body, near: impl Fn(DVec3, f64) -> bool + Sync + Send) -> Vec<usize> {
+    let n = body.len();
+    map_indices(n.div_ceil(PHYXELS_PER_PIECE), |piece| {
+        (piece * PHYXELS_PER_PIECE..((piece + 1) * PHYXELS_PER_PIECE).min(n))
+            .filter(|&i| near(body.reference[i], body.support_radius[i]))
+            .collect::<Vec<usize>>()
+    })
+    .concat()
+}
+
+/// Phyxels per parallel piece of [`phyxels_where`].
+const PHYXELS_PER_PIECE: usize = 256;
 
 /// The median distance from a phyxel to its nearest neighbour (the lattice spacing on a lattice).
 fn lattice_spacing(body: &Body) -> f64 {

@@ -1,0 +1,132 @@
+//! `phyxel-bench fracture3d [--across R,…] [--threads N]`: the 3D demo's fracture scenes as
+//! the page runs them (`phyxel_app::Demo`: "notched-bar" and "struck-slab" at resolution R, the
+//! parameter table's fracture defaults — σ_t = 2 kPa, c_prop = 2 m/s, visibility — its damping and
+//! friction, symplectic Euler at the page's automatic Δt, 0.1 h√(ρ/E)), each timed over the half
+//! second in which it cracks ([`WINDOW`]: the bar's notch opens under the grips' ramp, the ball
+//! strikes the slab at 0.5 s) after stepping untimed to its start, against the same scene with a strength no load reaches (10⁹ Pa, the bar's
+//! grips pulling as hard: the fracture bookkeeping runs, no crack grows) for the same steps: the cost of a step with active
+//! cracks — crack growth, the visibility tests, the refits — against the uncut step (issue 18's
+//! bench, in 3D). One JSON object per scene and resolution. Issue 18's target: ≥ 5 000 phyxels at
+//! ≥ 60 steps/s on the browser's CPU worker (2 threads), cracks included.
+
+use phyxel_app::parameters::{
+    BALL_SPEED, C_PROP, DAMPING, DENSITY, FRICTION, KAPPA, LOAD, POISSON, STRENGTH,
+    VOLUME_STIFFNESS, YOUNG,
+};
+use phyxel_app::Demo;
+use serde::Serialize;
+use std::time::Instant;
+
+/// The strength of the uncut run (Pa): above any stress the scenes reach (the slab's peak is 18 σ_t).
+const UNREACHED_STRENGTH: f64 = 1e9;
+
+/// The simulated time (s) over which the steps are timed: at the default settings the bar's first
+/// crack grows from the notch at about 0.46 s and it parts by 0.6 s; the ball (`slab::LEAD_TIME`
+/// 0.5 s above the slab) strikes at 0.5 s and the slab breaks by 0.85 s.
+const WINDOW: (f64, f64) = (0.45, 0.95);
+
+#[derive(Serialize)]
+pub struct Fracture3dReport {
+    scene: &'static str,
+    resolution: u32,
+    phyxels: usize,
+    threads: usize,
+    /// Steps timed, over [`WINDOW`].
+    steps: usize,
+    dt: f64,
+    /// Simulated time at the end of the run (s).
+    simulated_s: f64,
+    cracking_steps_per_s: f64,
+    uncut_steps_per_s: f64,
+    /// Cost of a cracking step over an uncut one.
+    cost_ratio: f64,
+    /// The cracking run's readouts at its end: cracks, fragments, free particles.
+    cracks: f64,
+    fragments: f64,
+    free_particles: f64,
+}
+
+/// The page's demo of `scene` at `resolution` with the table's defaults and strength `strength`; the
+/// bar's grips pull to the table's load × its default strength whatever `strength` is (the load is
+/// a fraction of σ_t).
+fn demo(scene: &str, resolution: u32, strength: f64) -> Result<Demo, String> {
+    let mut demo = Demo::new(
+        scene,
+        resolution,
+        false,
+        YOUNG.default,
+        POISSON.default,
+        DENSITY.default,
+        VOLUME_STIFFNESS.default,
+        false,
+    )
+    .map_err(|e| e.0)?;
+    demo.set_fracture(
+        strength,
+        C_PROP.default,
+        "visibility",
+        KAPPA.default,
+        LOAD.default * STRENGTH.default / strength,
+        BALL_SPEED.default,
+    )
+    .map_err(|e| e.0)?;
+    demo.set_damping_and_friction(DAMPING.default, FRICTION.default)
+        .map_err(|e| e.0)?;
+    demo.set_integrator("symplectic-euler").map_err(|e| e.0)?;
+    Ok(demo)
+}
+
+/// `batches` batches of 10 steps of `dt` (a frame's worth each).
+fn advance(demo: &mut Demo, batches: usize, dt: f64) -> Result<(), String> {
+    for _ in 0..batches {
+        if !demo.step(dt, 10).map_err(|e| e.0)? {
+            return Err(demo.error().unwrap_or_default());
+        }
+    }
+    Ok(())
+}
+
+/// Steps per second of `demo` over [`WINDOW`] at `dt` (stepped untimed to its start), and the
+/// steps timed.
+fn rate(demo: &mut Demo, dt: f64) -> Result<(f64, usize), String> {
+    advance(demo, (WINDOW.0 / (10.0 * dt)) as usize, dt)?;
+    let batches = ((WINDOW.1 - WINDOW.0) / (10.0 * dt)).ceil() as usize;
+    let start = Instant::now();
+    advance(demo, batches, dt)?;
+    Ok((
+        (10 * batches) as f64 / start.elapsed().as_secs_f64(),
+        10 * batches,
+    ))
+}
+
+/// The two scenes at each resolution of `resolutions`, on the current pool.
+pub fn run(resolutions: &[usize]) -> Result<Vec<Fracture3dReport>, String> {
+    let mut reports = Vec::new();
+    for scene in [phyxel_app::demo::NOTCHED_BAR, phyxel_app::demo::STRUCK_SLAB] {
+        for &resolution in resolutions {
+            let resolution = resolution as u32;
+            let mut cracking = demo(scene, resolution, STRENGTH.default)?;
+            let mut uncut = demo(scene, resolution, UNREACHED_STRENGTH)?;
+            let dt = 0.1 * cracking.cfl_time_step();
+            let (cracking_rate, steps) = rate(&mut cracking, dt)?;
+            let (uncut_rate, _) = rate(&mut uncut, dt)?;
+            let readouts = cracking.fracture_readouts();
+            reports.push(Fracture3dReport {
+                scene,
+                resolution,
+                phyxels: cracking.phyxel_count(),
+                threads: phyxel::parallel::thread_count(),
+                steps,
+                dt,
+                simulated_s: cracking.time(),
+                cracking_steps_per_s: cracking_rate,
+                uncut_steps_per_s: uncut_rate,
+                cost_ratio: uncut_rate / cracking_rate,
+                cracks: readouts[0],
+                fragments: readouts[2],
+                free_particles: readouts[3],
+            });
+        }
+    }
+    Ok(reports)
+}
