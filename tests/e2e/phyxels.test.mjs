@@ -325,6 +325,25 @@ async function fractureReadouts(page) {
   return json ? JSON.parse(json) : null;
 }
 
+/**
+ * A fracture scene on the page's CPU: with WebGPU the page, having chosen the GPU by itself, was refused
+ * with the reason before any device was asked for; asked for the GPU, it is refused again with the
+ * reason (with or without an adapter), and the scene stays on the CPU.
+ */
+async function expectTheGpuRefusedForFracture(page) {
+  if (WEBGPU) {
+    await page.waitForFunction(() => /fracture is built on the CPU only/.test(document.getElementById('notices').textContent), null, { timeout: 20_000 });
+  }
+  await page.selectOption('#param-backend', 'gpu');
+  await page.waitForFunction(
+    () => /GPU backend cannot run here \(fracture is built on the CPU only: the GPU backend does not cut cracks yet\)/.test(document.getElementById('notices').textContent),
+    null,
+    { timeout: 20_000 },
+  );
+  assert.equal(await page.inputValue('#param-backend'), 'cpu');
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+}
+
 test('the notched bar cracks at its notch and parts in two on the CPU; a non-positive strength is refused at its control; the GPU refuses it with the reason', async (testContext) => {
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
@@ -334,19 +353,7 @@ test('the notched bar cracks at its notch and parts in two on the CPU; a non-pos
   assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
   assert.equal(await page.locator('#param-strength').isVisible(), true, 'the Fracture group shows for the bar');
   assert.match(await page.locator('#readout-drawn').textContent(), /phyxels as spheres.*no surface mesh/);
-  if (WEBGPU) {
-    // The page chose the GPU by itself: the bar refused it, saying why, before any device was asked for.
-    await page.waitForFunction(() => /fracture is built on the CPU only/.test(document.getElementById('notices').textContent), null, { timeout: 20_000 });
-  }
-  // Asked for the GPU: refused with the reason (with or without an adapter), the bar stays on the CPU.
-  await page.selectOption('#param-backend', 'gpu');
-  await page.waitForFunction(
-    () => /GPU backend cannot run here \(fracture is built on the CPU only: the GPU backend does not cut cracks yet\)/.test(document.getElementById('notices').textContent),
-    null,
-    { timeout: 20_000 },
-  );
-  assert.equal(await page.inputValue('#param-backend'), 'cpu');
-  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+  await expectTheGpuRefusedForFracture(page);
   // A non-positive strength or crack speed is refused at its control, with the reason; the bar runs on.
   const t = await readNumber(page, '#readout-sim-time');
   for (const [key, value] of [['strength', '0'], ['strength', '-2000'], ['cProp', '0']]) {
@@ -401,18 +408,7 @@ test('the slab struck by a ball cracks at the impact and breaks into fragments o
   assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
   assert.equal(await page.locator('#param-ballSpeed').isVisible(), true, 'the ball speed shows for the slab');
   assert.equal(await page.locator('#param-load').isVisible(), false, 'the grips’ load is the bar’s');
-  if (WEBGPU) {
-    await page.waitForFunction(() => /fracture is built on the CPU only/.test(document.getElementById('notices').textContent), null, { timeout: 20_000 });
-  }
-  // Asked for the GPU: refused with the reason (with or without an adapter), the slab stays on the CPU.
-  await page.selectOption('#param-backend', 'gpu');
-  await page.waitForFunction(
-    () => /GPU backend cannot run here \(fracture is built on the CPU only: the GPU backend does not cut cracks yet\)/.test(document.getElementById('notices').textContent),
-    null,
-    { timeout: 20_000 },
-  );
-  assert.equal(await page.inputValue('#param-backend'), 'cpu');
-  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+  await expectTheGpuRefusedForFracture(page);
   // A negative ball speed is refused at its control, with the reason; the slab runs on.
   await page.fill('#param-ballSpeed', '-1');
   assert.match(await page.locator('#param-ballSpeed-error').textContent(), /Must be between .* Still using 2/);
