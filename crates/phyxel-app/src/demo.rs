@@ -114,6 +114,35 @@ impl FractureView {
             self.ball[5],
         ]
     }
+
+    /// Each phyxel's piece as a number: 0, 1, … ; −1 for a free particle.
+    fn piece_numbers(&self) -> impl Iterator<Item = f64> + '_ {
+        self.piece
+            .iter()
+            .map(|&p| if p == u32::MAX { -1.0 } else { f64::from(p) })
+    }
+
+    /// The view whose [`FractureView::header`] is `header`, with the pieces (a negative number: a
+    /// free particle) and ratios of the state's lists: the inverse of the snapshot's encoding.
+    fn from_numbers(header: &[f64], piece: &[f64], ratio: &[f64]) -> Self {
+        let count = |x: f64| x.max(0.0) as usize;
+        Self {
+            cracks: count(header[0]),
+            grown: count(header[1]),
+            fragments: count(header[2]),
+            free: count(header[3]),
+            peak: header[4],
+            load_fraction: header[5],
+            refits: count(header[6]),
+            events: count(header[7]),
+            ball: std::array::from_fn(|k| header[8 + k]),
+            piece: piece
+                .iter()
+                .map(|&p| if p < 0.0 { u32::MAX } else { p as u32 })
+                .collect(),
+            ratio: ratio.to_vec(),
+        }
+    }
 }
 
 /// Why the demo refused a request (a parameter out of range, an unknown name, a state that does not
@@ -689,11 +718,7 @@ impl<A: Accelerator> Demo<A> {
             Some(v) => {
                 state.push((FRACTURE_HEADER + 2 * v.piece.len()) as f64);
                 state.extend(v.header());
-                state.extend(
-                    v.piece
-                        .iter()
-                        .map(|&p| if p == u32::MAX { -1.0 } else { f64::from(p) }),
-                );
+                state.extend(v.piece_numbers());
                 state.extend(&v.ratio);
             }
             None => state.push(0.0),
@@ -720,23 +745,7 @@ impl<A: Accelerator> Demo<A> {
                 let (numbers, snapshot) = rest.split_at(FRACTURE_HEADER + 2 * n);
                 let (header, lists) = numbers.split_at(FRACTURE_HEADER);
                 let (piece, ratio) = lists.split_at(n);
-                let count = |x: f64| x.max(0.0) as usize;
-                let view = FractureView {
-                    cracks: count(header[0]),
-                    grown: count(header[1]),
-                    fragments: count(header[2]),
-                    free: count(header[3]),
-                    peak: header[4],
-                    load_fraction: header[5],
-                    refits: count(header[6]),
-                    events: count(header[7]),
-                    ball: std::array::from_fn(|k| header[8 + k]),
-                    piece: piece
-                        .iter()
-                        .map(|&p| if p < 0.0 { u32::MAX } else { p as u32 })
-                        .collect(),
-                    ratio: ratio.to_vec(),
-                };
+                let view = FractureView::from_numbers(header, piece, ratio);
                 (Some(view), snapshot)
             }
             _ => {

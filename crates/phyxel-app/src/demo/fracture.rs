@@ -230,15 +230,8 @@ impl<A: Accelerator> Demo<A> {
     /// Each phyxel's fragment (0, 1, … ; −1 for a free particle) and σ₁/σ_t, for colouring (None
     /// in another scene).
     pub(crate) fn fracture_colours(&self) -> Option<(Vec<f64>, Vec<f64>)> {
-        self.fracture_view().map(|v| {
-            (
-                v.piece
-                    .iter()
-                    .map(|&p| if p == u32::MAX { -1.0 } else { f64::from(p) })
-                    .collect(),
-                v.ratio,
-            )
-        })
+        self.fracture_view()
+            .map(|v| (v.piece_numbers().collect(), v.ratio))
     }
 }
 

@@ -540,3 +540,28 @@ fn the_struck_slab_refuses_a_bad_ball_speed_and_what_it_does_not_take() {
     };
     assert!(error.0.contains(STRUCK_SLAB), "{error}");
 }
+
+#[test]
+fn a_fracture_view_survives_its_numbers() {
+    // The header and the lists as the snapshot writes them give back the same view: a free
+    // particle's −1, the ball, the counts.
+    let view = FractureView {
+        cracks: 3,
+        grown: 2,
+        fragments: 4,
+        free: 1,
+        peak: 1.25,
+        load_fraction: 2.0,
+        ball: [0.1, 0.2, 0.3, 0.0, -2.0, 0.0],
+        refits: 57,
+        events: 9,
+        piece: vec![0, 1, u32::MAX, 2],
+        ratio: vec![0.5, 1.5, 0.0, 0.25],
+    };
+    let piece: Vec<f64> = view.piece_numbers().collect();
+    assert_eq!(piece, [0.0, 1.0, -1.0, 2.0]);
+    assert_eq!(
+        FractureView::from_numbers(&view.header(), &piece, &view.ratio),
+        view
+    );
+}
