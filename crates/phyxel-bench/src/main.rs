@@ -177,9 +177,15 @@ struct ImplicitReport {
     /// at the end (as the page queues a frame's steps), the body then resting on the ground.
     #[serde(skip_serializing_if = "Option::is_none")]
     batched_steps_per_s: Option<f64>,
-    /// GPU only: the mean CG iterations of those batched steps' last one (the read-back's).
+    /// GPU only: the CG iterations of those batched steps' last one (the read-back's).
     #[serde(skip_serializing_if = "Option::is_none")]
     batched_last_cg_iterations: Option<usize>,
+    /// GPU only: the windows the rows and reverse lists are bound in — the phyxels' and, with
+    /// quadrature, the integration points' (1: one binding each).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    edge_windows: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    quadrature_edge_windows: Option<u32>,
     /// CPU time of all the process's threads per step (ms; Linux only, from
     /// /proc/self/task/*/schedstat): on a shared, loaded machine the wall clock counts the waits for
     /// a core too, this does not (with several threads it counts their spinning as well).
@@ -715,11 +721,16 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     };
     let mut adapter = None;
     let mut batched = None;
+    let mut windows = (None, None);
     let start = Instant::now();
     let cpu_start = cpu_seconds();
     if options.gpu {
         let gpu = pollster::block_on(phyxel_gpu::GpuContext::new()).expect("a GPU adapter");
         let mut solver = upload(&gpu, &sim, options).expect("the GPU takes the scene");
+        windows = (
+            Some(solver.edge_windows().count),
+            solver.quadrature_edge_windows().map(|plan| plan.count),
+        );
         for _ in 0..options.steps {
             assert!(solver.step(&gpu, dt, 1), "the device took the steps");
             let state = pollster::block_on(solver.read_state(&gpu)).expect("a read-back");
@@ -798,6 +809,8 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
         steps_per_s: options.steps as f64 / seconds,
         batched_steps_per_s: batched.map(|(per_s, _)| per_s),
         batched_last_cg_iterations: batched.map(|(_, iterations)| iterations),
+        edge_windows: windows.0,
+        quadrature_edge_windows: windows.1,
         cpu_ms_per_step,
         final_top,
         edge,
