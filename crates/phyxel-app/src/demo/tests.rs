@@ -347,16 +347,29 @@ fn a_body_too_large_for_the_quadrature_budget_is_integrated_at_its_phyxels_and_t
     assert_eq!(demo.integration(), "nodal");
 }
 
-/// The notched bar as the page builds it (phyxels.js: the scene, then `set_fracture` first), with
-/// `strength` (Pa), jelly and the table's other defaults.
-fn notched_bar_demo(strength: f64) -> PhyxelDemo {
-    let mut demo = PhyxelDemo::new(NOTCHED_BAR, 10, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
-    demo.set_fracture(strength, 2.0, "visibility", 0.5, 1.0, 2.0)
-        .unwrap();
+/// A fracture scene as the page builds it (phyxels.js: the scene, then `set_fracture` first, then the
+/// table's damping and friction): jelly, `strength` (Pa), `ball_speed` (m/s) and the table's other
+/// fracture defaults.
+fn fracture_demo(scene: &str, strength: f64, ball_speed: f64) -> PhyxelDemo {
+    let mut demo = PhyxelDemo::new(scene, 10, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
+    demo.set_fracture(
+        strength,
+        C_PROP.default,
+        "visibility",
+        KAPPA.default,
+        LOAD.default,
+        ball_speed,
+    )
+    .unwrap();
     demo.set_damping_and_friction(DAMPING.default, FRICTION.default)
         .unwrap();
     demo.set_integrator("symplectic-euler").unwrap();
     demo
+}
+
+/// The notched bar as the page builds it, with `strength` (Pa).
+fn notched_bar_demo(strength: f64) -> PhyxelDemo {
+    fracture_demo(NOTCHED_BAR, strength, BALL_SPEED.default)
 }
 
 #[test]
@@ -438,23 +451,9 @@ fn the_fracture_settings_are_refused_with_the_reason_and_the_bar_runs_on() {
     assert!(PhyxelDemo::new(NOTCHED_BAR, 10, false, 1e5, 0.3, 1000.0, 5e4, true).is_err());
 }
 
-/// The struck slab as the page builds it (the scene, then `set_fracture` first, then the table's
-/// damping and friction), at the table's fracture defaults and `ball_speed`.
+/// The struck slab as the page builds it, at the table's fracture defaults and `ball_speed`.
 fn struck_slab_demo(ball_speed: f64) -> PhyxelDemo {
-    let mut demo = PhyxelDemo::new(STRUCK_SLAB, 10, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
-    demo.set_fracture(
-        STRENGTH.default,
-        C_PROP.default,
-        "visibility",
-        KAPPA.default,
-        LOAD.default,
-        ball_speed,
-    )
-    .unwrap();
-    demo.set_damping_and_friction(DAMPING.default, FRICTION.default)
-        .unwrap();
-    demo.set_integrator("symplectic-euler").unwrap();
-    demo
+    fracture_demo(STRUCK_SLAB, STRENGTH.default, ball_speed)
 }
 
 #[test]
