@@ -10,6 +10,7 @@ import { defaults, fromTable } from '../site/controls.js';
 import { LessonPage } from '../site/page.js';
 import { setComputesOn } from '../workers/backend.js';
 import { availableThreads, startSolverWorker, workerBuild } from '../workers/worker-builds.js';
+import { FLUID_SOLVER_OPTIONS } from './fluid-solvers.js';
 
 /** Wall-clock milliseconds the worker may spend stepping for one frame. */
 const FRAME_BUDGET_MS = 14;
@@ -259,11 +260,7 @@ c.select({
   id: 'solver-select',
   label: 'Solver',
   value: params.solver,
-  options: [
-    { value: 'wcsph', label: 'WCSPH (weakly compressible)' },
-    { value: 'dfsph', label: 'DFSPH (divergence-free)' },
-    { value: 'pbf', label: 'PBF (position-based fluids)' },
-  ],
+  options: FLUID_SOLVER_OPTIONS,
   // The particles carry over: the solver changes under the running water.
   onChange: (value) => {
     const previous = params.solver;

@@ -10,6 +10,7 @@ import { defaults, fromTable } from '../site/controls.js';
 import { LessonWorker } from '../workers/remote-lesson.js';
 import { LivePlot } from '../site/plot.js';
 import { colourLegend } from './scattered.js';
+import { FLUID_SOLVER_OPTIONS } from './fluid-solvers.js';
 
 /** Wall-clock milliseconds one frame may spend stepping the fluid (in the worker). */
 const FRAME_BUDGET_MS = 14;
@@ -43,11 +44,7 @@ c.select({
   id: 'solver-select',
   label: 'Solver',
   value: params.solver,
-  options: [
-    { value: 'wcsph', label: 'WCSPH (weakly compressible)' },
-    { value: 'dfsph', label: 'DFSPH (divergence-free)' },
-    { value: 'pbf', label: 'PBF (position-based fluids)' },
-  ],
+  options: FLUID_SOLVER_OPTIONS,
   // The particles carry over: the solver changes under the running water.
   onChange: (value) => {
     params.solver = value;
