@@ -8,9 +8,8 @@
 // /tmp/fluid-step-times.json), with the date and the machine's load. CASES (comma-separated page
 // paths) overrides the pages measured.
 import { test } from 'node:test';
-import fs from 'node:fs';
-import os from 'node:os';
-import { useBrowser, openPage } from '../e2e/harness.mjs';
+import { useBrowser } from '../e2e/harness.mjs';
+import { measurePage, spread } from './sampler.mjs';
 
 const env = useBrowser();
 const PAGES = process.env.CASES?.split(',').filter(Boolean) ?? [
@@ -22,39 +21,21 @@ const rows = [];
 
 for (const path of PAGES) {
   test(path, async () => {
-    const { page, context } = await openPage(env, path);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 120_000 });
-    await page.waitForTimeout(6000);
-    const samples = [];
-    for (let i = 0; i < 8; i++) {
-      await page.waitForTimeout(1000);
-      samples.push(
-        await page.evaluate(() => {
-          const text = (id) => document.getElementById(id)?.textContent;
-          return {
-            ms: Number.parseFloat(text('readout-step-time')),
-            solver: text('readout-solver'),
-            iterations: text('readout-iterations'),
-            time: text('readout-sim-time'),
-            backend: text('backend-badge'),
-          };
-        }),
-      );
-    }
-    const ms = samples.map((s) => s.ms).filter(Number.isFinite).sort((a, b) => a - b);
-    const row = {
-      page: path,
-      median_ms: ms[ms.length >> 1],
-      min_ms: ms[0],
-      max_ms: ms[ms.length - 1],
-      last: samples.at(-1),
-      date: new Date().toISOString(),
-      load: os.loadavg()[0],
-      cpus: os.cpus().length,
-    };
-    console.log(JSON.stringify(row));
-    rows.push(row);
-    fs.writeFileSync(OUT, JSON.stringify(rows, null, 1));
-    await context.close();
+    await measurePage(env, path, {
+      settleMs: 6000,
+      read: () => {
+        const text = (id) => document.getElementById(id)?.textContent;
+        return {
+          ms: Number.parseFloat(text('readout-step-time')),
+          solver: text('readout-solver'),
+          iterations: text('readout-iterations'),
+          time: text('readout-sim-time'),
+          backend: text('backend-badge'),
+        };
+      },
+      summarise: (samples) => spread(samples.map((s) => s.ms), 'ms'),
+      rows,
+      out: OUT,
+    });
   });
 }
