@@ -1,7 +1,8 @@
 // Pass 5, `Simulation::step` (crates/phyxel/src/meshless/simulation.rs) with symplectic Euler
 // (integrators.rs): v ← v + Δt ((f + f_drag)/m + g − c v), u ← u + Δt v; a phyxel faster than the travel bound
 // (MAX_TRAVEL_PER_STEP · h / Δt) or not finite raises the blow-up flag; then each collider projects the
-// phyxel out and applies Coulomb friction (`collision::resolve_contact`).
+// phyxel out and applies Coulomb friction (`collision::resolve_contact`); a fixed phyxel is then held
+// where it was, at rest (`Settle::phyxel`: a grip or a clamp, whose displacement the host sets).
 
 // signed_distance, finite and resolve_contacts come from collision.wgsl, prepended; Collider from the prelude.
 
@@ -22,7 +23,8 @@ fn integrate(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     let dt = params.dt;
     var v = velocity[i].xyz;
-    var u = displacement[i].xyz;
+    let held = displacement[i].xyz;
+    var u = held;
     var force = forces[i].xyz;
     if (params.dragged == i + 1u) {
         // The drag spring k·(target − x), its stretch capped (`Drag::max_stretch`).
@@ -41,6 +43,10 @@ fn integrate(@builtin(global_invocation_id) id: vec3<u32>) {
         atomicOr(&status[STATUS_BLOWN_UP], 1u);
     }
     resolve_contacts(reference[i].xyz, &u, &v);
+    if (phyxel[i].fixed > 0.5) {
+        u = held;
+        v = vec3<f32>(0.0);
+    }
     velocity[i] = vec4<f32>(v, 0.0);
     displacement[i] = vec4<f32>(u, 0.0);
 }

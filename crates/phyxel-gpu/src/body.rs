@@ -60,11 +60,6 @@ fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
                 .into(),
         ));
     }
-    if !implicit && sim.fixed.iter().any(|&fixed| fixed) {
-        return Err(GpuError(
-            "the GPU backend holds fixed phyxels in implicit steps only".into(),
-        ));
-    }
     Ok(())
 }
 

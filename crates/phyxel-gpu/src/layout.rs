@@ -201,7 +201,8 @@ shared_structs! {
         volume: f32,
         /// Stiffness factor s_i (melting softens it).
         stiffness_scale: f32,
-        /// 1 when the phyxel is held fixed (the implicit step's Dirichlet condition).
+        /// 1 when the phyxel is held fixed (the implicit step's Dirichlet condition; the explicit
+        /// step's integrate leaves it where it was).
         fixed: f32,
     }
 
