@@ -1,6 +1,6 @@
 // Pass 7, the plasticity of `Simulation::step` (crates/phyxel/src/meshless/simulation.rs and
 // plasticity.rs; MKN04 §5.1, tutorial §7.3): at the new displacements each phyxel's total Green
-// strain ε = ½(∇u + ∇uᵀ + ∇uᵀ∇u) feeds its plastic strain:
+// strain ε = ½(∇u + ∇uᵀ + ∇uᵀ∇u) (of the elastic J_i G_i in a cut body) feeds its plastic strain:
 //   ε_elastic = ε − ε_plastic;  if ‖ε_elastic‖ > c_yield·s_i: ε_plastic += min(c_creep Δt, 1) ε_elastic;
 //   if ‖ε_plastic‖ > c_max: ε_plastic ← ε_plastic · c_max / ‖ε_plastic‖,
 // (s_i: the melting stiffness factor — a warm phyxel yields earlier), and the largest ‖ε‖ is kept
@@ -27,7 +27,7 @@ fn plastic_flow(@builtin(global_invocation_id) id: vec3<u32>) {
     if (i >= params.phyxels || !owns_row(start[i])) {
         return;
     }
-    let total = green_strain(displacement_gradient(i));
+    let total = green_strain(elastic_gradient(i, displacement_gradient(i)));
     atomicMax(&status[STATUS_LARGEST_STRAIN], bitcast<u32>(norm(total)));
     atomicMax(&status[STATUS_STEP_STRAIN], bitcast<u32>(norm(total)));
     var plastic = plastic_strain[i];

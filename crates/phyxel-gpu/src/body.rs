@@ -1,6 +1,7 @@
 //! The body on the device: every buffer the passes share — the state (u, v, T, ε_p), the rest shape
 //! with its neighbourhoods (rows and reverse lists in edge windows) and MLS frames, the per-phyxel
-//! constants, forces and force matrices, colliders, the step parameters and the status flags — uploaded
+//! constants, forces and force matrices, colliders, the step parameters and the status flags, and for
+//! a body with fracture the cracks' weight factors and rest corrections ([`CutWeights`]) — uploaded
 //! from a `Simulation`, after the checks that refuse what the GPU backend does not mirror and bodies
 //! whose buffers exceed the device's limits.
 
@@ -8,9 +9,10 @@ use crate::context::{bytes_in_words, GpuContext, GpuError};
 use crate::edge_windows::{EdgeWindowPlan, EdgeWindows};
 use crate::layout::{mat3, vec4, GpuCollider, ImplicitFrame, MlsFrame, Params, PhyxelConstants};
 use crate::passes::{storage_buffer, uniform, zeroed};
-use crate::wgsl::{status, work, workgroups, WORKGROUP_SIZE};
-use glam::DVec3;
+use crate::wgsl::{source, status, work, workgroups, WORKGROUP_SIZE};
+use glam::{DMat3, DVec3};
 use phyxel::integrators::Method;
+use phyxel::meshless::body::Body;
 use phyxel::meshless::simulation::{Elasticity, Simulation};
 
 /// Bytes of the largest per-phyxel buffer the solver binds whole for `phyxels` phyxels: the MLS
@@ -41,6 +43,13 @@ fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
                 .into(),
         ));
     }
+    if sim.fracture.is_some() && (sim.plasticity.is_some() || sim.melting.is_some()) {
+        return Err(GpuError(
+            "the GPU backend cuts the weights of an elastic body only: a reference update (plastic \
+             flow, melting) on the device would rebuild its MLS frames uncut"
+                .into(),
+        ));
+    }
     if sim.surface_contact.is_some() && sim.surfaces.len() > 1 {
         return Err(GpuError(
             "the GPU backend has no contact between objects through their surfaces (the CPU's \
@@ -59,6 +68,24 @@ fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
             "the GPU backend steps the corotated model implicitly only (explicit steps use MKN04's)"
                 .into(),
         ));
+    }
+    Ok(())
+}
+
+/// Refuse cut weights whose per-edge factors would not fit one binding (they are bound whole).
+fn check_cut_binding(gpu: &GpuContext, edges: usize) -> Result<(), GpuError> {
+    let bytes = edges as u64 * 4;
+    let binding = gpu
+        .limits
+        .max_storage_buffer_binding_size
+        .min(gpu.limits.max_buffer_size);
+    if bytes > binding {
+        return Err(GpuError(format!(
+            "the cut weights of {edges} neighbour pairs need a {} buffer; this GPU binds at most {}: \
+             lower the resolution",
+            bytes_in_words(bytes),
+            bytes_in_words(binding)
+        )));
     }
     Ok(())
 }
@@ -173,6 +200,37 @@ pub struct BodyBuffers {
     /// The most bytes a window of per-edge buffers binds (`GpuSolver::with_edge_windows`; the device's
     /// binding limit bounds it too): a quadrature's rows take windows by it as well.
     pub window_bytes: u64,
+    /// The cracks' changes to the weights, for a body with fracture (None: the passes take
+    /// shaders/uncut_weights.wgsl and bind none of these).
+    pub cut: Option<CutWeights>,
+}
+
+/// What a body's cracks change in its passes (shaders/cut_weights.wgsl, bindings 10–12): per row edge
+/// the factor t_ij = ω'_ij / ω_ij (`Fracture::weight_factors`), per reverse-list entry the factor of
+/// its edge, per phyxel the rest correction as D_i = G_i − I (a mat3x3). With the CPU's refit moment
+/// inverses in the MLS frames the passes form the CPU's cut d_ij. Bound whole, not in edge windows.
+pub struct CutWeights {
+    pub weight_factor: wgpu::Buffer,
+    pub reverse_weight_factor: wgpu::Buffer,
+    pub rest_deviation: wgpu::Buffer,
+}
+
+/// The contents of [`CutWeights`] for `body` with the edge factors `factors`: (t per edge, t per
+/// reverse-list entry, D_i = G_i − I per phyxel).
+fn cut_contents(body: &Body, factors: &[f64]) -> (Vec<f32>, Vec<f32>, Vec<[f32; 12]>) {
+    let edge: Vec<f32> = factors.iter().map(|&t| t as f32).collect();
+    let reverse = body
+        .neighbours
+        .reverse
+        .iter()
+        .map(|&e| edge[e as usize])
+        .collect();
+    let deviation = body
+        .rest_correction
+        .iter()
+        .map(|g| mat3(*g - DMat3::IDENTITY))
+        .collect();
+    (edge, reverse, deviation)
 }
 
 impl BodyBuffers {
@@ -261,7 +319,99 @@ impl BodyBuffers {
             max_support_radius: radii.clone().fold(0.0, f64::max),
             min_support_radius: radii.fold(f64::INFINITY, f64::min),
             window_bytes,
+            cut: match &sim.fracture {
+                Some(fracture) => {
+                    let factors = fracture.weight_factors(body);
+                    check_cut_binding(gpu, factors.len())?;
+                    let (edge, reverse, deviation) = cut_contents(body, &factors);
+                    Some(CutWeights {
+                        weight_factor: storage("weight factors", bytemuck::cast_slice(&edge)),
+                        reverse_weight_factor: storage(
+                            "reverse weight factors",
+                            bytemuck::cast_slice(&reverse),
+                        ),
+                        rest_deviation: storage(
+                            "rest deviations",
+                            bytemuck::cast_slice(&deviation),
+                        ),
+                    })
+                }
+                None => None,
+            },
         })
+    }
+
+    /// Write `body`'s cut weights — the edge factors `factors` (`Fracture::weight_factors`), its rest
+    /// corrections and its MLS frames (the refit moment inverses) — to the device, for the passes'
+    /// next steps. Refused for a body uploaded without fracture, or with other neighbourhoods.
+    pub fn write_cut_weights(
+        &self,
+        queue: &wgpu::Queue,
+        body: &Body,
+        factors: &[f64],
+    ) -> Result<(), GpuError> {
+        let Some(cut) = &self.cut else {
+            return Err(GpuError(
+                "this body was uploaded without fracture: its passes take no cut weights".into(),
+            ));
+        };
+        let edges = body.neighbours.neighbour.len();
+        if body.len() != self.phyxels as usize || factors.len() != edges {
+            return Err(GpuError(format!(
+                "{} edge factors for a body of {} phyxels and {edges} edges (the device holds {} \
+                 phyxels)",
+                factors.len(),
+                body.len(),
+                self.phyxels
+            )));
+        }
+        let (edge, reverse, deviation) = cut_contents(body, factors);
+        if !edge.is_empty() {
+            queue.write_buffer(&cut.weight_factor, 0, bytemuck::cast_slice(&edge));
+            queue.write_buffer(
+                &cut.reverse_weight_factor,
+                0,
+                bytemuck::cast_slice(&reverse),
+            );
+        }
+        queue.write_buffer(&cut.rest_deviation, 0, bytemuck::cast_slice(&deviation));
+        let frames: Vec<MlsFrame> = (0..body.len())
+            .map(|i| {
+                MlsFrame::new(
+                    body.mls.moment_inverse[i],
+                    body.reference[i],
+                    body.support_radius[i],
+                )
+            })
+            .collect();
+        queue.write_buffer(&self.mls_frame, 0, bytemuck::cast_slice(&frames));
+        Ok(())
+    }
+
+    /// The weights file the passes that form ∇u_i or gather forces take: shaders/cut_weights.wgsl for
+    /// a body with fracture, else shaders/uncut_weights.wgsl.
+    pub fn weights_source(&self) -> &'static str {
+        if self.cut.is_some() {
+            source::CUT_WEIGHTS
+        } else {
+            source::UNCUT_WEIGHTS
+        }
+    }
+
+    /// The cut weights' buffers at `bindings` (10: edge factors, 11: reverse-list factors, 12: rest
+    /// deviations) that a pass reads; none for an uncut body.
+    pub fn cut_bindings(&self, bindings: &[u32]) -> Vec<(u32, &wgpu::Buffer)> {
+        let Some(cut) = &self.cut else {
+            return Vec::new();
+        };
+        bindings
+            .iter()
+            .map(|&b| match b {
+                10 => (b, &cut.weight_factor),
+                11 => (b, &cut.reverse_weight_factor),
+                _ => (b, &cut.rest_deviation),
+            })
+            .collect()
     }
 
     /// The bindings of the passes that form ∇u_i (mls.wgsl's `displacement_gradient` reads 1–4) with

@@ -129,6 +129,7 @@ impl ImplicitStep {
         let corotated_sources = [
             common,
             mls_weight,
+            source::UNCUT_WEIGHTS,
             source::MLS,
             source::SYMMETRIC_EIGEN,
             source::POLAR,

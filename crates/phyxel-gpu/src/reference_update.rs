@@ -64,6 +64,7 @@ impl ReferenceUpdate {
             source::COMMON,
             source::HASH,
             source::MLS_WEIGHT,
+            source::UNCUT_WEIGHTS,
             source::MLS,
             source::REFERENCE_UPDATE,
         ];

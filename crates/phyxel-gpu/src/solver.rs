@@ -199,6 +199,21 @@ impl GpuSolver {
         }
     }
 
+    /// Mirror `sim`'s cracks for the next steps: its edge factors (`Fracture::weight_factors`), rest
+    /// corrections and refit MLS frames, written where the passes read them (the host's crack
+    /// bookkeeping, on the CPU, calls it after the weights changed). Refused for a simulation without
+    /// fracture or a solver uploaded without it (the upload of a `sim` with fracture takes its cuts
+    /// as they are then).
+    pub fn set_cut_weights(&mut self, gpu: &GpuContext, sim: &Simulation) -> Result<(), GpuError> {
+        let Some(fracture) = &sim.fracture else {
+            return Err(GpuError(
+                "this simulation has no fracture: nothing is cut".into(),
+            ));
+        };
+        let factors = fracture.weight_factors(&sim.body);
+        self.body.write_cut_weights(&gpu.queue, &sim.body, &factors)
+    }
+
     /// Pull a phyxel with the drag spring, or (None) let go.
     pub fn set_drag(&mut self, drag: Option<Drag>) {
         let drag = drag.filter(|d| d.phyxel < self.body.phyxels as usize);

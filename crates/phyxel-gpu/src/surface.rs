@@ -127,6 +127,7 @@ impl GpuSurfaces {
         let sources = [
             source::COMMON,
             source::MLS_WEIGHT,
+            source::UNCUT_WEIGHTS,
             source::MLS,
             source::SURFACE_VERTICES,
         ];

@@ -105,6 +105,8 @@ pub mod source {
     pub const PREFIX_SUM: &str = include_str!("../../../shaders/prefix_sum.wgsl");
     pub const EDGE_WINDOW: &str = include_str!("../../../shaders/edge_window.wgsl");
     pub const MLS_WEIGHT: &str = include_str!("../../../shaders/mls_weight.wgsl");
+    pub const UNCUT_WEIGHTS: &str = include_str!("../../../shaders/uncut_weights.wgsl");
+    pub const CUT_WEIGHTS: &str = include_str!("../../../shaders/cut_weights.wgsl");
     pub const MLS: &str = include_str!("../../../shaders/mls.wgsl");
     pub const SYMMETRIC_EIGEN: &str = include_str!("../../../shaders/symmetric_eigen.wgsl");
     pub const POLAR: &str = include_str!("../../../shaders/polar.wgsl");
@@ -142,6 +144,8 @@ pub mod source {
         PREFIX_SUM,
         EDGE_WINDOW,
         MLS_WEIGHT,
+        UNCUT_WEIGHTS,
+        CUT_WEIGHTS,
         MLS,
         SYMMETRIC_EIGEN,
         POLAR,

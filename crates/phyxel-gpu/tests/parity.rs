@@ -6,6 +6,9 @@
 use glam::{DMat3, DVec3};
 use phyxel::lessons::explicit_implicit::Beam;
 use phyxel::meshless::body::{Body, SupportRadius};
+use phyxel::meshless::fracture::crack::Crack;
+use phyxel::meshless::fracture::scenes::{notched_bar, PulledBar};
+use phyxel::meshless::fracture::FractureSettings;
 use phyxel::meshless::implicit::{CorotatedImplicit, Rayleigh, SolveStats};
 use phyxel::meshless::material::Material;
 use phyxel::meshless::plasticity::plastic_stretch;
@@ -1401,4 +1404,90 @@ fn a_body_beyond_one_storage_binding_steps_as_on_the_cpu() {
         gap <= 1e-3 * moved,
         "positions differ by {gap} m of {moved} m moved"
     );
+}
+
+/// A notched jelly bar 24 × 5 × 5 (the fracture tests' bar: σ_t = 2 kPa, c_prop = 2 m/s) pulled by its
+/// grips to `load` σ_t over `ramp_time`.
+fn notched_jelly_bar(load: f64, ramp_time: f64) -> PulledBar {
+    let settings = FractureSettings::new(2.0e3, 2.0).unwrap();
+    notched_bar(5, Material::JELLY, settings, load, ramp_time, 5.0).unwrap()
+}
+
+/// `steps` explicit steps of `dt` of `cpu` (its crack bookkeeping off: the weights, refit frames and
+/// rest corrections as they are) and of `solver`: the largest gap between their positions.
+fn cut_steps(gpu: &GpuContext, mut cpu: Simulation, solver: &mut GpuSolver, steps: u32) -> f64 {
+    cpu.fracture = None;
+    let dt = cpu.recommended_time_step();
+    for _ in 0..steps {
+        cpu.step(dt).unwrap();
+    }
+    assert!(solver.step(gpu, dt, steps), "the device took the steps");
+    let state = block_on(solver.read_state(gpu)).unwrap();
+    assert!(!state.blown_up, "the GPU flagged a blow-up");
+    worst_gap(&cpu.body.displacement, &state.displacement)
+}
+
+/// The cracks' cut weights on the device (shaders/cut_weights.wgsl): a notched bar pulled until its
+/// notch has grown (the CPU's crack bookkeeping), uploaded with its cuts and stepped on with its
+/// cracks as they are, moves as on the CPU; the same body uploaded without them (its refit frames,
+/// the kernel's weights) does not. Then a crack cut into a bar held at 80 % of its strength reaches
+/// the running device through `set_cut_weights`, rest corrections included.
+#[test]
+fn gpu_and_cpu_agree_on_cracked_bars_with_their_weights_cut() {
+    let gpu = gpu();
+    let mut grown = notched_jelly_bar(1.1, 1.1);
+    let dt = grown.simulation.recommended_time_step();
+    let mut events = 0;
+    while events < 40 {
+        grown.step(dt).unwrap();
+        events += usize::from(
+            !grown
+                .simulation
+                .fracture
+                .as_ref()
+                .unwrap()
+                .events
+                .is_empty(),
+        );
+    }
+    let cpu = grown.simulation;
+    let factors = cpu.fracture.as_ref().unwrap().weight_factors(&cpu.body);
+    let cut = factors.iter().filter(|&&t| t == 0.0).count();
+    let mut solver = GpuSolver::new(&gpu, &cpu).unwrap();
+    let mut uncut = cpu.clone();
+    uncut.fracture = None;
+    let mut uncut_solver = GpuSolver::new(&gpu, &uncut).unwrap();
+    let gap = cut_steps(&gpu, cpu.clone(), &mut solver, 200);
+    let uncut_gap = cut_steps(&gpu, cpu, &mut uncut_solver, 200);
+    eprintln!(
+        "grown notch ({cut} edges cut), 200 steps: GPU vs CPU {gap:.2e} m with the cuts, \
+         {uncut_gap:.2e} m without"
+    );
+    assert!(gap <= 1e-4 * 0.25, "positions differ by {gap} m");
+    assert!(
+        uncut_gap > 100.0 * gap,
+        "the cuts changed nothing: {uncut_gap} m"
+    );
+
+    // A crack cut into the held bar's section at a quarter of its length, sent to the running device.
+    let mut held = notched_jelly_bar(0.8, 0.0).simulation;
+    let mut solver = GpuSolver::new(&gpu, &held).unwrap();
+    let length = held.body.reference.iter().map(|x| x.x).fold(0.0, f64::max);
+    let centre = DVec3::new(0.25 * length + 0.01, 0.125, 0.125);
+    let crack = Crack::disc(centre, DVec3::X, 0.1, 12);
+    held.fracture
+        .as_mut()
+        .unwrap()
+        .add_crack(&mut held.body, crack);
+    let corrected = held
+        .body
+        .rest_correction
+        .iter()
+        .filter(|g| **g != DMat3::IDENTITY)
+        .count();
+    solver.set_cut_weights(&gpu, &held).unwrap();
+    let gap = cut_steps(&gpu, held, &mut solver, 200);
+    eprintln!("a crack cut in ({corrected} rest corrections), 200 steps: GPU vs CPU {gap:.2e} m");
+    assert!(corrected > 0, "the cut left no rest correction to mirror");
+    assert!(gap <= 1e-4 * 0.25, "positions differ by {gap} m");
 }

@@ -28,8 +28,10 @@
 //!
 //! **Scope.** The nodal MKN04 model with explicit integration only: the background quadrature
 //! (`meshless::quadrature`) and the corotated/implicit models are not cut yet
-//! ([`FractureError`] refuses them), and neither are the GPU kernels. Cracks are planar (no turning);
-//! resampling (seed 002 eq. 71) is the 2D lesson's only.
+//! ([`FractureError`] refuses them). The GPU's explicit passes take the cuts as this bookkeeping leaves
+//! them ([`Fracture::weight_factors`], the rest corrections and the refit moment inverses; phyxel-gpu's
+//! `GpuSolver::set_cut_weights`), but no stepping loop runs this bookkeeping on the device's state
+//! yet. Cracks are planar (no turning); resampling (seed 002 eq. 71) is the 2D lesson's only.
 
 pub mod crack;
 pub mod scenes;
@@ -224,6 +226,25 @@ impl Fracture {
     /// The modified weight ω'_ij of edge k.
     pub fn weight(&self, edge: usize) -> f64 {
         self.weight[edge]
+    }
+
+    /// Each edge's factor t_ij = ω'_ij / ω_ij of its modified weight over the uncut one, zero for the
+    /// rows a refit released (their d_ij are zero): what a solver that forms d_ij from the uncut kernel
+    /// needs to form the cut ones, d_ij = A_i⁻¹ X_ij ω_ij t_ij with A_i⁻¹ the refit's
+    /// ([`super::mls::MlsWeights::moment_inverse`]) — the GPU's passes (phyxel-gpu's `cut_weights`).
+    /// An edge outside the support (ω_ij = 0) has ω'_ij = 0 too (a cut only lowers a weight) and
+    /// gets 0.
+    pub fn weight_factors(&self, body: &Body) -> Vec<f64> {
+        let uncut = uncut_weights(body);
+        (0..uncut.len())
+            .map(|k| {
+                if body.mls.d[k] == DVec3::ZERO || uncut[k] <= 0.0 {
+                    0.0
+                } else {
+                    self.weight[k] / uncut[k]
+                }
+            })
+            .collect()
     }
 
     /// Phyxels with no neighbour left (every weight cut): free particles.

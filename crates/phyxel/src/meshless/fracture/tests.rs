@@ -615,3 +615,47 @@ fn the_demos_notched_bar_parts_in_two_at_the_notch_at_the_demos_default_damping(
         );
     }
 }
+
+/// The weight factors t_ij rebuild every cut d_ij from the uncut kernel and the refit moment inverse,
+/// d_ij = A_i⁻¹ X_ij ω_ij t_ij — released rows (t = 0) included — as a solver that forms d_ij where it
+/// uses them (the GPU's passes) needs.
+#[test]
+fn the_weight_factors_rebuild_every_cut_mls_weight_from_the_uncut_kernel() {
+    for criterion in CRITERIA {
+        let mut b = under(bar([24, 5, 5], 5, 1.0, 1.1, 5.0, 2), criterion);
+        let dt = b.simulation.recommended_time_step();
+        let mut grown = 0;
+        while grown < 40 {
+            b.step(dt).unwrap();
+            grown += usize::from(!b.simulation.fracture.as_ref().unwrap().events.is_empty());
+        }
+        let body = &b.simulation.body;
+        let fracture = b.simulation.fracture.as_ref().unwrap();
+        let factors = fracture.weight_factors(body);
+        let hoods = &body.neighbours;
+        assert_eq!(factors.len(), hoods.neighbour.len());
+        let cut = factors.iter().filter(|&&t| t == 0.0).count();
+        let partial = factors.iter().filter(|&&t| t > 0.0 && t < 1.0).count();
+        assert!(cut > 0, "{criterion:?}: no edge cut");
+        if let Criterion::Transparency { .. } = criterion {
+            assert!(partial > 0, "transparency weakened no edge partly");
+        }
+        for i in 0..body.len() {
+            for k in hoods.edges(i) {
+                let x_ij = body.reference[hoods.neighbour[k] as usize] - body.reference[i];
+                let w = poly6(x_ij.length(), body.support_radius[i]);
+                let d = body.mls.moment_inverse[i] * x_ij * (w * factors[k]);
+                assert!(
+                    (d - body.mls.d[k]).length() <= 1e-12 * body.mls.d[k].length().max(1.0),
+                    "{criterion:?}: phyxel {i}, edge {k}: {d} against {}",
+                    body.mls.d[k]
+                );
+            }
+        }
+        eprintln!(
+            "{criterion:?}: {cut} of {} edges cut, {partial} weakened, {} released",
+            factors.len(),
+            fracture.released
+        );
+    }
+}
