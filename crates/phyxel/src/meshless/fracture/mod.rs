@@ -36,6 +36,7 @@
 pub mod crack;
 pub mod scenes;
 pub mod slab;
+pub mod snapshot;
 pub mod stress;
 pub mod weights;
 
