@@ -19,6 +19,11 @@
 //! a specimen machined with a shallow waist, as real tensile specimens localise at their weakest
 //! section. The stress there is larger by 1/(1 − δ)², so the waist yields first, flows farthest and
 //! reaches c_max first: it contracts laterally more than the rest, and the first crack starts there.
+//! The waist must be deep enough, and the yield stress high enough, for the waist to reach σ_t while
+//! the rest still flows below it: with a 5 % waist and c_yield = 0.004 (measured) the whole bar
+//! reached the cap and the first crack started beside a grip, where the clamp's lateral constraint
+//! raises the stress; at 10 % and c_yield = 0.012 (the grips then hold about 0.6 σ_t) it starts in the
+//! neck.
 //!
 //! **How it tears.** The first crack starts where the stress first reaches σ_t — in the waist, once
 //! its plastic strain is at the cap; its fronts then run at c_prop through the waist, whose phyxels

@@ -10,8 +10,13 @@ fn settings() -> FractureSettings {
 
 /// The demo's default bar: 24 × 5 × 5 phyxels, damping 0.5/s.
 fn demo_bar() -> DuctileBar {
+    bar_across(5)
+}
+
+/// The demo's bar at `across` phyxels across.
+fn bar_across(across: usize) -> DuctileBar {
     ductile_bar(
-        5,
+        across,
         Material::JELLY,
         DUCTILE_PLASTICITY,
         settings(),
@@ -60,9 +65,19 @@ fn until_first_crack(bar: &mut DuctileBar, dt: f64, limit: usize) -> usize {
 ///   next to the grips (measured 8.9 % against 5.1 %), and its plastic strain is larger.
 /// - The first crack starts in the neck, within two spacings of mid-length (measured 0.0), normal to
 ///   the axis within 10° (measured 0.7°), and the bar parts in two, one piece at each grip.
+///
+/// The same claims hold at 6 across (29 × 6 × 6 phyxels): not an accident of one resolution
+/// (measured: brittle 11.8 mm, ductile 120.4 mm (10.2×), ‖ε_p‖ 0.253 vs 0.086, contraction 8.7 % vs
+/// 3.2 %, the crack at mid-length, normal 0.0° off x).
 #[test]
 fn the_ductile_bar_stretches_necks_and_tears_in_the_neck_long_after_the_brittle_bar_cracks() {
-    let mut brittle = demo_bar();
+    for across in [5, 6] {
+        stretches_necks_and_tears(across);
+    }
+}
+
+fn stretches_necks_and_tears(across: usize) {
+    let mut brittle = bar_across(across);
     brittle.simulation.plasticity = None;
     let dt = brittle.simulation.recommended_time_step();
     until_first_crack(&mut brittle, dt, 2000);
@@ -73,7 +88,7 @@ fn the_ductile_bar_stretches_necks_and_tears_in_the_neck_long_after_the_brittle_
         "the brittle bar cracked at {brittle_elongation} m, σ_t/E L = {elastic} m"
     );
 
-    let mut bar = demo_bar();
+    let mut bar = bar_across(across);
     let mid = bar.cells[0] / 2;
     let near_grip = GRIP_LAYERS + 1..=GRIP_LAYERS + 2;
     let (rest_mid, rest_grip) = (
@@ -147,7 +162,7 @@ fn the_ductile_bar_stretches_necks_and_tears_in_the_neck_long_after_the_brittle_
         assert_eq!(label[i], u32::from(side > 0.0), "grip phyxel {i}");
     }
     println!(
-        "ductile bar: brittle first crack at {:.1} mm (σ_t/E L = {:.1} mm); ductile at step {started}, \
+        "ductile bar, {across} across: brittle first crack at {:.1} mm (σ_t/E L = {:.1} mm); ductile at step {started}, \
          {:.1} mm ({:.1}×), neck ‖ε_p‖ {:.3} vs {:.3} by the grips, lateral contraction {:.3} vs {:.3} \
          ({:.2}×), crack {off_mid:.2} spacings from mid-length, normal {angle:.2}° off x; two pieces \
          at step {steps} ({:.1} mm)",
