@@ -433,3 +433,55 @@ test('the slab struck by a ball cracks at the impact and breaks into fragments o
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the ductile bar stretches, yields and tears in its neck on the CPU; its plasticity is the scene’s own; the GPU refuses it with the reason', async (testContext) => {
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=ductile-bar');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  // 10 across: the notched bar's 24 × 5 × 5 phyxels, no notch, a waist at mid-length.
+  assert.equal(await readNumber(page, '#readout-phyxels'), 600);
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
+  assert.equal(await page.locator('#param-strength').isVisible(), true, 'the Fracture group shows');
+  assert.equal(await page.locator('#param-load').isVisible(), false, 'the grips’ load is the notched bar’s');
+  assert.equal(await page.locator('#param-ballSpeed').isVisible(), false, 'the ball speed is the slab’s');
+  assert.equal(await page.locator('#param-plastic').isVisible(), false, 'its plasticity is the scene’s own');
+  await expectTheGpuRefusedForFracture(page);
+  // Built anew from rest (it may have torn while the GPU was refused), the grips move apart at
+  // 0.05 m/s each: it yields within a centimetre, first cracks when its neck's plastic strain is at the
+  // cap (about 120 mm, t ≈ 1.3 s: the demo's test) and parts in two.
+  await page.click('#restart');
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.cracks === 0, null, { timeout: 10_000 });
+  const end = Date.now() + 90_000;
+  let readouts = await fractureReadouts(page);
+  let beforeCrack = null;
+  while (!(readouts?.fragments >= 2) && Date.now() < end) {
+    if (readouts?.cracks === 0) beforeCrack = readouts;
+    await page.waitForTimeout(50);
+    readouts = await fractureReadouts(page);
+  }
+  testContext.diagnostic(`before the first crack: ${JSON.stringify(beforeCrack)}; at t = ${await readNumber(page, '#readout-sim-time')} s: ${JSON.stringify(readouts)}`);
+  assert.ok(beforeCrack !== null, 'seen before its first crack');
+  assert.ok(beforeCrack.plastic > 0.12, `it flowed far past c_yield = 0.012 before it cracked: ${JSON.stringify(beforeCrack)}`);
+  assert.ok(readouts.cracks >= 1, `cracks: ${JSON.stringify(readouts)}`);
+  assert.equal(readouts.fragments, 2, 'two fragments');
+  assert.ok(readouts.load > 0.1, `torn after an elongation of ${readouts.load} m`);
+  assert.ok(readouts.plastic > 0.29, `the neck's plastic strain reached c_max: ${readouts.plastic}`);
+  assert.match(await page.locator('#readout-load').textContent(), /^elongation \d+\.\d mm$/);
+  assert.match(await page.locator('#readout-peak-plastic-strain').textContent(), /^0\.\d{3}$/);
+  // The two pieces are the two halves: each phyxel's fragment is its side of mid-length (the crack starts in
+  // the neck, within a spacing or two of it; its plane is normal to the axis within a few degrees).
+  const sides = await page.evaluate(() => {
+    const demo = window.phyxelDemo.demo;
+    const pieces = Array.from(demo.fracture_pieces());
+    const positions = demo.positions();
+    const xs = Array.from({ length: pieces.length }, (_, i) => positions[3 * i]);
+    const mid = (Math.min(...xs) + Math.max(...xs)) / 2;
+    const margin = 2 * demo.spacing();
+    return pieces.map((piece, i) => [piece, xs[i] - mid, margin]);
+  });
+  const wrong = sides.filter(([piece, x, margin]) => Math.abs(x) > margin && piece !== (x < 0 ? 0 : 1));
+  assert.deepEqual(wrong, [], 'away from the neck every phyxel is in the fragment of its side');
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -10,6 +10,7 @@ use crate::parameters::{
 use glam::DVec3;
 use phyxel::integrators::Method;
 use phyxel::meshless::body::{Integration, NodalVolume};
+use phyxel::meshless::fracture::ductile::{ductile_bar, PullingGrips, DUCTILE_PLASTICITY};
 use phyxel::meshless::fracture::scenes::{
     notched_bar, notched_bar_cells, Grips, NOTCHED_BAR_WIDTH,
 };
@@ -44,11 +45,19 @@ pub const NOTCHED_BAR: &str = "notched-bar";
 /// The id of the fracture scene "brittle slab struck by a ball" (fracture::slab::struck_slab).
 pub const STRUCK_SLAB: &str = "struck-slab";
 
-/// What loads a fracture scene: the notched bar's grips, or the ball that strikes the slab.
+/// The id of the fracture scene "ductile bar torn" (fracture::ductile::ductile_bar).
+pub const DUCTILE_BAR: &str = "ductile-bar";
+
+/// The fracture scenes' ids.
+pub const FRACTURE_SCENES: [&str; 3] = [NOTCHED_BAR, STRUCK_SLAB, DUCTILE_BAR];
+
+/// What loads a fracture scene: the notched bar's grips, the ball that strikes the slab, or the
+/// ductile bar's grips moving apart.
 #[derive(Clone, Debug)]
 enum Loading {
     Grips(Grips),
     Ball(Ball),
+    Pull(PullingGrips),
 }
 
 /// The time (s) over which the notched bar's grips reach their load.
@@ -67,8 +76,11 @@ struct FractureView {
     free: usize,
     /// The largest principal stress over the strength of the phyxels the grips (the rim) do not hold.
     peak: f64,
-    /// The grips' load as a fraction of the full load; the ball's speed (m/s) in the struck slab.
+    /// The grips' load as a fraction of the full load; the ball's speed (m/s) in the struck slab; the
+    /// elongation the grips hold (m) in the ductile bar.
     load_fraction: f64,
+    /// The largest plastic strain ‖ε_p‖ of the phyxels the grips (the rim) do not hold.
+    plastic: f64,
     /// The ball's centre (m) and velocity (m/s) in the struck slab (zero in the notched bar): the
     /// page's copy draws it, and steps on with it after a change of backend.
     ball: [f64; 6],
@@ -90,12 +102,12 @@ pub const GPU_CANNOT_CUT: &str =
     "fracture is built on the CPU only: the GPU backend does not cut cracks yet";
 
 /// Numbers of [`FractureView`] before its per-phyxel lists in a snapshot.
-const FRACTURE_HEADER: usize = 14;
+const FRACTURE_HEADER: usize = 15;
 
 impl FractureView {
     /// Its numbers before the per-phyxel lists, in the snapshot's order: the page's readouts (cracks,
-    /// grown, fragments, free, peak, load fraction or ball speed), then refits, crack events and the
-    /// ball's centre and velocity.
+    /// grown, fragments, free, peak, load fraction, ball speed or elongation, peak plastic strain),
+    /// then refits, crack events and the ball's centre and velocity.
     fn header(&self) -> [f64; FRACTURE_HEADER] {
         [
             self.cracks as f64,
@@ -104,6 +116,7 @@ impl FractureView {
             self.free as f64,
             self.peak,
             self.load_fraction,
+            self.plastic,
             self.refits as f64,
             self.events as f64,
             self.ball[0],
@@ -133,9 +146,10 @@ impl FractureView {
             free: count(header[3]),
             peak: header[4],
             load_fraction: header[5],
-            refits: count(header[6]),
-            events: count(header[7]),
-            ball: std::array::from_fn(|k| header[8 + k]),
+            plastic: header[6],
+            refits: count(header[7]),
+            events: count(header[8]),
+            ball: std::array::from_fn(|k| header[9 + k]),
             piece: piece
                 .iter()
                 .map(|&p| if p < 0.0 { u32::MAX } else { p as u32 })
@@ -259,7 +273,8 @@ impl ImplicitModel {
 impl<A: Accelerator> Demo<A> {
     /// A scene: `objects` ("cube", "sphere", "torus", "bunny", "several", "collide"), `resolution` phyxels across
     /// 0.4 m, on a cubic or body-centred cubic lattice — or a fracture scene, [`NOTCHED_BAR`] (its
-    /// section ⌈resolution/2⌉ phyxels across) or [`STRUCK_SLAB`] (4 × ⌈resolution/2⌉ along its edges),
+    /// section ⌈resolution/2⌉ phyxels across), [`STRUCK_SLAB`] (4 × ⌈resolution/2⌉ along its edges)
+    /// or [`DUCTILE_BAR`] (the notched bar's size, no notch, plastic),
     /// at least 3 across, cubic lattice, no ball on the ground, its fracture settings the table's
     /// defaults until [`Demo::set_fracture`] — Young's modulus E (Pa), Poisson's ratio ν,
     /// density ρ (kg/m³), volume stiffness k_v (Pa), and whether a ball lies on the ground.
@@ -274,7 +289,7 @@ impl<A: Accelerator> Demo<A> {
         volume_stiffness: f64,
         obstacle: bool,
     ) -> Result<Self, DemoError> {
-        if objects == NOTCHED_BAR || objects == STRUCK_SLAB {
+        if FRACTURE_SCENES.contains(&objects) {
             return Self::fracture_scene(
                 objects,
                 resolution,
@@ -286,8 +301,9 @@ impl<A: Accelerator> Demo<A> {
         let objects = Objects::from_id(objects).ok_or_else(|| {
             let known: Vec<&str> = Objects::ALL.iter().map(|o| o.id()).collect();
             DemoError(format!(
-                "unknown scene “{objects}” (known: {}, {NOTCHED_BAR}, {STRUCK_SLAB})",
-                known.join(", ")
+                "unknown scene “{objects}” (known: {}, {})",
+                known.join(", "),
+                FRACTURE_SCENES.join(", ")
             ))
         })?;
         RESOLUTION.check(f64::from(resolution))?;
@@ -556,7 +572,9 @@ impl<A: Accelerator> Demo<A> {
     /// Lattice spacing (m).
     pub fn spacing(&self) -> f64 {
         match &self.loading {
-            Some((Loading::Grips(_), across)) => NOTCHED_BAR_WIDTH / *across as f64,
+            Some((Loading::Grips(_) | Loading::Pull(_), across)) => {
+                NOTCHED_BAR_WIDTH / *across as f64
+            }
             Some((Loading::Ball(_), across)) => SLAB_SPAN / struck_slab_cells(*across)[0] as f64,
             None => self.description.spacing(),
         }
@@ -604,6 +622,7 @@ impl<A: Accelerator> Demo<A> {
     }
 
     /// Enable MKN04 plasticity (c_yield, c_creep in 1/s, c_max), or disable it with `enabled = false`.
+    /// Refused in the ductile bar, whose plasticity is part of the scene ([`DUCTILE_PLASTICITY`]).
     pub fn set_plasticity(
         &mut self,
         enabled: bool,
@@ -611,6 +630,14 @@ impl<A: Accelerator> Demo<A> {
         creep: f64,
         max_strain: f64,
     ) -> Result<(), DemoError> {
+        if let Some((Loading::Pull(_), _)) = self.loading {
+            let p = DUCTILE_PLASTICITY;
+            return Err(DemoError(format!(
+                "the ductile bar's plasticity is part of the scene (c_yield {}, c_creep {} 1/s, \
+                 c_max {}): the page's plasticity applies to the other scenes",
+                p.yield_strain, p.creep, p.max_strain
+            )));
+        }
         self.sim.plasticity = if enabled {
             Some(Plasticity {
                 yield_strain: YIELD.check(yield_strain)?,
@@ -693,6 +720,7 @@ impl<A: Accelerator> Demo<A> {
                 let stepped = match loading.as_deref_mut() {
                     Some(Loading::Grips(grips)) => grips.step(sim, dt),
                     Some(Loading::Ball(ball)) => ball.step(sim, dt),
+                    Some(Loading::Pull(grips)) => grips.step(sim, dt),
                     None => sim.step(dt),
                 };
                 if let Err(blow_up) = stepped {

@@ -53,11 +53,14 @@ function sceneArgs() {
   ];
 }
 
-/** The fracture scenes (crates/phyxel-app: Demo's `notched-bar`, fracture::scenes::notched_bar, and
- * `struck-slab`, fracture::slab::struck_slab). */
+/** The fracture scenes (crates/phyxel-app: Demo's `notched-bar`, fracture::scenes::notched_bar,
+ * `struck-slab`, fracture::slab::struck_slab, and `ductile-bar`, fracture::ductile::ductile_bar). */
 const NOTCHED_BAR = 'notched-bar';
 const STRUCK_SLAB = 'struck-slab';
-const isFractureScene = () => params.scene === NOTCHED_BAR || params.scene === STRUCK_SLAB;
+const DUCTILE_BAR = 'ductile-bar';
+const isFractureScene = () => [NOTCHED_BAR, STRUCK_SLAB, DUCTILE_BAR].includes(params.scene);
+/** The ductile bar's plasticity is part of the scene (Demo::set_plasticity refuses it there). */
+const hasOwnPlasticity = () => params.scene === DUCTILE_BAR;
 
 /** The settings, as the calls that make them: the page's copy and the worker's are set up alike. */
 function settingCalls() {
@@ -68,7 +71,7 @@ function settingCalls() {
     ['set_implicit_model', params.implicitModel],
     ['set_integrator', params.integrator],
     ['set_damping_and_friction', params.damping, params.friction],
-    ['set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain],
+    ...(hasOwnPlasticity() ? [] : [['set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain]]),
   ];
   // Once heated, the body keeps diffusing its heat (a source of rate 0).
   if (melting) calls.push(['set_heat_source', 0, 0, 0, params.heatRadius, 0]);
@@ -207,6 +210,7 @@ select(scene, 'scene', 'Objects', [
   { value: 'collide', label: 'Ball dropped on a cube (contact, CPU)' },
   { value: NOTCHED_BAR, label: 'Notched bar pulled apart (fracture, CPU)' },
   { value: STRUCK_SLAB, label: 'Brittle slab struck by a ball (fracture, CPU)' },
+  { value: DUCTILE_BAR, label: 'Ductile bar torn (plastic fracture, CPU)' },
 ], () => {
   rebuild();
   showFractureControls();
@@ -226,7 +230,9 @@ number(materialGroup, 'density', 'Density ρ', 'kg/m³', setMaterial);
 number(materialGroup, 'volumeStiffness', 'Volume stiffness k<sub>v</sub>', 'Pa', setMaterial);
 
 const plasticGroup = c.group('Plasticity');
-const setPlasticity = () => solver.call('set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain);
+const setPlasticity = () => {
+  if (!hasOwnPlasticity()) solver.call('set_plasticity', params.plastic, params.yieldStrain, params.creep, params.maxStrain);
+};
 checkbox(plasticGroup, 'plastic', 'Plastic', () => {
   setPlasticity();
   plasticDetails.setVisible(params.plastic);
@@ -258,6 +264,7 @@ const loadControl = number(fractureGroup, 'load', 'Grips’ load (fraction of σ
 const ballSpeedControl = number(fractureGroup, 'ballSpeed', 'Ball speed', 'm/s', setFracture, undefined, 'How fast the 33 kg steel ball strikes the slab’s centre (0 or more).');
 function showFractureControls() {
   fractureGroup.setVisible(isFractureScene());
+  plasticGroup.setVisible(!hasOwnPlasticity());
   loadControl.input.closest('.control').hidden = params.scene !== NOTCHED_BAR;
   ballSpeedControl.input.closest('.control').hidden = params.scene !== STRUCK_SLAB;
   kappaControl.input.closest('.control').hidden = params.weights !== 'transparency';
@@ -369,7 +376,8 @@ const readouts = {
   fragments: page.readout('fragments', 'Fragments'),
   free: page.readout('free-particles', 'Free particles'),
   peak: page.readout('peak-stress', 'Peak σ₁/σ_t'),
-  load: page.readout('load', 'Grips’ load / ball speed'),
+  load: page.readout('load', 'Grips’ load / ball speed / elongation'),
+  plasticStrain: page.readout('peak-plastic-strain', 'Peak plastic strain ‖ε_p‖'),
   solver: page.readout('solver', 'Solver'),
   threads: page.readout('thread-work', 'Work per CPU thread'),
   renderer: page.readout('renderer', 'Renderer'),
@@ -420,16 +428,20 @@ function updateReadouts(now) {
   // The fracture scene's own: computed by the solver that cuts (the worker's), carried with its state.
   const fracture = demo.fracture_readouts();
   if (fracture.length) {
-    const [cracks, grown, fragments, free, peak, load] = fracture;
+    const [cracks, grown, fragments, free, peak, load, plastic] = fracture;
+    const colouredBy = { stress: 'σ₁/σ_t', plastic: 'plastic strain ‖ε_p‖ (0–c_max)' }[colouring()] ?? 'fragment (free particles one more colour)';
     readouts.drawn(params.showPhyxels
-      ? `phyxels as spheres, coloured by ${colouring() === 'stress' ? 'σ₁/σ_t' : 'fragment (free particles one more colour)'}; no surface mesh`
+      ? `phyxels as spheres, coloured by ${colouredBy}; no surface mesh`
       : `nothing (tick Phyxels): the ${params.scene === STRUCK_SLAB ? 'slab' : 'bar'} has no surface mesh`);
     readouts.cracks(`${cracks} (${grown})`);
     readouts.fragments(String(fragments));
     readouts.free(String(free));
     readouts.peak(peak.toFixed(3));
-    readouts.load(params.scene === STRUCK_SLAB ? `ball ${load.toFixed(2)} m/s` : `${(load * params.load).toFixed(3)} σ_t`);
-    document.body.dataset.fracture = JSON.stringify({ cracks, grown, fragments, free, peak, load });
+    readouts.load(params.scene === STRUCK_SLAB ? `ball ${load.toFixed(2)} m/s`
+      : params.scene === DUCTILE_BAR ? `elongation ${(load * 1e3).toFixed(1)} mm`
+        : `${(load * params.load).toFixed(3)} σ_t`);
+    readouts.plasticStrain(plastic.toFixed(3));
+    document.body.dataset.fracture = JSON.stringify({ cracks, grown, fragments, free, peak, load, plastic });
   } else {
     delete document.body.dataset.fracture;
   }
@@ -437,7 +449,7 @@ function updateReadouts(now) {
 }
 
 /** The fracture readouts' rows show in the fracture scene only. */
-const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load'];
+const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load', 'peak-plastic-strain'];
 function showFractureReadouts(shown) {
   for (const id of FRACTURE_READOUTS) document.getElementById(`readout-${id}`).closest('tr').hidden = !shown;
 }

@@ -1,16 +1,20 @@
-//! The demo's fracture scenes (seed 000 §4.1.3, seed 002 §7.3), "notched bar pulled apart" and
-//! "brittle slab struck by a ball": the bar built with its grips
+//! The demo's fracture scenes (seed 000 §4.1.3, seed 002 §7.3), "notched bar pulled apart",
+//! "brittle slab struck by a ball" and "ductile bar torn": the bar built with its grips
 //! (`phyxel::meshless::fracture::scenes::notched_bar`), the slab with its ball
-//! (`phyxel::meshless::fracture::slab::struck_slab`), their fracture settings from the page's
-//! controls, and what the page shows of their cracks (cracks, fragments, free particles, σ₁/σ_t),
+//! (`phyxel::meshless::fracture::slab::struck_slab`), the plastic bar with its moving grips
+//! (`phyxel::meshless::fracture::ductile::ductile_bar`), their fracture settings from the page's
+//! controls, and what the page shows of their cracks (cracks, fragments, free particles, σ₁/σ_t,
+//! the peak plastic strain),
 //! computed by the demo that steps them and carried to the page's copy with each state. Nothing here
 //! computes physics: the cracks, stresses, fragments and the ball's motion are the solver's.
 
 use super::*;
+use phyxel::meshless::fracture::ductile::GRIP_SPEED;
+use phyxel::meshless::plasticity::norm;
 
 impl<A: Accelerator> Demo<A> {
     /// The fracture scene `scene` ([`NOTCHED_BAR`]: [`notched_bar`]; [`STRUCK_SLAB`]:
-    /// [`struck_slab`]) with the table's fracture defaults.
+    /// [`struck_slab`]; [`DUCTILE_BAR`]: [`ductile_bar`]) with the table's fracture defaults.
     pub(super) fn fracture_scene(
         scene: &str,
         resolution: u32,
@@ -69,7 +73,8 @@ impl<A: Accelerator> Demo<A> {
     /// The fracture scene's settings: tensile strength σ_t (Pa), crack speed c_prop (m/s), the
     /// weights ("visibility" or "transparency", seed 002 §7.3 / eq. 70) with κ, the notched bar's
     /// grips' load as a fraction of σ_t and the struck slab's ball speed (m/s) — each checked in
-    /// either scene, used in its own. Builds the scene anew (from rest, the material and damping
+    /// every fracture scene, used in its own (the ductile bar uses neither: its grips move apart at
+    /// [`GRIP_SPEED`]). Builds the scene anew (from rest, the material and damping
     /// kept): call it before the other setters. Refused, changing nothing, for values the solver
     /// refuses (each positive, the speed 0 or more), or in another scene (only the fracture scenes
     /// crack).
@@ -85,12 +90,13 @@ impl<A: Accelerator> Demo<A> {
     ) -> Result<(), DemoError> {
         let Some((loading, across)) = &self.loading else {
             return Err(DemoError(format!(
-                "only the fracture scenes (“{NOTCHED_BAR}”, “{STRUCK_SLAB}”) crack"
+                "only the fracture scenes (“{NOTCHED_BAR}”, “{STRUCK_SLAB}”, “{DUCTILE_BAR}”) crack"
             )));
         };
         let scene = match loading {
             Loading::Grips(_) => NOTCHED_BAR,
             Loading::Ball(_) => STRUCK_SLAB,
+            Loading::Pull(_) => DUCTILE_BAR,
         };
         let settings = FractureSettings::new(STRENGTH.check(strength)?, C_PROP.check(c_prop)?)?;
         let settings = match weights {
@@ -168,6 +174,13 @@ impl<A: Accelerator> Demo<A> {
                 number[l]
             })
             .collect::<Vec<u32>>();
+        let plastic = body
+            .plastic_strain
+            .iter()
+            .zip(&self.sim.fixed)
+            .filter(|(_, &held)| !held)
+            .map(|(p, _)| norm(*p))
+            .fold(0.0, f64::max);
         let ratio: Vec<f64> = fracture
             .stress_ratios(body)
             .into_iter()
@@ -191,11 +204,13 @@ impl<A: Accelerator> Demo<A> {
             load_fraction: match loading {
                 Loading::Grips(grips) => grips.load_fraction(self.sim.time),
                 Loading::Ball(ball) => ball.velocity.length(),
+                Loading::Pull(grips) => grips.elongation(self.sim.time),
             },
+            plastic,
             refits: fracture.recomputed_total,
             events: fracture.events.len(),
             ball: match loading {
-                Loading::Grips(_) => [0.0; 6],
+                Loading::Grips(_) | Loading::Pull(_) => [0.0; 6],
                 Loading::Ball(b) => {
                     let (c, v) = (b.centre, b.velocity);
                     [c.x, c.y, c.z, v.x, v.y, v.z]
@@ -214,10 +229,11 @@ impl<A: Accelerator> Demo<A> {
     /// The fracture scene's readouts: [cracks, cracks grown, fragments (pieces of two or more
     /// phyxels that still interact), free particles (phyxels with no neighbour left), the peak σ₁/σ_t
     /// of the phyxels the grips (the rim) do not hold, the grips' load as a fraction of the full load
-    /// (the struck slab: the ball's speed, m/s)]; empty in another scene.
+    /// (the struck slab: the ball's speed, m/s; the ductile bar: the elongation the grips hold, m), the
+    /// peak plastic strain ‖ε_p‖ of the phyxels the grips do not hold]; empty in another scene.
     pub fn fracture_readouts(&self) -> Vec<f64> {
         self.fracture_view()
-            .map_or_else(Vec::new, |v| v.header()[..6].to_vec())
+            .map_or_else(Vec::new, |v| v.header()[..7].to_vec())
     }
 
     /// Each phyxel's fragment: 0, 1, … numbered by their lowest phyxel, −1 for a free particle
@@ -237,16 +253,17 @@ impl<A: Accelerator> Demo<A> {
 
 /// The scene's name in messages.
 fn scene_name(scene: &str) -> &'static str {
-    if scene == STRUCK_SLAB {
-        "struck slab"
-    } else {
-        "notched bar"
+    match scene {
+        STRUCK_SLAB => "struck slab",
+        DUCTILE_BAR => "ductile bar",
+        _ => "notched bar",
     }
 }
 
 /// The fracture scene `scene` at `across` as a simulation and what loads it: the notched bar
-/// ([`notched_bar`], grips ramped to `load` over [`RAMP_TIME`]) or the struck slab ([`struck_slab`],
-/// the ball at `ball_speed`); refused beyond [`MAX_CPU_PHYXELS`].
+/// ([`notched_bar`], grips ramped to `load` over [`RAMP_TIME`]), the struck slab ([`struck_slab`],
+/// the ball at `ball_speed`) or the ductile bar ([`ductile_bar`], [`DUCTILE_PLASTICITY`], grips apart
+/// at [`GRIP_SPEED`]); refused beyond [`MAX_CPU_PHYXELS`].
 #[allow(clippy::too_many_arguments)]
 fn build(
     scene: &str,
@@ -257,6 +274,7 @@ fn build(
     ball_speed: f64,
     damping: f64,
 ) -> Result<(Simulation, Loading), DemoError> {
+    // The ductile bar is the notched bar's lattice (its waist moves the phyxels, not their count).
     let cells: usize = if scene == STRUCK_SLAB {
         struck_slab_cells(across).iter().product()
     } else {
@@ -272,6 +290,17 @@ fn build(
     if scene == STRUCK_SLAB {
         let slab = struck_slab(across, material, settings, ball_speed, damping)?;
         return Ok((slab.simulation, Loading::Ball(slab.ball)));
+    }
+    if scene == DUCTILE_BAR {
+        let bar = ductile_bar(
+            across,
+            material,
+            DUCTILE_PLASTICITY,
+            settings,
+            GRIP_SPEED,
+            damping,
+        )?;
+        return Ok((bar.simulation, Loading::Pull(bar.grips)));
     }
     let bar = notched_bar(across, material, settings, load, RAMP_TIME, damping)?;
     let grips = bar.grips();

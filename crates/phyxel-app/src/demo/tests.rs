@@ -378,7 +378,10 @@ fn the_notched_bar_parts_in_two_and_the_pages_copy_shows_what_the_worker_cut() {
     assert_eq!(worker.phyxel_count(), 24 * 5 * 5);
     assert!((worker.spacing() - 0.05).abs() < 1e-15);
     // The notch is a crack from the start, not grown; one piece; nothing above the strength.
-    assert_eq!(page.fracture_readouts(), vec![1.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(
+        page.fracture_readouts(),
+        vec![1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    );
     page.restore(worker.snapshot(true)).unwrap();
     let dt = 0.1 * worker.cfl_time_step();
     let mut batches = 0;
@@ -495,7 +498,7 @@ fn the_struck_slab_breaks_and_the_pages_copy_shows_the_cracks_and_the_ball() {
     // No crack yet, one piece, the ball at its speed.
     assert_eq!(
         page.fracture_readouts(),
-        vec![0.0, 0.0, 1.0, 0.0, 0.0, BALL_SPEED.default]
+        vec![0.0, 0.0, 1.0, 0.0, 0.0, BALL_SPEED.default, 0.0]
     );
     let dt = worker.recommended_time_step();
     let mut first_crack = None;
@@ -551,6 +554,7 @@ fn a_fracture_view_survives_its_numbers() {
         free: 1,
         peak: 1.25,
         load_fraction: 2.0,
+        plastic: 0.25,
         ball: [0.1, 0.2, 0.3, 0.0, -2.0, 0.0],
         refits: 57,
         events: 9,
@@ -563,4 +567,100 @@ fn a_fracture_view_survives_its_numbers() {
         FractureView::from_numbers(&view.header(), &piece, &view.ratio),
         view
     );
+}
+
+/// The ductile bar as the page builds it, at the table's fracture defaults (its plasticity is the
+/// scene's own).
+fn ductile_bar_demo() -> PhyxelDemo {
+    fracture_demo(DUCTILE_BAR, STRENGTH.default, BALL_SPEED.default)
+}
+
+#[test]
+fn the_demos_ductile_bar_is_the_solvers_and_steps_alike() {
+    use phyxel::meshless::fracture::ductile::{ductile_bar, GRIP_SPEED};
+    let mut demo = ductile_bar_demo();
+    let settings = FractureSettings::new(STRENGTH.default, C_PROP.default).unwrap();
+    let mut bar = ductile_bar(
+        5,
+        demo.sim.body.material,
+        DUCTILE_PLASTICITY,
+        settings,
+        GRIP_SPEED,
+        DAMPING.default,
+    )
+    .unwrap();
+    bar.simulation.environment.friction = FRICTION.default;
+    assert_eq!(demo.sim.body.reference, bar.simulation.body.reference);
+    assert_eq!(demo.sim.fixed, bar.simulation.fixed);
+    assert_eq!(demo.sim.plasticity, Some(DUCTILE_PLASTICITY));
+    assert_eq!(demo.phyxel_count(), 24 * 5 * 5);
+    assert!((demo.spacing() - bar.spacing).abs() < 1e-15);
+    let dt = demo.recommended_time_step();
+    assert!(demo.step(dt, 300).unwrap());
+    for _ in 0..300 {
+        bar.step(dt).unwrap();
+    }
+    assert_eq!(demo.sim.body.displacement, bar.simulation.body.displacement);
+    assert_eq!(
+        demo.sim.body.plastic_strain,
+        bar.simulation.body.plastic_strain
+    );
+}
+
+/// The ductile bar on the page: the worker stretches it until it tears; the page's copy, restored from
+/// the worker's states, shows the same readouts — the elongation the grips hold (m) and the peak
+/// ‖ε_p‖, which passes c_yield long before the first crack and reaches c_max by then — and the GPU is
+/// refused with the fracture scenes' reason. The page's plasticity does not apply to it (refused with
+/// the reason), nor do the other fracture scenes' grips' load or ball speed.
+#[test]
+fn the_ductile_bar_tears_and_the_pages_copy_shows_its_elongation_and_plastic_strain() {
+    let (mut worker, mut page) = (ductile_bar_demo(), ductile_bar_demo());
+    assert_eq!(
+        page.fracture_readouts(),
+        vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
+    );
+    let error = page.set_plasticity(false, 0.05, 5.0, 0.6).unwrap_err();
+    assert!(error.0.contains("part of the scene"), "{error}");
+    assert_eq!(page.sim.plasticity, Some(DUCTILE_PLASTICITY));
+    let dt = worker.recommended_time_step();
+    let mut yielded_at = None;
+    let mut first_crack = None;
+    while worker.fracture_readouts()[2] < 2.0 {
+        assert!(worker.step(dt, 20).unwrap(), "{:?}", worker.error());
+        page.restore(worker.snapshot(false)).unwrap();
+        let readouts = worker.fracture_readouts();
+        assert_eq!(page.fracture_readouts(), readouts);
+        if yielded_at.is_none() && readouts[6] > DUCTILE_PLASTICITY.yield_strain {
+            yielded_at = Some(readouts[5]);
+        }
+        if first_crack.is_none() && readouts[0] > 0.0 {
+            first_crack = Some(readouts.clone());
+        }
+        assert!(worker.time() < 3.0, "not torn in 3 s: {readouts:?}");
+    }
+    let yielded_at = yielded_at.expect("it yielded");
+    let first_crack = first_crack.expect("it cracked");
+    assert!(
+        first_crack[5] > 5.0 * yielded_at,
+        "yielded at {yielded_at} m, cracked at {} m",
+        first_crack[5]
+    );
+    assert!(first_crack[6] > 0.99 * DUCTILE_PLASTICITY.max_strain);
+    println!(
+        "demo ductile bar: yielded at {:.1} mm, first crack at {:.1} mm (‖ε_p‖ {:.3}), two pieces at \
+         step {} (t = {:.3} s), readouts {:?}",
+        1e3 * yielded_at,
+        1e3 * first_crack[5],
+        first_crack[6],
+        worker.steps(),
+        worker.time(),
+        worker.fracture_readouts()
+    );
+    assert_eq!(page.gpu_refusal().as_deref(), Some(GPU_CANNOT_CUT));
+    assert!(PhyxelDemo::new(DUCTILE_BAR, 10, true, 1e5, 0.3, 1000.0, 5e4, false).is_err());
+    assert!(PhyxelDemo::new(DUCTILE_BAR, 10, false, 1e5, 0.3, 1000.0, 5e4, true).is_err());
+    let Err(error) = PhyxelDemo::new("bar", 10, false, 1e5, 0.3, 1000.0, 5e4, false) else {
+        panic!("an unknown scene was built");
+    };
+    assert!(error.0.contains(DUCTILE_BAR), "{error}");
 }

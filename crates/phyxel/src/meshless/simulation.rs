@@ -310,7 +310,8 @@ pub struct Simulation {
     pub fixed: Vec<bool>,
     pub time: f64,
     /// With MKN04 plasticity: when some phyxel's total strain ‖ε‖ exceeds this, the rest shape is
-    /// moved to the current shape ([`Simulation::update_reference`]). The corotated model's
+    /// moved to the current shape ([`Simulation::update_reference`]) — unless the body can crack: its
+    /// cracks live in the rest shape, which then stays. The corotated model's
     /// multiplicative plasticity keeps its rest shape in [`Body::plastic_deformation`] instead.
     pub reference_update_strain: f64,
     /// How many reference-shape updates have happened.
@@ -638,6 +639,7 @@ impl Simulation {
             && self.implicit.is_none()
             && self.body.quadrature().is_none();
         if let Some(fracture) = self.fracture.as_mut().filter(|_| cut) {
+            fracture.ductility = self.plasticity.map(|p| p.max_strain);
             fracture.step(&mut self.body, &self.fixed, dt);
         }
         self.time += dt;
@@ -665,7 +667,9 @@ impl Simulation {
             };
             *plastic = softened.flow(total, *plastic, dt);
         }
-        if largest_total > self.reference_update_strain {
+        // The cracks live in the reference configuration (`super::fracture`): with fracture on, the
+        // rest shape stays, and the plastic strain alone, up to c_max, carries the permanent stretch.
+        if largest_total > self.reference_update_strain && self.fracture.is_none() {
             self.update_reference();
         }
     }

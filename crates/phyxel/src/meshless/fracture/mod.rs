@@ -3,7 +3,8 @@
 //! the crack plane normal to its eigenvector), their fronts advance at c_prop, and the crack surfaces,
 //! kept in the reference configuration ([`crack`]), cut the MLS weights by the visibility criterion
 //! or the transparency method ([`weights`]). [`stress`] gives the stress that decides, this file the
-//! bookkeeping of a step, [`scenes`] the pulled (notched) bar, [`slab`] the slab struck by a ball.
+//! bookkeeping of a step, [`scenes`] the pulled (notched) bar, [`slab`] the slab struck by a ball,
+//! [`ductile`] the plastic bar pulled until it necks and tears.
 //!
 //! **What is cut.** Each neighbour edge (i → j) carries a modified weight ω'_ij: the uncut
 //! w(|X_ij|, h_i) (MKN04 eq. 7), or where the segment X_i–X_j crosses a crack 0 (visibility) or the
@@ -26,6 +27,13 @@
 //! relaxes towards I at the rate c_prop / h_i, by steps taken only when they lower U_i; what refits
 //! release and relaxations let go is booked in [`Fracture::dissipated`]. A crack event never raises U.
 //!
+//! **With plasticity** (MKN04's additive flow; seed 002 fig. 8, [`ductile`]): the stress that decides
+//! is the elastic one, ε − ε_p ([`second_piola`]); the rest corrections keep a refitted phyxel's
+//! elastic gradient with its plastic strain unchanged; a released phyxel (d_ij = 0, ∇u_i = 0) drops
+//! its plastic strain with its energy; the rest shape never moves while the body can crack (the
+//! cracks live in it: the simulation skips its reference update), and a front also advances into
+//! phyxels whose ductility is used up ([`Fracture::ductility`]).
+//!
 //! **Scope.** The nodal MKN04 model with explicit integration only: the background quadrature
 //! (`meshless::quadrature`) and the corotated/implicit models are not cut yet
 //! ([`FractureError`] refuses them). The GPU's explicit passes take the cuts as this bookkeeping leaves
@@ -34,6 +42,7 @@
 //! yet. Cracks are planar (no turning); resampling (seed 002 eq. 71) is the 2D lesson's only.
 
 pub mod crack;
+pub mod ductile;
 pub mod scenes;
 pub mod slab;
 pub mod snapshot;
@@ -48,6 +57,7 @@ use self::weights::uncut_weights;
 use super::body::Body;
 use super::mls::symmetric_eigen;
 use super::neighbours::HashGrid;
+use super::plasticity::norm;
 use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 use serde::{Deserialize, Serialize};
@@ -81,6 +91,10 @@ fn largest_singular_value(g: DMat3) -> f64 {
     let (values, _) = symmetric_eigen(g.transpose() * g);
     values.max_element().max(0.0).sqrt()
 }
+
+/// A phyxel whose plastic strain reaches this fraction of the ductility has used it up (the flow
+/// scales ε_p back onto the cap, ‖ε_p‖ = c_max up to rounding).
+pub const EXHAUSTED: f64 = 0.999;
 
 /// The smallest |det J_i| of a refit that a rest correction may invert.
 pub const SMALLEST_REFIT_DETERMINANT: f64 = 0.1;
@@ -198,6 +212,11 @@ pub struct Fracture {
     /// rest corrections let go.
     pub dissipated: f64,
     pub steps: u64,
+    /// A plastic body's ductility: the plastic strain ‖ε_p‖ at which its material can flow no more
+    /// (MKN04's cap c_max; the simulation sets it each step from its plasticity, None if elastic). A
+    /// front advances into phyxels whose ductility is used up as into phyxels above the strength
+    /// ([`Fracture::step`]).
+    pub ductility: Option<f64>,
 }
 
 impl Fracture {
@@ -221,6 +240,7 @@ impl Fracture {
             recomputed_total: 0,
             dissipated: 0.0,
             steps: 0,
+            ductility: None,
         }
     }
 
@@ -305,8 +325,11 @@ impl Fracture {
 
     /// One fracture step after a time step of Δt (seed 000 §4.1.3): the rest corrections relax; every
     /// crack front advances by c_prop Δt along its direction while the largest principal stress of the
-    /// phyxels ahead of it within h exceeds the strength (or, with no phyxel ahead or none within a
-    /// spacing, leaves the body);
+    /// phyxels ahead of it within h exceeds the strength, or, in a plastic body, while one of them has
+    /// used up its ductility (‖ε_p‖ at the cap: [`Fracture::ductility`]) — a tip in material that can
+    /// flow no more is not blunted by flow, the critical-plastic-strain criterion of ductile fracture
+    /// (Johnson & Cook 1985: fracture where the equivalent plastic strain reaches the fracture strain)
+    /// — (or, with no phyxel ahead or none within a spacing, leaves the body);
     /// then at most one crack starts, at the free phyxel with the largest ratio above 1 that lies
     /// farther than h from every crack and [`FRONT_ZONE`] h from every front and is not a held
     /// phyxel or the neighbour of one (a grip concentrates stress artificially). The weights near
@@ -366,6 +389,7 @@ impl Fracture {
         for (k, tip, direction) in fronts {
             let mut ahead = 0;
             let mut peak = 0.0f64;
+            let mut exhausted = false;
             let mut nearest = f64::INFINITY;
             for j in self.grid.candidates(tip) {
                 let j = j as usize;
@@ -376,6 +400,9 @@ impl Fracture {
                 }
                 ahead += 1;
                 peak = peak.max(ratios[j].0);
+                exhausted |= self
+                    .ductility
+                    .is_some_and(|cap| norm(body.plastic_strain[j]) >= EXHAUSTED * cap);
             }
             if nearest > self.spacing || ahead == 0 {
                 // The front has left the body (no phyxel within a spacing, or none ahead): moved a
@@ -383,7 +410,7 @@ impl Fracture {
                 // corner of the body.
                 self.cracks[c].advance(k, self.largest_support, false);
                 changed = true;
-            } else if peak >= 1.0 {
+            } else if peak >= 1.0 || exhausted {
                 if !self.started[c] {
                     self.started[c] = true;
                     self.events.push(CrackEvent {
@@ -564,6 +591,9 @@ impl Fracture {
             for k in body.neighbours.edges(i) {
                 body.mls.d[k] = DVec3::ZERO;
             }
+            // With d_ij = 0 its ∇u_i is 0: a plastic strain kept would leave it the elastic strain
+            // −ε_p, energy it does not hold and a stress that could start a crack.
+            body.plastic_strain[i] = DMat3::ZERO;
             fracture.dissipated += before;
             fracture.released += 1;
         };

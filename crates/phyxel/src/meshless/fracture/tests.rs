@@ -659,3 +659,76 @@ fn the_weight_factors_rebuild_every_cut_mls_weight_from_the_uncut_kernel() {
         );
     }
 }
+
+/// Fracture and MKN04 plasticity together: the cracks live in the reference configuration, so a
+/// plastic body that can crack keeps its rest shape when its total strain passes the reference update's
+/// threshold (the plastic strain alone carries the stretch), while the same body without fracture moves
+/// its rest shape (the control).
+#[test]
+fn a_plastic_body_that_can_crack_keeps_its_rest_shape() {
+    use crate::meshless::plasticity::Plasticity;
+    for cracks in [true, false] {
+        let mut b = bar([8, 4, 4], 0, 0.0, 0.0, 0.0, 0);
+        if !cracks {
+            b.simulation.fracture = None;
+        }
+        let sim = &mut b.simulation;
+        sim.plasticity = Some(Plasticity {
+            yield_strain: 0.01,
+            creep: 100.0,
+            max_strain: 0.5,
+        });
+        let rest = sim.body.reference.clone();
+        // A uniform stretch of 40 % along x: a Green strain of 0.48, past the threshold 0.2.
+        for (u, x) in sim.body.displacement.iter_mut().zip(&rest) {
+            *u = DVec3::new(0.4 * x.x, 0.0, 0.0);
+        }
+        assert!(sim.reference_update_strain < 0.4);
+        sim.step(1e-4).unwrap();
+        assert_eq!(
+            sim.reference_updates,
+            usize::from(!cracks),
+            "cracks: {cracks}"
+        );
+        assert_eq!(sim.body.reference == rest, cracks);
+    }
+}
+
+/// A refit that leaves a phyxel no neighbour releases it (d_ij = 0, so ∇u_i = 0): with a plastic
+/// strain kept it would be left the elastic strain −ε_p, energy it cannot hold and a stress that
+/// could start a crack. Cut into single phyxels, a body whose phyxels all held plastic strain holds no
+/// elastic energy and no stress, and the released energy is booked as dissipated.
+#[test]
+fn a_released_plastic_phyxel_holds_no_energy_and_no_stress() {
+    let mut b = bar([4, 4, 4], 0, 0.0, 0.0, 0.0, 0);
+    let body = &mut b.simulation.body;
+    let plastic = DMat3::from_diagonal(DVec3::new(0.2, -0.05, -0.05));
+    body.plastic_strain.iter_mut().for_each(|p| *p = plastic);
+    let held = body.elastic_energy();
+    assert!(held > 0.0);
+    let fracture = b.simulation.fracture.as_mut().unwrap();
+    for gap in [0.5, 1.5, 2.5] {
+        for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
+            let origin = DVec3::splat(1.5 * A) + axis * ((gap - 1.5) * A);
+            let mut crack = Crack::in_plane(origin, axis);
+            for angle in 0..4 {
+                let d = glam::DVec2::from_angle(std::f64::consts::FRAC_PI_2 * angle as f64 + 0.3);
+                crack.push_vertex(OutlineVertex {
+                    position: d * (10.0 * A),
+                    direction: d,
+                    is_front: false,
+                });
+            }
+            fracture.add_crack(body, crack);
+        }
+    }
+    assert_eq!(fracture.isolated(body), body.len());
+    assert_eq!(body.elastic_energy(), 0.0);
+    assert!(
+        (fracture.dissipated - held).abs() <= 1e-12 * held,
+        "{} of {held}",
+        fracture.dissipated
+    );
+    let ratios = fracture.stress_ratios(body);
+    assert!(ratios.iter().all(|r| r.0 == 0.0));
+}
