@@ -35,6 +35,7 @@ pub mod crack;
 pub mod scenes;
 pub mod slab;
 pub mod stress;
+pub mod tool;
 pub mod weights;
 
 pub use self::stress::{largest_principal, second_piola};
