@@ -263,13 +263,29 @@ function showFractureControls() {
   kappaControl.input.closest('.control').hidden = params.weights !== 'transparency';
 }
 
+// The pointer's tool. Cut and strike act in the fracture scenes, on the solver that steps (the worker's,
+// which holds the cracks: PhyxelSolver.tool); the physics is crates/phyxel's fracture::tool.
 const pointerGroup = c.group('Pointer and heat');
-select(pointerGroup, 'tool', 'Dragging the object', [
-  { value: 'pull', label: 'Pulls a phyxel' },
-  { value: 'heat', label: 'Heats it' },
-]);
+select(pointerGroup, 'tool', 'Tool', [
+  { value: 'pull', label: 'Grab: dragging pulls a phyxel' },
+  { value: 'heat', label: 'Heat: dragging heats it' },
+  { value: 'cut', label: 'Cut: a stroke across it (fracture scenes)' },
+  { value: 'strike', label: 'Strike: a click hits it (fracture scenes)' },
+], () => showHint());
 number(pointerGroup, 'heatRate', 'Heating rate', 'K/s');
 number(pointerGroup, 'heatRadius', 'Heat radius', 'm');
+number(pointerGroup, 'strikeSpeed', 'Strike speed Δv', 'm/s', undefined, undefined, 'The velocity change a strike gives the phyxels within two spacings of the point it hits, along the view.');
+const hint = document.querySelector('.view-hint');
+const HINTS = {
+  pull: 'Drag empty space: orbit · drag the object: pull · wheel or pinch: zoom',
+  heat: 'Drag empty space: orbit · hold on the object: heat · wheel or pinch: zoom',
+  cut: 'Drag a stroke across the body: cut it along the plane the stroke sweeps · wheel or pinch: zoom (Grab to orbit)',
+  strike: 'Click the body: strike it along the view · drag empty space: orbit · wheel or pinch: zoom',
+};
+function showHint() {
+  hint.textContent = HINTS[params.tool] ?? HINTS.pull;
+}
+showHint();
 
 const timeGroup = c.group('Time stepping');
 const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
@@ -370,6 +386,7 @@ const readouts = {
   free: page.readout('free-particles', 'Free particles'),
   peak: page.readout('peak-stress', 'Peak σ₁/σ_t'),
   load: page.readout('load', 'Grips’ load / ball speed'),
+  tool: page.readout('tool-result', 'Last cut / strike'),
   solver: page.readout('solver', 'Solver'),
   threads: page.readout('thread-work', 'Work per CPU thread'),
   renderer: page.readout('renderer', 'Renderer'),
@@ -437,11 +454,33 @@ function updateReadouts(now) {
 }
 
 /** The fracture readouts' rows show in the fracture scene only. */
-const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load'];
+const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load', 'tool-result'];
 function showFractureReadouts(shown) {
   for (const id of FRACTURE_READOUTS) document.getElementById(`readout-${id}`).closest('tr').hidden = !shown;
 }
 showFractureReadouts(false);
+
+/** Cut or strike (PhyxelDemo.cut / strike) on the solver that steps; what it did shows in the readout,
+ * a refusal at the tool's control. */
+function useTool(method, ...args) {
+  const name = method === 'cut' ? 'Cut' : 'Strike';
+  solver.tool(method, ...args).then(
+    (result) => {
+      page.notice('param-tool', null);
+      if (method === 'cut') {
+        const [passed, refitted, released, fragments, free, before, after] = result;
+        readouts.tool(`cut: ${refitted} phyxels refitted (${passed} passed, ${released} released), ${fragments} fragments, ${free} free; U ${(before * 1e3).toPrecision(4)} → ${(after * 1e3).toPrecision(4)} mJ`);
+        document.body.dataset.toolResult = JSON.stringify({ method, passed, refitted, released, fragments, free, before, after });
+      } else {
+        const [struck, mass, jx, jy, jz] = result;
+        const impulse = Math.hypot(jx, jy, jz);
+        readouts.tool(`strike: ${struck} phyxels (${mass.toPrecision(3)} kg), impulse ${impulse.toPrecision(3)} N·s`);
+        document.body.dataset.toolResult = JSON.stringify({ method, struck, mass, impulse });
+      }
+    },
+    (error) => page.notice('param-tool', `${name}: ${error.message}`, 'error'),
+  );
+}
 
 /** The colouring drawn: the fracture scene colours by fragment ("object") or σ₁/σ_t, the others
  * have no stress colouring (σ₁/σ_t falls back to the object). */
@@ -578,13 +617,21 @@ container.addEventListener('pointerdown', (event) => {
   if (pointers.size >= 2) {
     const [a, b] = [...pointers.values()];
     action = { kind: 'pinch', spread: Math.hypot(a[0] - b[0], a[1] - b[1]) };
+  } else if (params.tool === 'cut') {
+    // A stroke: its start's eye ray now, its end's at release (finishStroke).
+    action = { kind: 'cut', start: camera.ray(...ndc(event)) };
   } else {
     const ray = camera.ray(...ndc(event));
     const hit = solver.demo.pick(ray.slice(0, 3), ray.slice(3), 0.75 * solver.demo.spacing());
-    action = hit >= 0
-      ? { kind: params.tool, phyxel: hit, anchor: solver.demo.position(hit) }
-      : { kind: 'orbit', last: [event.clientX, event.clientY] };
-    if (hit >= 0) applyAction(event);
+    if (hit >= 0 && params.tool === 'strike') {
+      useTool('strike', ray.slice(0, 3), ray.slice(3), params.strikeSpeed);
+      action = { kind: 'strike' };
+    } else if (hit >= 0) {
+      action = { kind: params.tool, phyxel: hit, anchor: solver.demo.position(hit) };
+      applyAction(event);
+    } else {
+      action = { kind: 'orbit', last: [event.clientX, event.clientY] };
+    }
   }
   container.dataset.action = action.kind;
 });
@@ -606,7 +653,14 @@ container.addEventListener('pointermove', (event) => {
   }
 });
 
+/** The end of a cut's stroke: the plane through the eye rays of its start and end. */
+function finishStroke(event) {
+  const end = camera.ray(...ndc(event));
+  useTool('cut', action.start.slice(0, 3), action.start.slice(3), end.slice(3));
+}
+
 const release = (event) => {
+  if (event.type === 'pointerup' && action?.kind === 'cut' && pointers.size === 1) finishStroke(event);
   pointers.delete(event.pointerId);
   if (pointers.size === 0 || action?.kind === 'pinch') endPointerAction();
 };
