@@ -1,5 +1,6 @@
-// The 3D phyxel demo: it simulates and draws, the pointer pulls and heats the object, a step beyond
-// the stability bound is stopped and explained, and refused input leaves the simulation running.
+// The 3D phyxel demo: it simulates and draws, the pointer pulls and heats the object (and cuts and
+// strikes the fracture scenes), a step beyond the stability bound is stopped and explained, and refused
+// input leaves the simulation running.
 // PHYXEL_WEBGPU: both — the 3D demo steps on WebGPU compute with the flag, on the CPU without.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
