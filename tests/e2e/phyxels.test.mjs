@@ -517,3 +517,24 @@ test('the cut tool: a stroke across the notched bar cuts it in two, one beside i
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the strike tool cracks the slab where the ball does not fly (ball speed 0): a click on it at 4 m/s', async (testContext) => {
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=struck-slab&tool=strike&ballSpeed=0');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  await waitForReadout(page, 'sim-time', (s) => s > 0.2, 30_000);
+  assert.equal((await fractureReadouts(page)).cracks, 0, 'the resting slab has no crack');
+  // A click on the slab a quarter of the way across it (away from the ball resting above its centre).
+  const slab = await bodyOnScreen(page, 0.25);
+  const v = 0.5 * (slab.vMin + slab.vMax);
+  await stroke(page, [slab.u, v], [slab.u, v], 1);
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.toolResult ?? 'null')?.method === 'strike', null, { timeout: 10_000 });
+  const strike = JSON.parse(await page.getAttribute('body', 'data-tool-result'));
+  testContext.diagnostic(`the strike: ${JSON.stringify(strike)}`);
+  assert.ok(strike.struck > 0 && Math.abs(strike.impulse - 4 * strike.mass) < 1e-9 * strike.impulse, JSON.stringify(strike));
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.cracks > 0, null, { timeout: 30_000 });
+  testContext.diagnostic(`then: ${JSON.stringify(await fractureReadouts(page))}`);
+  assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
+  assert.deepEqual(problems, []);
+  await context.close();
+});
