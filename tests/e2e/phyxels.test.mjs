@@ -462,13 +462,15 @@ async function bodyOnScreen(page, along) {
   }, along);
 }
 
-/** Drag the mouse over the canvas from NDC (u0, v0) to (u1, v1) in `steps` moves. */
-async function stroke(page, [u0, v0], [u1, v1], steps = 8) {
+/** Drag the mouse over the canvas from NDC (u0, v0) to (u1, v1) in `steps` moves; `during()` before
+ * the button is released. */
+async function stroke(page, [u0, v0], [u1, v1], steps = 8, during = async () => {}) {
   const box = await page.locator('#scene').boundingBox();
   const at = (u, v) => [box.x + ((u + 1) / 2) * box.width, box.y + ((1 - v) / 2) * box.height];
   await page.mouse.move(...at(u0, v0));
   await page.mouse.down();
   for (let k = 1; k <= steps; k++) await page.mouse.move(...at(u0 + ((u1 - u0) * k) / steps, v0 + ((v1 - v0) * k) / steps));
+  await during();
   await page.mouse.up();
 }
 
@@ -486,7 +488,12 @@ test('the cut tool: a stroke across the notched bar cuts it in two, one beside i
   const body = await bodyOnScreen(page, 0.3);
   testContext.diagnostic(`the bar on the screen: ${JSON.stringify(body)}`);
   assert.ok(body.uMax > body.uMin && body.vMax > body.vMin, 'the bar is in view');
-  await stroke(page, [body.u, body.vMax + 0.1], [body.u, body.vMin - 0.1]);
+  // The stroke shows over the view while it is dragged, and goes at release.
+  await stroke(page, [body.u, body.vMax + 0.1], [body.u, body.vMin - 0.1], 8, async () => {
+    assert.equal(await page.getAttribute('.view3d', 'data-action'), 'cut');
+    assert.equal(await page.locator('#stroke').isVisible(), true, 'the stroke is drawn');
+  });
+  assert.equal(await page.locator('#stroke').isVisible(), false, 'the stroke is gone');
   await page.waitForFunction(() => JSON.parse(document.body.dataset.toolResult ?? 'null')?.method === 'cut', null, { timeout: 10_000 });
   const cut = JSON.parse(await page.getAttribute('body', 'data-tool-result'));
   testContext.diagnostic(`the cut: ${JSON.stringify(cut)}`);

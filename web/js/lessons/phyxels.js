@@ -492,6 +492,7 @@ function colouring() {
 // ---- The view: WebGPU, else WebGL2, else an explanation ------------------------------------------
 
 const container = document.querySelector('.view3d');
+const strokeOverlay = document.getElementById('stroke');
 const message = document.getElementById('view-message');
 const camera = new OrbitCamera();
 let canvas = document.getElementById('scene');
@@ -606,6 +607,7 @@ function endPointerAction() {
   if (action?.kind === 'heat') solver.call('set_heat_source', 0, 0, 0, params.heatRadius, 0);
   action = null;
   container.dataset.action = 'none';
+  strokeOverlay.toggleAttribute('hidden', true);
 }
 
 container.addEventListener('pointerdown', (event) => {
@@ -619,7 +621,8 @@ container.addEventListener('pointerdown', (event) => {
     action = { kind: 'pinch', spread: Math.hypot(a[0] - b[0], a[1] - b[1]) };
   } else if (params.tool === 'cut') {
     // A stroke: its start's eye ray now, its end's at release (finishStroke).
-    action = { kind: 'cut', start: camera.ray(...ndc(event)) };
+    action = { kind: 'cut', start: camera.ray(...ndc(event)), from: [event.clientX, event.clientY] };
+    drawStroke(event);
   } else {
     const ray = camera.ray(...ndc(event));
     const hit = solver.demo.pick(ray.slice(0, 3), ray.slice(3), 0.75 * solver.demo.spacing());
@@ -650,8 +653,25 @@ container.addEventListener('pointermove', (event) => {
     action.last = [event.clientX, event.clientY];
   } else if (action.kind === 'pull' || action.kind === 'heat') {
     applyAction(event);
+  } else if (action.kind === 'cut') {
+    drawStroke(event);
   }
 });
+
+/** The cut's stroke over the canvas (whose top-left corner is the view's), from where it began to the
+ * pointer; hidden once it ends. */
+function drawStroke(event) {
+  const rect = canvas.getBoundingClientRect();
+  strokeOverlay.setAttribute('width', String(rect.width));
+  strokeOverlay.setAttribute('height', String(rect.height));
+  const line = strokeOverlay.firstElementChild;
+  const [x0, y0] = action.from;
+  line.setAttribute('x1', String(x0 - rect.left));
+  line.setAttribute('y1', String(y0 - rect.top));
+  line.setAttribute('x2', String(event.clientX - rect.left));
+  line.setAttribute('y2', String(event.clientY - rect.top));
+  strokeOverlay.toggleAttribute('hidden', false);
+}
 
 /** The end of a cut's stroke: the plane through the eye rays of its start and end. */
 function finishStroke(event) {
