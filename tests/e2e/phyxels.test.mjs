@@ -1,5 +1,6 @@
-// The 3D phyxel demo: it simulates and draws, the pointer pulls and heats the object, a step beyond
-// the stability bound is stopped and explained, and refused input leaves the simulation running.
+// The 3D phyxel demo: it simulates and draws, the pointer pulls and heats the object (and cuts and
+// strikes the fracture scenes), a step beyond the stability bound is stopped and explained, and refused
+// input leaves the simulation running.
 // PHYXEL_WEBGPU: both — the 3D demo steps on WebGPU compute with the flag, on the CPU without.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -482,6 +483,117 @@ test('the ductile bar stretches, yields and tears in its neck on the CPU; its pl
   const wrong = sides.filter(([piece, x, margin]) => Math.abs(x) > margin && piece !== (x < 0 ? 0 : 1));
   assert.deepEqual(wrong, [], 'away from the neck every phyxel is in the fragment of its side');
   assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+/**
+ * Where the body lies on the screen, found with the page's own pick: the NDC points (u, v) of a grid
+ * whose eye rays meet a phyxel, as their extent { uMin, uMax } and, at `along` of the way from uMin to
+ * uMax, the column's { u, vMin, vMax }.
+ */
+async function bodyOnScreen(page, along) {
+  return page.evaluate((along) => {
+    const { demo, camera } = window.phyxelDemo;
+    const hits = (u, v) => {
+      const ray = camera.ray(u, v);
+      return demo.pick(ray.slice(0, 3), ray.slice(3), 0.75 * demo.spacing()) >= 0;
+    };
+    let [uMin, uMax] = [Infinity, -Infinity];
+    for (let u = -1; u <= 1; u += 0.01) {
+      for (let v = -1; v <= 1; v += 0.02) {
+        if (hits(u, v)) [uMin, uMax] = [Math.min(uMin, u), Math.max(uMax, u)];
+      }
+    }
+    const u = uMin + along * (uMax - uMin);
+    let [vMin, vMax] = [Infinity, -Infinity];
+    for (let v = -1; v <= 1; v += 0.005) {
+      if (hits(u, v)) [vMin, vMax] = [Math.min(vMin, v), Math.max(vMax, v)];
+    }
+    return { uMin, uMax, u, vMin, vMax };
+  }, along);
+}
+
+/** Drag the mouse over the canvas from NDC (u0, v0) to (u1, v1) in `steps` moves; `during()` before
+ * the button is released. */
+async function stroke(page, [u0, v0], [u1, v1], steps = 8, during = async () => {}) {
+  const box = await page.locator('#scene').boundingBox();
+  const at = (u, v) => [box.x + ((u + 1) / 2) * box.width, box.y + ((1 - v) / 2) * box.height];
+  await page.mouse.move(...at(u0, v0));
+  await page.mouse.down();
+  for (let k = 1; k <= steps; k++) await page.mouse.move(...at(u0 + ((u1 - u0) * k) / steps, v0 + ((v1 - v0) * k) / steps));
+  await during();
+  await page.mouse.up();
+}
+
+test('the cut tool: a stroke across the notched bar cuts it in two, one beside it is refused with the reason; the strike tool hits it with its impulse', async (testContext) => {
+  // Pulled to a fifth of its strength the bar does not crack by itself: only the cut parts it.
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar&tool=cut&load=0.2');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  assert.equal(await page.inputValue('#param-tool'), 'cut');
+  assert.match(await page.locator('.view-hint').textContent(), /stroke across the body/);
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
+  await waitForReadout(page, 'sim-time', (s) => s > 0.2, 30_000);
+  assert.equal((await fractureReadouts(page)).fragments, 1, 'one piece before the cut');
+  // Down across the bar at 30 % of its length (away from the notch at its middle), from above it to below.
+  const body = await bodyOnScreen(page, 0.3);
+  testContext.diagnostic(`the bar on the screen: ${JSON.stringify(body)}`);
+  assert.ok(body.uMax > body.uMin && body.vMax > body.vMin, 'the bar is in view');
+  // The stroke shows over the view while it is dragged, and goes at release.
+  await stroke(page, [body.u, body.vMax + 0.1], [body.u, body.vMin - 0.1], 8, async () => {
+    assert.equal(await page.getAttribute('.view3d', 'data-action'), 'cut');
+    assert.equal(await page.locator('#stroke').isVisible(), true, 'the stroke is drawn');
+  });
+  assert.equal(await page.locator('#stroke').isVisible(), false, 'the stroke is gone');
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.toolResult ?? 'null')?.method === 'cut', null, { timeout: 10_000 });
+  const cut = JSON.parse(await page.getAttribute('body', 'data-tool-result'));
+  testContext.diagnostic(`the cut: ${JSON.stringify(cut)}`);
+  assert.equal(cut.fragments, 2, 'the cut parts the bar');
+  assert.ok(cut.refitted > 0 && cut.after <= cut.before, `refits and energy: ${JSON.stringify(cut)}`);
+  assert.match(await page.locator('#readout-tool-result').textContent(), /^cut: \d+ phyxels refitted .* 2 fragments/);
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments === 2, null, { timeout: 10_000 });
+  const readouts = await fractureReadouts(page);
+  assert.equal(readouts.cracks, 2, 'the notch and the cut');
+  // A stroke above the bar misses it: refused with the reason at the tool, nothing cut.
+  await stroke(page, [body.u, body.vMax + 0.3], [body.u + 0.05, body.vMax + 0.2]);
+  await page.waitForFunction(() => /Cut: the cut misses the body/.test(document.getElementById('notices').textContent), null, { timeout: 10_000 });
+  assert.equal((await fractureReadouts(page)).cracks, 2, 'no crack added');
+  // Strike: a click on the bar gives the phyxels around the hit Δv = 4 m/s along the view; the impulse
+  // reported is their mass times it.
+  await page.selectOption('#param-tool', 'strike');
+  assert.match(await page.locator('.view-hint').textContent(), /Click the body/);
+  const target = await bodyOnScreen(page, 0.7);
+  await stroke(page, [target.u, 0.5 * (target.vMin + target.vMax)], [target.u, 0.5 * (target.vMin + target.vMax)], 1);
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.toolResult ?? 'null')?.method === 'strike', null, { timeout: 10_000 });
+  const strike = JSON.parse(await page.getAttribute('body', 'data-tool-result'));
+  testContext.diagnostic(`the strike: ${JSON.stringify(strike)}`);
+  assert.ok(strike.struck > 0, JSON.stringify(strike));
+  assert.ok(Math.abs(strike.impulse - 4 * strike.mass) < 1e-9 * strike.impulse, JSON.stringify(strike));
+  assert.match(await page.locator('#readout-tool-result').textContent(), /^strike: \d+ phyxels \(.* kg\), impulse .* N·s$/);
+  // The strike's success took the cut's refusal away.
+  assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the strike tool cracks the slab where the ball does not fly (ball speed 0): a click on it at 4 m/s', async (testContext) => {
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=struck-slab&tool=strike&ballSpeed=0');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  await waitForReadout(page, 'sim-time', (s) => s > 0.2, 30_000);
+  assert.equal((await fractureReadouts(page)).cracks, 0, 'the resting slab has no crack');
+  // A click on the slab a quarter of the way across it (away from the ball resting above its centre).
+  const slab = await bodyOnScreen(page, 0.25);
+  const v = 0.5 * (slab.vMin + slab.vMax);
+  await stroke(page, [slab.u, v], [slab.u, v], 1);
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.toolResult ?? 'null')?.method === 'strike', null, { timeout: 10_000 });
+  const strike = JSON.parse(await page.getAttribute('body', 'data-tool-result'));
+  testContext.diagnostic(`the strike: ${JSON.stringify(strike)}`);
+  assert.ok(strike.struck > 0 && Math.abs(strike.impulse - 4 * strike.mass) < 1e-9 * strike.impulse, JSON.stringify(strike));
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.cracks > 0, null, { timeout: 30_000 });
+  testContext.diagnostic(`then: ${JSON.stringify(await fractureReadouts(page))}`);
+  assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
   assert.deepEqual(problems, []);
   await context.close();
 });

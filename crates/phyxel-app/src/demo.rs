@@ -1,11 +1,12 @@
 //! The demo as the page drives it: a scene of phyxel objects, its settings, stepping (on the CPU, or on
-//! an [`Accelerator`] that phyxel-view supplies), the pointer's tools (drag, heat) and the readouts.
+//! an [`Accelerator`] that phyxel-view supplies), the pointer's tools (drag, heat; in the fracture
+//! scenes cut and strike) and the readouts.
 //! Every number from the page is checked against [`crate::parameters`].
 
 use crate::parameters::{
     BALL_SPEED, CG_ITERATIONS, CG_TOLERANCE, CREEP, C_PROP, DAMPING, DENSITY, FRICTION,
     HEAT_RADIUS, HEAT_RATE, KAPPA, LOAD, MAX_STRAIN, POISSON, RESOLUTION, STEP_DT, STRENGTH,
-    VOLUME_STIFFNESS, YIELD, YOUNG,
+    STRIKE_SPEED, VOLUME_STIFFNESS, YIELD, YOUNG,
 };
 use glam::DVec3;
 use phyxel::integrators::Method;
@@ -15,6 +16,7 @@ use phyxel::meshless::fracture::scenes::{
     notched_bar, notched_bar_cells, Grips, NOTCHED_BAR_WIDTH,
 };
 use phyxel::meshless::fracture::slab::{struck_slab, struck_slab_cells, Ball, SLAB_SPAN};
+use phyxel::meshless::fracture::tool::{strike, Stroke};
 use phyxel::meshless::fracture::weights::fragments;
 use phyxel::meshless::fracture::FractureSettings;
 use phyxel::meshless::implicit::{CorotatedImplicit, SolveStats};

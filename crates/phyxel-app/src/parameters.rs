@@ -127,13 +127,18 @@ pub const LOAD: Parameter = parameter("load", "load", (0.0, 2.0), 1.0, "");
 /// 40 m/s): a phyxel the ball pushes moves at most 0.1 h a step. The default cracks the slab at the
 /// impact and knocks a piece out 0.3 s later (`fracture::slab`'s tests).
 pub const BALL_SPEED: Parameter = parameter("ball speed", "ballSpeed", (0.0, 10.0), 2.0, "m/s");
+/// The speed Δv (m/s) the pointer's strike gives the phyxels near the point it hits, along the view
+/// (`phyxel::meshless::fracture::tool::strike`): positive, at most 10 m/s for the ball speed's reason.
+/// The default cracks the slab where it hits (the tool's tests: 4 m/s does, 0.1 m/s does not).
+pub const STRIKE_SPEED: Parameter =
+    parameter("strike speed", "strikeSpeed", (0.01, 10.0), 4.0, "m/s");
 
 /// Any step the demo takes: the fixed [`DT`], or the automatic one (a fraction of the stability
 /// bound, which a soft heavy body makes long), within this range (s).
 pub const STEP_DT: (f64, f64) = (1e-7, 0.1);
 
 /// The 3D demo's parameters, in the order of the page's controls.
-pub const PARAMETERS: [Parameter; 22] = [
+pub const PARAMETERS: [Parameter; 23] = [
     RESOLUTION,
     YOUNG,
     POISSON,
@@ -156,6 +161,7 @@ pub const PARAMETERS: [Parameter; 22] = [
     KAPPA,
     LOAD,
     BALL_SPEED,
+    STRIKE_SPEED,
 ];
 
 #[cfg(test)]

@@ -188,6 +188,32 @@ macro_rules! phyxel_demo_class {
                 self.demo.fracture_pieces()
             }
 
+            /// Cut the fracture scene along a pointer stroke: the eye and the eye rays of its start
+            /// and end, each [x, y, z]. Returns [phyxels passed, refitted, released, fragments, free
+            /// particles, elastic energy before (J), after (J)]; refused with the reason.
+            pub fn cut(
+                &mut self,
+                eye: Vec<f64>,
+                start: Vec<f64>,
+                end: Vec<f64>,
+            ) -> Result<Vec<f64>, ::wasm_bindgen::JsError> {
+                self.demo.cut(&eye, &start, &end).map_err($crate::js_error)
+            }
+
+            /// Strike the fracture scene where the ray origin + s·direction meets it, along the ray
+            /// at `speed` (m/s). Returns [phyxels struck, their mass (kg), impulse x, y, z (N·s)];
+            /// refused with the reason.
+            pub fn strike(
+                &mut self,
+                origin: Vec<f64>,
+                direction: Vec<f64>,
+                speed: f64,
+            ) -> Result<Vec<f64>, ::wasm_bindgen::JsError> {
+                self.demo
+                    .strike(&origin, &direction, speed)
+                    .map_err($crate::js_error)
+            }
+
             pub fn set_integrator(&mut self, id: &str) -> Result<(), ::wasm_bindgen::JsError> {
                 self.demo.set_integrator(id).map_err($crate::js_error)
             }

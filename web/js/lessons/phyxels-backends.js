@@ -14,6 +14,7 @@
 //   solver.step(dt, n)           n steps now: true, false after a blow-up, or a promise: the worker's of
 //                                'queued', the page's (in slices of PAGE_SLICE_MS) of the ms stepped or false
 //   solver.call(method, ...args) a setter: checked on the page's copy (throws if refused), mirrored
+//   solver.tool(method, ...args) the pointer's cut or strike, on the solver that steps (a promise)
 //   solver.build() / replace(fresh)   a new scene (build throws, keeping the old one, if refused)
 //   solver.switchTo('gpu' | 'cpu')    the state carries over; a refusal says why and stays on the CPU
 //   solver.setThreads(n)         a new pool for the threaded worker, continuing the motion (changes run
@@ -115,6 +116,15 @@ export class PhyxelSolver {
     const result = this.demo[method](...args);
     this.cpu?.call(method, args).catch(this.workerFailed);
     return result;
+  }
+
+  /**
+   * The pointer's cut or strike (PhyxelDemo.cut / strike): on the solver that steps — the worker's,
+   * which holds the cracks, else the page's copy. A promise of what it did; rejected with the reason.
+   */
+  async tool(method, ...args) {
+    if (this.workerSteps) return this.cpu.tool(method, args);
+    return Array.from(this.demo[method](...args));
   }
 
   /**

@@ -270,13 +270,29 @@ function showFractureControls() {
   kappaControl.input.closest('.control').hidden = params.weights !== 'transparency';
 }
 
+// The pointer's tool. Cut and strike act in the fracture scenes, on the solver that steps (the worker's,
+// which holds the cracks: PhyxelSolver.tool); the physics is crates/phyxel's fracture::tool.
 const pointerGroup = c.group('Pointer and heat');
-select(pointerGroup, 'tool', 'Dragging the object', [
-  { value: 'pull', label: 'Pulls a phyxel' },
-  { value: 'heat', label: 'Heats it' },
-]);
+select(pointerGroup, 'tool', 'Tool', [
+  { value: 'pull', label: 'Grab: dragging pulls a phyxel' },
+  { value: 'heat', label: 'Heat: dragging heats it' },
+  { value: 'cut', label: 'Cut: a stroke across it (fracture scenes)' },
+  { value: 'strike', label: 'Strike: a click hits it (fracture scenes)' },
+], () => showHint());
 number(pointerGroup, 'heatRate', 'Heating rate', 'K/s');
 number(pointerGroup, 'heatRadius', 'Heat radius', 'm');
+number(pointerGroup, 'strikeSpeed', 'Strike speed Δv', 'm/s', undefined, undefined, 'The velocity change a strike gives the phyxels within two spacings of the point it hits, along the view.');
+const hint = document.querySelector('.view-hint');
+const HINTS = {
+  pull: 'Drag empty space: orbit · drag the object: pull · wheel or pinch: zoom',
+  heat: 'Drag empty space: orbit · hold on the object: heat · wheel or pinch: zoom',
+  cut: 'Drag a stroke across the body: cut it along the plane the stroke sweeps · wheel or pinch: zoom (Grab to orbit)',
+  strike: 'Click the body: strike it along the view · drag empty space: orbit · wheel or pinch: zoom',
+};
+function showHint() {
+  hint.textContent = HINTS[params.tool] ?? HINTS.pull;
+}
+showHint();
 
 const timeGroup = c.group('Time stepping');
 const integratorSelect = select(timeGroup, 'integrator', 'Integrator', [
@@ -378,6 +394,7 @@ const readouts = {
   peak: page.readout('peak-stress', 'Peak σ₁/σ_t'),
   load: page.readout('load', 'Grips’ load / ball speed / elongation'),
   plasticStrain: page.readout('peak-plastic-strain', 'Peak plastic strain ‖ε_p‖'),
+  tool: page.readout('tool-result', 'Last cut / strike'),
   solver: page.readout('solver', 'Solver'),
   threads: page.readout('thread-work', 'Work per CPU thread'),
   renderer: page.readout('renderer', 'Renderer'),
@@ -449,11 +466,33 @@ function updateReadouts(now) {
 }
 
 /** The fracture readouts' rows show in the fracture scene only. */
-const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load', 'peak-plastic-strain'];
+const FRACTURE_READOUTS = ['drawn', 'cracks', 'fragments', 'free-particles', 'peak-stress', 'load', 'peak-plastic-strain', 'tool-result'];
 function showFractureReadouts(shown) {
   for (const id of FRACTURE_READOUTS) document.getElementById(`readout-${id}`).closest('tr').hidden = !shown;
 }
 showFractureReadouts(false);
+
+/** Cut or strike (PhyxelDemo.cut / strike) on the solver that steps; what it did shows in the readout,
+ * a refusal at the tool's control. */
+function useTool(method, ...args) {
+  const name = method === 'cut' ? 'Cut' : 'Strike';
+  solver.tool(method, ...args).then(
+    (result) => {
+      page.notice('param-tool', null);
+      if (method === 'cut') {
+        const [passed, refitted, released, fragments, free, before, after] = result;
+        readouts.tool(`cut: ${refitted} phyxels refitted (${passed} passed, ${released} released), ${fragments} fragments, ${free} free; U ${(before * 1e3).toPrecision(4)} → ${(after * 1e3).toPrecision(4)} mJ`);
+        document.body.dataset.toolResult = JSON.stringify({ method, passed, refitted, released, fragments, free, before, after });
+      } else {
+        const [struck, mass, jx, jy, jz] = result;
+        const impulse = Math.hypot(jx, jy, jz);
+        readouts.tool(`strike: ${struck} phyxels (${mass.toPrecision(3)} kg), impulse ${impulse.toPrecision(3)} N·s`);
+        document.body.dataset.toolResult = JSON.stringify({ method, struck, mass, impulse });
+      }
+    },
+    (error) => page.notice('param-tool', `${name}: ${error.message}`, 'error'),
+  );
+}
 
 /** The colouring drawn: the fracture scene colours by fragment ("object") or σ₁/σ_t, the others
  * have no stress colouring (σ₁/σ_t falls back to the object). */
@@ -465,6 +504,7 @@ function colouring() {
 // ---- The view: WebGPU, else WebGL2, else an explanation ------------------------------------------
 
 const container = document.querySelector('.view3d');
+const strokeOverlay = document.getElementById('stroke');
 const message = document.getElementById('view-message');
 const camera = new OrbitCamera();
 let canvas = document.getElementById('scene');
@@ -579,6 +619,7 @@ function endPointerAction() {
   if (action?.kind === 'heat') solver.call('set_heat_source', 0, 0, 0, params.heatRadius, 0);
   action = null;
   container.dataset.action = 'none';
+  strokeOverlay.toggleAttribute('hidden', true);
 }
 
 container.addEventListener('pointerdown', (event) => {
@@ -590,13 +631,22 @@ container.addEventListener('pointerdown', (event) => {
   if (pointers.size >= 2) {
     const [a, b] = [...pointers.values()];
     action = { kind: 'pinch', spread: Math.hypot(a[0] - b[0], a[1] - b[1]) };
+  } else if (params.tool === 'cut') {
+    // A stroke: its start's eye ray now, its end's at release (finishStroke).
+    action = { kind: 'cut', start: camera.ray(...ndc(event)), from: [event.clientX, event.clientY] };
+    drawStroke(event);
   } else {
     const ray = camera.ray(...ndc(event));
     const hit = solver.demo.pick(ray.slice(0, 3), ray.slice(3), 0.75 * solver.demo.spacing());
-    action = hit >= 0
-      ? { kind: params.tool, phyxel: hit, anchor: solver.demo.position(hit) }
-      : { kind: 'orbit', last: [event.clientX, event.clientY] };
-    if (hit >= 0) applyAction(event);
+    if (hit >= 0 && params.tool === 'strike') {
+      useTool('strike', ray.slice(0, 3), ray.slice(3), params.strikeSpeed);
+      action = { kind: 'strike' };
+    } else if (hit >= 0) {
+      action = { kind: params.tool, phyxel: hit, anchor: solver.demo.position(hit) };
+      applyAction(event);
+    } else {
+      action = { kind: 'orbit', last: [event.clientX, event.clientY] };
+    }
   }
   container.dataset.action = action.kind;
 });
@@ -615,10 +665,34 @@ container.addEventListener('pointermove', (event) => {
     action.last = [event.clientX, event.clientY];
   } else if (action.kind === 'pull' || action.kind === 'heat') {
     applyAction(event);
+  } else if (action.kind === 'cut') {
+    drawStroke(event);
   }
 });
 
+/** The cut's stroke over the canvas (whose top-left corner is the view's), from where it began to the
+ * pointer; hidden once it ends. */
+function drawStroke(event) {
+  const rect = canvas.getBoundingClientRect();
+  strokeOverlay.setAttribute('width', String(rect.width));
+  strokeOverlay.setAttribute('height', String(rect.height));
+  const line = strokeOverlay.firstElementChild;
+  const [x0, y0] = action.from;
+  line.setAttribute('x1', String(x0 - rect.left));
+  line.setAttribute('y1', String(y0 - rect.top));
+  line.setAttribute('x2', String(event.clientX - rect.left));
+  line.setAttribute('y2', String(event.clientY - rect.top));
+  strokeOverlay.toggleAttribute('hidden', false);
+}
+
+/** The end of a cut's stroke: the plane through the eye rays of its start and end. */
+function finishStroke(event) {
+  const end = camera.ray(...ndc(event));
+  useTool('cut', action.start.slice(0, 3), action.start.slice(3), end.slice(3));
+}
+
 const release = (event) => {
+  if (event.type === 'pointerup' && action?.kind === 'cut' && pointers.size === 1) finishStroke(event);
   pointers.delete(event.pointerId);
   if (pointers.size === 0 || action?.kind === 'pinch') endPointerAction();
 };

@@ -54,6 +54,11 @@ export class WorkerSolver {
     return this.#request({ type: 'call', method, args });
   }
 
+  /** The pointer's cut or strike on the worker's solver: resolves to what it did, rejects with why not. */
+  async tool(method, args) {
+    return (await this.#request({ type: 'tool', method, args })).result;
+  }
+
   /** Run in real time (`fixed` 0) or `fixed` steps per page frame, with steps of `dt`; or pause. */
   run({ running, dt, fixed }) {
     this.lastRun = { running, dt, fixed };

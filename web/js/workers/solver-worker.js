@@ -1,8 +1,8 @@
 // The CPU solver in a dedicated Web Worker (not on the page's thread: the thread pool's Atomics.wait
 // must never block the main thread). Loads one build of crates/phyxel-worker (js/workers/worker-builds.js
 // chooses), starts its thread pool, and answers requests { id, type, … } with { id, … } or
-// { id, error }: `bench` times the benchmark cube; `create`, `call`, `run`, `ack`, `step`, `state` and
-// `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … }; the `fluid-…`
+// { id, error }: `bench` times the benchmark cube; `create`, `call`, `tool`, `run`, `ack`, `step`, `state`
+// and `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … }; the `fluid-…`
 // requests drive the 3D fluid page's (SphFluids3d, web/js/lessons/sph-fluids-3d.js).
 let solver = null;
 
@@ -246,6 +246,14 @@ const HANDLERS = {
   bench,
   create,
   call: ({ method, args }) => ({ reply: { result: call(demo, method, args) ?? null } }),
+  /** The pointer's cut or strike on the solver that steps (the page's copy holds no cracks to cut):
+   * the reply carries what it did, a refusal its reason; paused, the state follows at once. */
+  tool: ({ method, args }) => {
+    if (method !== 'cut' && method !== 'strike') throw new Error(`the solver worker has no tool “${method}”`);
+    const result = Array.from(demo[method](...args));
+    if (!run.running) sendState();
+    return { reply: { result } };
+  },
   /** Run (real time or a fixed count per page frame) or pause. */
   run: ({ running, dt, fixed }) => {
     if (running && !run.running) lastCounted = performance.now();

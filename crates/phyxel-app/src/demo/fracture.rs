@@ -4,9 +4,10 @@
 //! (`phyxel::meshless::fracture::slab::struck_slab`), the plastic bar with its moving grips
 //! (`phyxel::meshless::fracture::ductile::ductile_bar`), their fracture settings from the page's
 //! controls, and what the page shows of their cracks (cracks, fragments, free particles, σ₁/σ_t,
-//! the peak plastic strain),
-//! computed by the demo that steps them and carried to the page's copy with each state. Nothing here
-//! computes physics: the cracks, stresses, fragments and the ball's motion are the solver's.
+//! the peak plastic strain), computed by the demo that steps them and carried to the page's copy with
+//! each state; and the pointer's cut and strike (`phyxel::meshless::fracture::tool`), which the page
+//! sends to the demo that steps. Nothing here computes physics: the cracks, stresses, fragments, cuts,
+//! blows and the ball's motion are the solver's.
 
 use super::*;
 use phyxel::meshless::fracture::ductile::GRIP_SPEED;
@@ -251,6 +252,94 @@ impl<A: Accelerator> Demo<A> {
     }
 }
 
+/// The radius (in lattice spacings) of the phyxels a strike moves around the phyxel it hits.
+pub const STRIKE_RADIUS: f64 = 2.0;
+
+impl<A: Accelerator> Demo<A> {
+    /// Refused outside a fracture scene, or where this copy's body is not cut as its state's is.
+    fn check_tool(&self, tool: &str) -> Result<(), DemoError> {
+        if self.loading.is_none() {
+            return Err(DemoError(format!(
+                "only the fracture scenes (“{NOTCHED_BAR}”, “{STRUCK_SLAB}”) take the {tool} tool"
+            )));
+        }
+        if self.cut_elsewhere {
+            return Err(DemoError(CUT_ELSEWHERE.into()));
+        }
+        Ok(())
+    }
+
+    /// Cut the fracture scene along a pointer stroke ([`phyxel::meshless::fracture::Fracture::cut`]):
+    /// the eye and the eye rays of the stroke's start and end, each [x, y, z] (m). Returns [phyxels
+    /// the stroke passed, phyxels refitted, of them released, fragments, free particles, elastic
+    /// energy before (J), after (J)] — fragments and free particles counted as the readouts count
+    /// them. Refused, changing nothing, with the solver's reason (a stroke of no length, not finite,
+    /// one that misses the body), in another scene, or in a copy whose body was cut elsewhere.
+    pub fn cut(&mut self, eye: &[f64], start: &[f64], end: &[f64]) -> Result<Vec<f64>, DemoError> {
+        self.check_tool("cut")?;
+        let stroke = Stroke {
+            eye: vector(eye, "the cut's eye")?,
+            start: vector(start, "the cut's first ray")?,
+            end: vector(end, "the cut's last ray")?,
+        };
+        let sim = &mut self.sim;
+        let fracture = sim
+            .fracture
+            .as_mut()
+            .ok_or_else(|| DemoError("this scene has no fracture to cut".into()))?;
+        let report = fracture.cut(&mut sim.body, stroke)?;
+        self.mirrored = None;
+        self.mark_stale();
+        let view = self.own_fracture_view().expect("a fracture scene");
+        Ok(vec![
+            report.touched as f64,
+            report.refitted as f64,
+            report.released as f64,
+            view.fragments as f64,
+            view.free as f64,
+            report.energy_before,
+            report.energy_after,
+        ])
+    }
+
+    /// Strike the fracture scene where the pointer's ray `origin` + s·`direction` (each [x, y, z])
+    /// first meets it ([`Demo::pick`] within 0.75 spacing), along the ray at `speed` (m/s, the table's
+    /// range): the free phyxels within [`STRIKE_RADIUS`] spacings of the phyxel hit gain Δv
+    /// ([`strike`]). Returns [phyxels struck, their mass (kg), the impulse J (N·s) x, y, z]. Refused,
+    /// changing nothing, for a ray that meets no phyxel, a speed out of range, in another scene, or in
+    /// a copy whose body was cut elsewhere.
+    pub fn strike(
+        &mut self,
+        origin: &[f64],
+        direction: &[f64],
+        speed: f64,
+    ) -> Result<Vec<f64>, DemoError> {
+        self.check_tool("strike")?;
+        let speed = STRIKE_SPEED.check(speed)?;
+        let spacing = self.spacing();
+        let hit = self.pick(origin, direction, 0.75 * spacing)?;
+        let Ok(hit) = usize::try_from(hit) else {
+            return Err(DemoError(
+                "the strike misses the body: its ray meets no phyxel".into(),
+            ));
+        };
+        let centre = self.sim.body.reference[hit] + self.sim.body.displacement[hit];
+        let direction = vector(direction, "ray direction")?;
+        let report = strike(
+            &mut self.sim.body,
+            &self.sim.fixed,
+            centre,
+            direction,
+            speed,
+            STRIKE_RADIUS * spacing,
+        )?;
+        self.mirrored = None;
+        self.mark_stale();
+        let j = report.impulse;
+        Ok(vec![report.struck as f64, report.mass, j.x, j.y, j.z])
+    }
+}
+
 /// The scene's name in messages.
 fn scene_name(scene: &str) -> &'static str {
     match scene {
@@ -306,3 +395,6 @@ fn build(
     let grips = bar.grips();
     Ok((bar.simulation, Loading::Grips(grips)))
 }
+
+#[cfg(test)]
+mod tests;

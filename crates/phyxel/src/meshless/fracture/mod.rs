@@ -4,7 +4,8 @@
 //! kept in the reference configuration ([`crack`]), cut the MLS weights by the visibility criterion
 //! or the transparency method ([`weights`]). [`stress`] gives the stress that decides, this file the
 //! bookkeeping of a step, [`scenes`] the pulled (notched) bar, [`slab`] the slab struck by a ball,
-//! [`ductile`] the plastic bar pulled until it necks and tears.
+//! [`ductile`] the plastic bar pulled until it necks and tears, [`tool`] the pointer's cut (a stroke
+//! pulled back into a crack) and strike.
 //!
 //! **What is cut.** Each neighbour edge (i → j) carries a modified weight ω'_ij: the uncut
 //! w(|X_ij|, h_i) (MKN04 eq. 7), or where the segment X_i–X_j crosses a crack 0 (visibility) or the
@@ -47,6 +48,7 @@ pub mod scenes;
 pub mod slab;
 pub mod snapshot;
 pub mod stress;
+pub mod tool;
 pub mod weights;
 
 pub use self::stress::{largest_principal, second_piola};
