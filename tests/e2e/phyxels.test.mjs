@@ -577,6 +577,35 @@ test('the cut tool: a stroke across the notched bar cuts it in two, one beside i
   await context.close();
 });
 
+test('a worker restarted with another thread count goes on from the cut bar, cut alike', async (testContext) => {
+  // The state the page carries to the new worker holds the cracks (fracture::snapshot): the new worker
+  // cuts its body from them before its first step, instead of refusing a body cut elsewhere.
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar&tool=cut&load=0.2');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
+  await waitForReadout(page, 'sim-time', (s) => s > 0.2, 30_000);
+  const body = await bodyOnScreen(page, 0.3);
+  await stroke(page, [body.u, body.vMax + 0.1], [body.u, body.vMin - 0.1]);
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments === 2, null, { timeout: 10_000 });
+  const threads = await page.evaluate(() => document.body.dataset.cpuThreads);
+  const other = threads === '1' ? 2 : 1;
+  await page.evaluate((n) => {
+    const input = document.getElementById('param-threads');
+    input.value = String(n);
+    input.dispatchEvent(new Event('input'));
+  }, other);
+  await page.waitForFunction((n) => document.body.dataset.cpuThreads === String(n), other, { timeout: 20_000 });
+  const t0 = await readNumber(page, '#readout-sim-time');
+  await waitForReadout(page, 'sim-time', (s) => s > t0 + 0.2, 30_000);
+  const readouts = await fractureReadouts(page);
+  testContext.diagnostic(`threads ${threads} → ${other}; at t = ${await readNumber(page, '#readout-sim-time')} s: ${JSON.stringify(readouts)}`);
+  assert.equal(readouts.fragments, 2, 'still the two pieces of the cut');
+  assert.equal(readouts.cracks, 2, 'the notch and the cut');
+  assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('the strike tool cracks the slab where the ball does not fly (ball speed 0): a click on it at 4 m/s', async (testContext) => {
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=struck-slab&tool=strike&ballSpeed=0');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });

@@ -96,8 +96,9 @@ struct FractureView {
 }
 
 /// Why a demo holding a state cut elsewhere does not step it.
-pub const CUT_ELSEWHERE: &str = "this bar's cracks were cut by another copy of the solver and a \
-     state carries no cracks: this copy cannot go on from it (restart the scene)";
+pub const CUT_ELSEWHERE: &str =
+    "this body's cracks were cut by another copy of the solver and the \
+     state's cracks do not fit this copy's body: it cannot go on from it (restart the scene)";
 
 /// Why the fracture scene steps on the CPU.
 pub const GPU_CANNOT_CUT: &str =
@@ -240,10 +241,12 @@ pub struct Demo<A = CpuOnly> {
     /// resolution, phyxels across (None: not a fracture scene).
     loading: Option<(Loading, usize)>,
     /// The fracture scene's cracks as the demo that stepped them last sent them ([`Demo::restore`]):
-    /// shown until this demo steps; with `cut_elsewhere` it refuses to step (its own body is not cut
-    /// as that state's is).
+    /// shown until this demo steps. With `cut_elsewhere` its own body is not cut as that state's is:
+    /// the state's cracks (`Fracture::to_numbers`), kept in `carried_cracks`, cut it alike before it
+    /// steps or takes a tool.
     mirrored: Option<FractureView>,
     cut_elsewhere: bool,
+    carried_cracks: Option<Vec<f64>>,
 }
 
 /// How the corotated implicit Euler integrates the elastic energy.
@@ -346,6 +349,7 @@ impl<A: Accelerator> Demo<A> {
             loading: None,
             mirrored: None,
             cut_elsewhere: false,
+            carried_cracks: None,
         })
     }
 
@@ -689,8 +693,8 @@ impl<A: Accelerator> Demo<A> {
     /// refuses, the demo steps on the CPU from then on and says why once ([`Demo::take_notice`]).
     pub fn step(&mut self, dt: f64, steps: u32) -> Result<bool, DemoError> {
         let dt = check_range("Δt", dt, STEP_DT.0, STEP_DT.1)?;
-        if self.cut_elsewhere {
-            self.error = Some(CUT_ELSEWHERE.into());
+        if let Err(error) = self.cut_as_carried() {
+            self.error = Some(error.0);
             return Ok(false);
         }
         if self.loading.is_some() && self.accelerator.is_some() {
@@ -741,7 +745,9 @@ impl<A: Accelerator> Demo<A> {
     /// the motion over to another backend. With `with_reference` the rest shape travels too (needed
     /// once a reference update has moved it).
     /// In the fracture scene the state carries, after the step count, what [`FractureView`] shows
-    /// (the cracks themselves do not travel): its length, then its numbers.
+    /// (its length, then its numbers) and the cracks themselves (their length, then
+    /// `Fracture::to_numbers`), so that a demo given the state — a restarted worker — cuts its body
+    /// alike.
     pub fn snapshot(&self, with_reference: bool) -> Vec<f64> {
         let mut state = vec![self.steps as f64];
         match self.fracture_view() {
@@ -750,6 +756,13 @@ impl<A: Accelerator> Demo<A> {
                 state.extend(v.header());
                 state.extend(v.piece_numbers());
                 state.extend(&v.ratio);
+                let cracks = match (&self.carried_cracks, &self.sim.fracture) {
+                    (Some(carried), _) if self.cut_elsewhere => carried.clone(),
+                    (_, Some(fracture)) => fracture.to_numbers(&self.sim.body),
+                    _ => Vec::new(),
+                };
+                state.push(cracks.len() as f64);
+                state.extend(cracks);
             }
             None => state.push(0.0),
         }
@@ -765,6 +778,7 @@ impl<A: Accelerator> Demo<A> {
             _ => return Err(DemoError("the state must start with a step count".into())),
         };
         let n = self.sim.body.len();
+        let mut carried = None;
         let (view, snapshot) = match rest.split_first() {
             Some((&0.0, snapshot)) if self.loading.is_none() => (None, snapshot),
             Some((&length, rest))
@@ -772,10 +786,25 @@ impl<A: Accelerator> Demo<A> {
                     && length == (FRACTURE_HEADER + 2 * n) as f64
                     && rest.len() >= FRACTURE_HEADER + 2 * n =>
             {
-                let (numbers, snapshot) = rest.split_at(FRACTURE_HEADER + 2 * n);
+                let (numbers, rest) = rest.split_at(FRACTURE_HEADER + 2 * n);
                 let (header, lists) = numbers.split_at(FRACTURE_HEADER);
                 let (piece, ratio) = lists.split_at(n);
                 let view = FractureView::from_numbers(header, piece, ratio);
+                let (cracks, snapshot) = match rest.split_first() {
+                    Some((&length, rest))
+                        if length >= 0.0
+                            && length.fract() == 0.0
+                            && length <= rest.len() as f64 =>
+                    {
+                        rest.split_at(length as usize)
+                    }
+                    _ => {
+                        return Err(DemoError(
+                            "the state is not one of this scene (its cracks do not fit)".into(),
+                        ))
+                    }
+                };
+                carried = Some(cracks.to_vec());
                 (Some(view), snapshot)
             }
             _ => {
@@ -799,9 +828,29 @@ impl<A: Accelerator> Demo<A> {
             (Some(v), Some(o)) => (v.cracks, v.events, v.refits) != (o.cracks, o.events, o.refits),
             _ => false,
         };
+        self.carried_cracks = carried.filter(|_| self.cut_elsewhere);
         self.mirrored = view;
         self.steps = steps as u64;
         self.error = None;
+        self.mark_stale();
+        Ok(())
+    }
+
+    /// A body whose state was cut elsewhere ([`Demo::restore`]) cut alike from the state's cracks,
+    /// before it steps or takes a tool; refused (the body left as it was) if they do not fit it.
+    fn cut_as_carried(&mut self) -> Result<(), DemoError> {
+        if !self.cut_elsewhere {
+            return Ok(());
+        }
+        let (Some(numbers), Some(fracture)) = (&self.carried_cracks, self.sim.fracture.as_mut())
+        else {
+            return Err(DemoError(CUT_ELSEWHERE.into()));
+        };
+        fracture
+            .restore_numbers(&mut self.sim.body, numbers)
+            .map_err(|e| DemoError(format!("{CUT_ELSEWHERE} ({e})")))?;
+        self.cut_elsewhere = false;
+        self.carried_cracks = None;
         self.mark_stale();
         Ok(())
     }

@@ -68,6 +68,7 @@ impl<A: Accelerator> Demo<A> {
             loading: Some((loading, across)),
             mirrored: None,
             cut_elsewhere: false,
+            carried_cracks: None,
         })
     }
 
@@ -128,6 +129,7 @@ impl<A: Accelerator> Demo<A> {
         self.error = None;
         self.mirrored = None;
         self.cut_elsewhere = false;
+        self.carried_cracks = None;
         self.mark_stale();
         Ok(())
     }
@@ -257,16 +259,13 @@ pub const STRIKE_RADIUS: f64 = 2.0;
 
 impl<A: Accelerator> Demo<A> {
     /// Refused outside a fracture scene, or where this copy's body is not cut as its state's is.
-    fn check_tool(&self, tool: &str) -> Result<(), DemoError> {
+    fn check_tool(&mut self, tool: &str) -> Result<(), DemoError> {
         if self.loading.is_none() {
             return Err(DemoError(format!(
                 "only the fracture scenes (“{NOTCHED_BAR}”, “{STRUCK_SLAB}”) take the {tool} tool"
             )));
         }
-        if self.cut_elsewhere {
-            return Err(DemoError(CUT_ELSEWHERE.into()));
-        }
-        Ok(())
+        self.cut_as_carried()
     }
 
     /// Cut the fracture scene along a pointer stroke ([`phyxel::meshless::fracture::Fracture::cut`]):
@@ -274,7 +273,8 @@ impl<A: Accelerator> Demo<A> {
     /// the stroke passed, phyxels refitted, of them released, fragments, free particles, elastic
     /// energy before (J), after (J)] — fragments and free particles counted as the readouts count
     /// them. Refused, changing nothing, with the solver's reason (a stroke of no length, not finite,
-    /// one that misses the body), in another scene, or in a copy whose body was cut elsewhere.
+    /// one that misses the body), in another scene, or in a copy whose state's cracks do not fit it
+    /// (a copy given a state cut elsewhere is first cut alike).
     pub fn cut(&mut self, eye: &[f64], start: &[f64], end: &[f64]) -> Result<Vec<f64>, DemoError> {
         self.check_tool("cut")?;
         let stroke = Stroke {
@@ -307,7 +307,7 @@ impl<A: Accelerator> Demo<A> {
     /// range): the free phyxels within [`STRIKE_RADIUS`] spacings of the phyxel hit gain Δv
     /// ([`strike`]). Returns [phyxels struck, their mass (kg), the impulse J (N·s) x, y, z]. Refused,
     /// changing nothing, for a ray that meets no phyxel, a speed out of range, in another scene, or in
-    /// a copy whose body was cut elsewhere.
+    /// a copy whose state's cracks do not fit it.
     pub fn strike(
         &mut self,
         origin: &[f64],

@@ -409,9 +409,18 @@ fn the_notched_bar_parts_in_two_and_the_pages_copy_shows_what_the_worker_cut() {
         worker.steps(),
         worker.time()
     );
-    // The page's copy was never cut: it shows the worker's cracks but refuses to step from them.
-    assert!(!page.step(dt, 1).unwrap());
-    assert_eq!(page.error().as_deref(), Some(CUT_ELSEWHERE));
+    // The page's copy was never cut: it shows the worker's cracks, and stepping it (as a restarted
+    // worker would) first cuts its body from the state's cracks, then goes on exactly as the worker.
+    page.restore(worker.snapshot(false)).unwrap();
+    assert!(page.step(dt, 50).unwrap(), "{:?}", page.error());
+    assert!(worker.step(dt, 50).unwrap());
+    assert_eq!(page.snapshot(false), worker.snapshot(false));
+    // A state whose cracks do not fit this body (cut short) is refused; the copy's cracks stay.
+    let mut short = worker.snapshot(false);
+    let at = 2 + FRACTURE_HEADER + 2 * worker.sim.body.len();
+    short[at] -= 1.0;
+    assert!(page.restore(short).is_err());
+    assert_eq!(page.snapshot(false), worker.snapshot(false));
 }
 
 #[test]
