@@ -72,6 +72,19 @@ fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
     Ok(())
 }
 
+/// Each phyxel's MLS frame (A_i⁻¹ as the CPU fitted it, x̄_i, h_i): what the passes form d_ij from.
+fn mls_frames(body: &Body) -> Vec<MlsFrame> {
+    (0..body.len())
+        .map(|i| {
+            MlsFrame::new(
+                body.mls.moment_inverse[i],
+                body.reference[i],
+                body.support_radius[i],
+            )
+        })
+        .collect()
+}
+
 /// Refuse cut weights whose per-edge factors would not fit one binding (they are bound whole).
 fn check_cut_binding(gpu: &GpuContext, edges: usize) -> Result<(), GpuError> {
     let bytes = edges as u64 * 4;
@@ -265,15 +278,7 @@ impl BodyBuffers {
             .iter()
             .map(|&e| hoods.owner[e as usize])
             .collect();
-        let frames: Vec<MlsFrame> = (0..n)
-            .map(|i| {
-                MlsFrame::new(
-                    body.mls.moment_inverse[i],
-                    body.reference[i],
-                    body.support_radius[i],
-                )
-            })
-            .collect();
+        let frames = mls_frames(body);
         let constants: Vec<PhyxelConstants> = (0..n)
             .map(|i| PhyxelConstants {
                 mass: body.mass[i] as f32,
@@ -375,15 +380,7 @@ impl BodyBuffers {
             );
         }
         queue.write_buffer(&cut.rest_deviation, 0, bytemuck::cast_slice(&deviation));
-        let frames: Vec<MlsFrame> = (0..body.len())
-            .map(|i| {
-                MlsFrame::new(
-                    body.mls.moment_inverse[i],
-                    body.reference[i],
-                    body.support_radius[i],
-                )
-            })
-            .collect();
+        let frames = mls_frames(body);
         queue.write_buffer(&self.mls_frame, 0, bytemuck::cast_slice(&frames));
         Ok(())
     }

@@ -510,12 +510,8 @@ fn the_incremental_weight_update_equals_a_rebuild_from_scratch() {
     }
 }
 
-#[test]
-fn a_body_cut_into_single_phyxels_falls_as_free_particles() {
-    // Cracks through every gap of a 4 × 4 × 4 lattice: every pair is cut.
-    let mut b = bar([4, 4, 4], 0, 0.0, 0.0, 0.0, 0);
-    let body = &mut b.simulation.body;
-    let fracture = b.simulation.fracture.as_mut().unwrap();
+/// Cracks through every lattice gap of a 4 × 4 × 4 body of spacing [`A`]: every pair is cut.
+fn cut_at_every_gap(fracture: &mut Fracture, body: &mut Body) {
     for gap in [0.5, 1.5, 2.5] {
         for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
             let origin = DVec3::splat(1.5 * A) + axis * ((gap - 1.5) * A);
@@ -531,6 +527,14 @@ fn a_body_cut_into_single_phyxels_falls_as_free_particles() {
             fracture.add_crack(body, crack);
         }
     }
+}
+
+#[test]
+fn a_body_cut_into_single_phyxels_falls_as_free_particles() {
+    let mut b = bar([4, 4, 4], 0, 0.0, 0.0, 0.0, 0);
+    let body = &mut b.simulation.body;
+    let fracture = b.simulation.fracture.as_mut().unwrap();
+    cut_at_every_gap(fracture, body);
     assert_eq!(fracture.isolated(body), body.len());
     assert_eq!(fragments(body).0, body.len());
     // Under gravity each falls freely: symplectic Euler gives u_n = g Δt² n(n + 1)/2 exactly.
@@ -707,21 +711,7 @@ fn a_released_plastic_phyxel_holds_no_energy_and_no_stress() {
     let held = body.elastic_energy();
     assert!(held > 0.0);
     let fracture = b.simulation.fracture.as_mut().unwrap();
-    for gap in [0.5, 1.5, 2.5] {
-        for axis in [DVec3::X, DVec3::Y, DVec3::Z] {
-            let origin = DVec3::splat(1.5 * A) + axis * ((gap - 1.5) * A);
-            let mut crack = Crack::in_plane(origin, axis);
-            for angle in 0..4 {
-                let d = glam::DVec2::from_angle(std::f64::consts::FRAC_PI_2 * angle as f64 + 0.3);
-                crack.push_vertex(OutlineVertex {
-                    position: d * (10.0 * A),
-                    direction: d,
-                    is_front: false,
-                });
-            }
-            fracture.add_crack(body, crack);
-        }
-    }
+    cut_at_every_gap(fracture, body);
     assert_eq!(fracture.isolated(body), body.len());
     assert_eq!(body.elastic_energy(), 0.0);
     assert!(
