@@ -466,17 +466,22 @@ fn transparency_equals_the_uncut_weight_at_the_front_and_is_continuous_across_it
     assert_eq!(modified_weight(p, q, h, &[through], transparency), 0.0);
 }
 
+/// A notched bar under `criterion` pulled until its notch has grown in 40 steps (not yet through).
+fn grown_notch(criterion: Criterion) -> PulledBar {
+    let mut b = under(bar([24, 5, 5], 5, 1.0, 1.1, 5.0, 2), criterion);
+    let dt = b.simulation.recommended_time_step();
+    let mut grown = 0;
+    while grown < 40 {
+        b.step(dt).unwrap();
+        grown += usize::from(!b.simulation.fracture.as_ref().unwrap().events.is_empty());
+    }
+    b
+}
+
 #[test]
 fn the_incremental_weight_update_equals_a_rebuild_from_scratch() {
     for criterion in CRITERIA {
-        // A notched bar pulled until its notch has grown for a while (not yet through).
-        let mut b = under(bar([24, 5, 5], 5, 1.0, 1.1, 5.0, 2), criterion);
-        let dt = b.simulation.recommended_time_step();
-        let mut grown = 0;
-        while grown < 40 {
-            b.step(dt).unwrap();
-            grown += usize::from(!b.simulation.fracture.as_ref().unwrap().events.is_empty());
-        }
+        let b = grown_notch(criterion);
         let body = &b.simulation.body;
         let fracture = b.simulation.fracture.as_ref().unwrap();
         assert!(fracture.recomputed_total > 50);
@@ -626,13 +631,7 @@ fn the_demos_notched_bar_parts_in_two_at_the_notch_at_the_demos_default_damping(
 #[test]
 fn the_weight_factors_rebuild_every_cut_mls_weight_from_the_uncut_kernel() {
     for criterion in CRITERIA {
-        let mut b = under(bar([24, 5, 5], 5, 1.0, 1.1, 5.0, 2), criterion);
-        let dt = b.simulation.recommended_time_step();
-        let mut grown = 0;
-        while grown < 40 {
-            b.step(dt).unwrap();
-            grown += usize::from(!b.simulation.fracture.as_ref().unwrap().events.is_empty());
-        }
+        let b = grown_notch(criterion);
         let body = &b.simulation.body;
         let fracture = b.simulation.fracture.as_ref().unwrap();
         let factors = fracture.weight_factors(body);
