@@ -353,7 +353,7 @@ test('the notched bar cracks at its notch and parts in two on the CPU; a non-pos
   assert.equal(await readNumber(page, '#readout-phyxels'), 600);
   assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
   assert.equal(await page.locator('#param-strength').isVisible(), true, 'the Fracture group shows for the bar');
-  assert.match(await page.locator('#readout-drawn').textContent(), /phyxels as spheres.*no surface mesh/);
+  assert.match(await page.locator('#readout-drawn').textContent(), /phyxels as spheres.*tick Surface mesh/);
   await expectTheGpuRefusedForFracture(page);
   // A non-positive strength or crack speed is refused at its control, with the reason; the bar runs on.
   const t = await readNumber(page, '#readout-sim-time');
@@ -528,10 +528,12 @@ async function stroke(page, [u0, v0], [u1, v1], steps = 8, during = async () => 
 
 test('the cut tool: a stroke across the notched bar cuts it in two, one beside it is refused with the reason; the strike tool hits it with its impulse', async (testContext) => {
   // Pulled to a fifth of its strength the bar does not crack by itself: only the cut parts it.
-  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar&tool=cut&load=0.2');
+  // Drawn with its surface: the box's cell faces and the notch's (2 layers × 5 across, two sides each).
+  const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar&tool=cut&load=0.2&showSurface=true');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
   assert.equal(await page.inputValue('#param-tool'), 'cut');
+  assert.match(await page.locator('#readout-drawn').textContent(), /^phyxels and the surface, 550 cell faces \(20 on cracks\)/);
   assert.match(await page.locator('.view-hint').textContent(), /stroke across the body/);
   assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu', 'fracture steps on the CPU');
   await waitForReadout(page, 'sim-time', (s) => s > 0.2, 30_000);
@@ -555,6 +557,10 @@ test('the cut tool: a stroke across the notched bar cuts it in two, one beside i
   await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments === 2, null, { timeout: 10_000 });
   const readouts = await fractureReadouts(page);
   assert.equal(readouts.cracks, 2, 'the notch and the cut');
+  // The surface opens along the cut: a whole section of 25 faces more, two sides each (the stroke is
+  // pulled back through the strained bar, so it may step across a layer: more, never fewer).
+  assert.ok(readouts.crackFaces >= 20 + 50, JSON.stringify(readouts));
+  assert.equal(readouts.faces, 530 + readouts.crackFaces, JSON.stringify(readouts));
   // A stroke above the bar misses it: refused with the reason at the tool, nothing cut.
   await stroke(page, [body.u, body.vMax + 0.3], [body.u + 0.05, body.vMax + 0.2]);
   await page.waitForFunction(() => /Cut: the cut misses the body/.test(document.getElementById('notices').textContent), null, { timeout: 10_000 });

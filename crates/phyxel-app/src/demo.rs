@@ -11,6 +11,7 @@ use crate::parameters::{
 use glam::DVec3;
 use phyxel::integrators::Method;
 use phyxel::meshless::body::{Integration, NodalVolume};
+use phyxel::meshless::fracture::cells::CellSurface;
 use phyxel::meshless::fracture::ductile::{ductile_bar, PullingGrips, DUCTILE_PLASTICITY};
 use phyxel::meshless::fracture::scenes::{
     notched_bar, notched_bar_cells, Grips, NOTCHED_BAR_WIDTH,
@@ -93,6 +94,9 @@ struct FractureView {
     /// particle u32::MAX) and its σ₁/σ_t.
     piece: Vec<u32>,
     ratio: Vec<f64>,
+    /// The lattice faces the cracks opened ([`CellSurface::open_faces`]): the drawn surface's crack
+    /// faces.
+    open: Vec<u32>,
 }
 
 /// Why a demo holding a state cut elsewhere does not step it.
@@ -139,8 +143,9 @@ impl FractureView {
     }
 
     /// The view whose [`FractureView::header`] is `header`, with the pieces (a negative number: a
-    /// free particle) and ratios of the state's lists: the inverse of the snapshot's encoding.
-    fn from_numbers(header: &[f64], piece: &[f64], ratio: &[f64]) -> Self {
+    /// free particle), ratios and open faces of the state's lists: the inverse of the snapshot's
+    /// encoding.
+    fn from_numbers(header: &[f64], piece: &[f64], ratio: &[f64], open: &[f64]) -> Self {
         let count = |x: f64| x.max(0.0) as usize;
         Self {
             cracks: count(header[0]),
@@ -158,7 +163,19 @@ impl FractureView {
                 .map(|&p| if p < 0.0 { u32::MAX } else { p as u32 })
                 .collect(),
             ratio: ratio.to_vec(),
+            open: open.iter().map(|&c| c as u32).collect(),
         }
+    }
+}
+
+/// The lattice of the struck slab (`slab`) or of the fracture scenes' bars at `across`: cells along
+/// x, y, z and the spacing (m).
+fn lattice(slab: bool, across: usize) -> ([usize; 3], f64) {
+    if slab {
+        let cells = struck_slab_cells(across);
+        (cells, SLAB_SPAN / cells[0] as f64)
+    } else {
+        (notched_bar_cells(across), NOTCHED_BAR_WIDTH / across as f64)
     }
 }
 
@@ -240,6 +257,8 @@ pub struct Demo<A = CpuOnly> {
     /// What loads the fracture scene (the notched bar's grips, the slab's ball) and its measure of
     /// resolution, phyxels across (None: not a fracture scene).
     loading: Option<(Loading, usize)>,
+    /// The fracture scene's lattice, whose cells' faces are the surface drawn.
+    cells: Option<CellSurface>,
     /// The fracture scene's cracks as the demo that stepped them last sent them ([`Demo::restore`]):
     /// shown until this demo steps. With `cut_elsewhere` its own body is not cut as that state's is:
     /// the state's cracks (`Fracture::to_numbers`), kept in `carried_cracks`, cut it alike before it
@@ -347,6 +366,7 @@ impl<A: Accelerator> Demo<A> {
             implicit_model: ImplicitModel::Quadrature,
             parked_quadrature: None,
             loading: None,
+            cells: None,
             mirrored: None,
             cut_elsewhere: false,
             carried_cracks: None,
@@ -578,10 +598,7 @@ impl<A: Accelerator> Demo<A> {
     /// Lattice spacing (m).
     pub fn spacing(&self) -> f64 {
         match &self.loading {
-            Some((Loading::Grips(_) | Loading::Pull(_), across)) => {
-                NOTCHED_BAR_WIDTH / *across as f64
-            }
-            Some((Loading::Ball(_), across)) => SLAB_SPAN / struck_slab_cells(*across)[0] as f64,
+            Some((loading, across)) => lattice(matches!(loading, Loading::Ball(_)), *across).1,
             None => self.description.spacing(),
         }
     }
@@ -752,10 +769,11 @@ impl<A: Accelerator> Demo<A> {
         let mut state = vec![self.steps as f64];
         match self.fracture_view() {
             Some(v) => {
-                state.push((FRACTURE_HEADER + 2 * v.piece.len()) as f64);
+                state.push((FRACTURE_HEADER + 2 * v.piece.len() + v.open.len()) as f64);
                 state.extend(v.header());
                 state.extend(v.piece_numbers());
                 state.extend(&v.ratio);
+                state.extend(v.open.iter().map(|&c| f64::from(c)));
                 let cracks = match (&self.carried_cracks, &self.sim.fracture) {
                     (Some(carried), _) if self.cut_elsewhere => carried.clone(),
                     (_, Some(fracture)) => fracture.to_numbers(&self.sim.body),
@@ -783,13 +801,25 @@ impl<A: Accelerator> Demo<A> {
             Some((&0.0, snapshot)) if self.loading.is_none() => (None, snapshot),
             Some((&length, rest))
                 if self.loading.is_some()
-                    && length == (FRACTURE_HEADER + 2 * n) as f64
-                    && rest.len() >= FRACTURE_HEADER + 2 * n =>
+                    && length >= (FRACTURE_HEADER + 2 * n) as f64
+                    && length.fract() == 0.0
+                    && rest.len() as f64 >= length =>
             {
-                let (numbers, rest) = rest.split_at(FRACTURE_HEADER + 2 * n);
+                let (numbers, rest) = rest.split_at(length as usize);
                 let (header, lists) = numbers.split_at(FRACTURE_HEADER);
-                let (piece, ratio) = lists.split_at(n);
-                let view = FractureView::from_numbers(header, piece, ratio);
+                let (piece, lists) = lists.split_at(n);
+                let (ratio, open) = lists.split_at(n);
+                let faces = 3 * n as u32;
+                if !open
+                    .iter()
+                    .all(|&c| c >= 0.0 && c.fract() == 0.0 && c < f64::from(faces))
+                {
+                    return Err(DemoError(format!(
+                        "the state is not one of this scene (its open faces must be whole numbers \
+                         below {faces})"
+                    )));
+                }
+                let view = FractureView::from_numbers(header, piece, ratio, open);
                 let (cracks, snapshot) = match rest.split_first() {
                     Some((&length, rest))
                         if length >= 0.0

@@ -4,6 +4,7 @@
 use crate::demo::{Accelerator, Demo};
 use glam::Vec3;
 use phyxel::meshless::collision::Collider;
+use phyxel::meshless::fracture::cells::CellMesh;
 use phyxel::meshless::melting::{AMBIENT_TEMPERATURE, MELTING_POINT};
 use phyxel::meshless::plasticity::{norm, plastic_stretch};
 use phyxel::meshless::primitive_mesh::vertex_normals;
@@ -127,6 +128,10 @@ impl<A: Accelerator> Demo<A> {
             Vec::new()
         };
         let mut surface_vertices = Vec::new();
+        let mut surface_indices = Vec::new();
+        if let Some(mesh) = self.cell_mesh().filter(|_| with_surfaces) {
+            cell_faces(&mesh, &values, &mut surface_vertices, &mut surface_indices);
+        }
         let deformed = if with_surfaces {
             self.sim.surface_vertices()
         } else {
@@ -158,13 +163,30 @@ impl<A: Accelerator> Demo<A> {
             phyxels,
             phyxel_radius: 0.5 * self.spacing() as f32,
             surface_vertices,
-            surface_indices: if with_surfaces {
+            surface_indices: if with_surfaces && surface_indices.is_empty() {
                 self.triangles.clone()
             } else {
-                Vec::new()
+                surface_indices
             },
             colouring,
             obstacles,
         })
+    }
+}
+
+/// The fracture scene's surface ([`CellMesh`]) as the renderer's vertices and triangles: four
+/// vertices per cell face, flat-shaded with the face's normal, carrying its phyxel's colour value.
+fn cell_faces(mesh: &CellMesh, values: &[f64], vertices: &mut Vec<f32>, indices: &mut Vec<u32>) {
+    vertices.reserve(4 * SURFACE_VERTEX_FLOATS * mesh.quads.len());
+    indices.reserve(6 * mesh.quads.len());
+    for (k, quad) in mesh.quads.iter().enumerate() {
+        let x = quad.corners.map(|c| mesh.corners[c as usize]);
+        let n = (x[2] - x[0]).cross(x[3] - x[1]).normalize_or_zero();
+        let value = values.get(quad.phyxel as usize).copied().unwrap_or(0.0);
+        for p in x {
+            vertices.extend([p.x, p.y, p.z, n.x, n.y, n.z, value].map(|c| c as f32));
+        }
+        let base = 4 * k as u32;
+        indices.extend([base, base + 1, base + 2, base, base + 2, base + 3]);
     }
 }

@@ -44,6 +44,24 @@ pub struct Fracture3dReport {
     cracks: f64,
     fragments: f64,
     free_particles: f64,
+    /// What the worker does per state it sends, at the end of the cracking run (ms): the state
+    /// ([`Demo::snapshot`]: its cracks, fragments and every phyxel's σ₁/σ_t), and what the page
+    /// does per frame with the surface shown ([`Demo::frame`]: the cell faces split along the
+    /// cracks), on a copy given that state.
+    state_ms: f64,
+    surface_frame_ms: f64,
+    /// The surface's cell faces at the end, and of them on cracks.
+    faces: f64,
+    crack_faces: f64,
+}
+
+/// The mean time (ms) of `repeats` calls of `f`.
+fn mean_ms(repeats: u32, mut f: impl FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..repeats {
+        f();
+    }
+    start.elapsed().as_secs_f64() * 1e3 / f64::from(repeats)
 }
 
 /// The page's demo of `scene` at `resolution` with the table's defaults and strength `strength`; the
@@ -111,6 +129,16 @@ pub fn run(resolutions: &[usize]) -> Result<Vec<Fracture3dReport>, String> {
             let (cracking_rate, steps) = rate(&mut cracking, dt)?;
             let (uncut_rate, _) = rate(&mut uncut, dt)?;
             let readouts = cracking.fracture_readouts();
+            let state_ms = mean_ms(20, || {
+                cracking.snapshot(false);
+            });
+            let mut page = demo(scene, resolution, STRENGTH.default)?;
+            page.restore(cracking.snapshot(false)).map_err(|e| e.0)?;
+            let surface_frame_ms = mean_ms(20, || {
+                page.frame("fragment", true, true)
+                    .expect("the fracture colouring");
+            });
+            let faces = page.surface_faces();
             reports.push(Fracture3dReport {
                 scene,
                 resolution,
@@ -125,6 +153,10 @@ pub fn run(resolutions: &[usize]) -> Result<Vec<Fracture3dReport>, String> {
                 cracks: readouts[0],
                 fragments: readouts[2],
                 free_particles: readouts[3],
+                state_ms,
+                surface_frame_ms,
+                faces: faces[0],
+                crack_faces: faces[1],
             });
         }
     }

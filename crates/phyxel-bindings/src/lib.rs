@@ -182,6 +182,12 @@ macro_rules! phyxel_demo_class {
                 self.demo.fracture_readouts()
             }
 
+            /// The fracture scene's drawn surface: [cell faces, of them on cracks] (empty in a
+            /// scene without fracture).
+            pub fn surface_faces(&self) -> Vec<f64> {
+                self.demo.surface_faces()
+            }
+
             /// Each phyxel's fragment (0, 1, …; −1 for a free particle; empty in a scene without
             /// fracture).
             pub fn fracture_pieces(&self) -> Vec<f64> {

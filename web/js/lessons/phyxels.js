@@ -447,9 +447,13 @@ function updateReadouts(now) {
   if (fracture.length) {
     const [cracks, grown, fragments, free, peak, load, plastic] = fracture;
     const colouredBy = { stress: 'σ₁/σ_t', plastic: 'plastic strain ‖ε_p‖ (0–c_max)' }[colouring()] ?? 'fragment (free particles one more colour)';
-    readouts.drawn(params.showPhyxels
-      ? `phyxels as spheres, coloured by ${colouredBy}; no surface mesh`
-      : `nothing (tick Phyxels): the ${params.scene === STRUCK_SLAB ? 'slab' : 'bar'} has no surface mesh`);
+    // The surface: the lattice's cell faces outside and along the cracks (fracture::cells).
+    const [faces, crackFaces] = demo.surface_faces();
+    const surface = `the surface, ${faces} cell faces (${crackFaces} on cracks)`;
+    readouts.drawn(params.showPhyxels && params.showSurface ? `phyxels and ${surface}, coloured by ${colouredBy}`
+      : params.showSurface ? `${surface}, coloured by ${colouredBy}`
+        : params.showPhyxels ? `phyxels as spheres, coloured by ${colouredBy} (tick Surface mesh for the surface split along the cracks)`
+          : 'nothing (tick Phyxels or Surface mesh)');
     readouts.cracks(`${cracks} (${grown})`);
     readouts.fragments(String(fragments));
     readouts.free(String(free));
@@ -458,7 +462,7 @@ function updateReadouts(now) {
       : params.scene === DUCTILE_BAR ? `elongation ${(load * 1e3).toFixed(1)} mm`
         : `${(load * params.load).toFixed(3)} σ_t`);
     readouts.plasticStrain(plastic.toFixed(3));
-    document.body.dataset.fracture = JSON.stringify({ cracks, grown, fragments, free, peak, load, plastic });
+    document.body.dataset.fracture = JSON.stringify({ cracks, grown, fragments, free, peak, load, plastic, faces, crackFaces });
   } else {
     delete document.body.dataset.fracture;
   }

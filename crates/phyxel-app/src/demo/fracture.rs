@@ -10,6 +10,7 @@
 //! blows and the ball's motion are the solver's.
 
 use super::*;
+use phyxel::meshless::fracture::cells::CellMesh;
 use phyxel::meshless::fracture::ductile::GRIP_SPEED;
 use phyxel::meshless::plasticity::norm;
 
@@ -43,7 +44,7 @@ impl<A: Accelerator> Demo<A> {
             material,
             ..SceneDescription::default()
         };
-        let (sim, loading) = build(
+        let (sim, loading, cells) = build(
             scene,
             across,
             material,
@@ -66,6 +67,7 @@ impl<A: Accelerator> Demo<A> {
             implicit_model: ImplicitModel::Quadrature,
             parked_quadrature: None,
             loading: Some((loading, across)),
+            cells: Some(cells),
             mirrored: None,
             cut_elsewhere: false,
             carried_cracks: None,
@@ -111,7 +113,7 @@ impl<A: Accelerator> Demo<A> {
             }
         };
         let across = *across;
-        let (mut sim, loading) = build(
+        let (mut sim, loading, cells) = build(
             scene,
             across,
             self.description.material,
@@ -125,6 +127,7 @@ impl<A: Accelerator> Demo<A> {
         self.object_start = vec![0, sim.body.len()];
         self.sim = sim;
         self.loading = Some((loading, across));
+        self.cells = Some(cells);
         self.steps = 0;
         self.error = None;
         self.mirrored = None;
@@ -184,11 +187,7 @@ impl<A: Accelerator> Demo<A> {
             .filter(|(_, &held)| !held)
             .map(|(p, _)| norm(*p))
             .fold(0.0, f64::max);
-        let ratio: Vec<f64> = fracture
-            .stress_ratios(body)
-            .into_iter()
-            .map(|(r, _)| r)
-            .collect();
+        let ratio = fracture.stress_ratio_values(body);
         let peak = ratio
             .iter()
             .zip(&self.sim.fixed)
@@ -219,9 +218,44 @@ impl<A: Accelerator> Demo<A> {
                     [c.x, c.y, c.z, v.x, v.y, v.z]
                 }
             },
+            open: self.own_open_faces(&label),
             piece,
             ratio,
         })
+    }
+
+    /// The lattice faces this demo's cracks opened, and those between its pieces `label`
+    /// ([`CellSurface::open_faces`]).
+    fn own_open_faces(&self, label: &[u32]) -> Vec<u32> {
+        match (&self.cells, &self.sim.fracture) {
+            (Some(cells), Some(fracture)) => cells.open_faces(fracture, label),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The fracture scene's surface ([`CellSurface::mesh`]): its lattice's cell faces on the outside
+    /// and along the cracks (as the demo that stepped them last sent them), at the current positions;
+    /// None in another scene.
+    pub(crate) fn cell_mesh(&self) -> Option<CellMesh> {
+        let cells = self.cells.as_ref()?;
+        let body = &self.sim.body;
+        let open = match &self.mirrored {
+            Some(view) => view.open.clone(),
+            None => self.own_open_faces(&fragments(body).1),
+        };
+        Some(cells.mesh(&body.reference, &body.positions(), &open))
+    }
+
+    /// The fracture scene's drawn surface: [cell faces, of them on cracks]; empty in another scene.
+    pub fn surface_faces(&self) -> Vec<f64> {
+        let Some(cells) = &self.cells else {
+            return Vec::new();
+        };
+        let open = match &self.mirrored {
+            Some(view) => view.open.len(),
+            None => self.own_open_faces(&fragments(&self.sim.body).1).len(),
+        };
+        vec![(cells.outer_faces() + 2 * open) as f64, (2 * open) as f64]
     }
 
     /// The fracture scene's cracks: as the demo that stepped them sent them, else computed here.
@@ -349,7 +383,8 @@ fn scene_name(scene: &str) -> &'static str {
     }
 }
 
-/// The fracture scene `scene` at `across` as a simulation and what loads it: the notched bar
+/// The fracture scene `scene` at `across` as a simulation, what loads it and its lattice of cells
+/// (the surface drawn): the notched bar
 /// ([`notched_bar`], grips ramped to `load` over [`RAMP_TIME`]), the struck slab ([`struck_slab`],
 /// the ball at `ball_speed`) or the ductile bar ([`ductile_bar`], [`DUCTILE_PLASTICITY`], grips apart
 /// at [`GRIP_SPEED`]); refused beyond [`MAX_CPU_PHYXELS`].
@@ -362,13 +397,10 @@ fn build(
     load: f64,
     ball_speed: f64,
     damping: f64,
-) -> Result<(Simulation, Loading), DemoError> {
+) -> Result<(Simulation, Loading, CellSurface), DemoError> {
     // The ductile bar is the notched bar's lattice (its waist moves the phyxels, not their count).
-    let cells: usize = if scene == STRUCK_SLAB {
-        struck_slab_cells(across).iter().product()
-    } else {
-        notched_bar_cells(across).iter().product()
-    };
+    let (lattice, spacing) = lattice(scene == STRUCK_SLAB, across);
+    let cells: usize = lattice.iter().product();
     if cells > MAX_CPU_PHYXELS {
         return Err(DemoError(format!(
             "the {} of {cells} phyxels is more than the CPU solver is offered \
@@ -376,11 +408,10 @@ fn build(
             scene_name(scene)
         )));
     }
-    if scene == STRUCK_SLAB {
+    let (simulation, loading) = if scene == STRUCK_SLAB {
         let slab = struck_slab(across, material, settings, ball_speed, damping)?;
-        return Ok((slab.simulation, Loading::Ball(slab.ball)));
-    }
-    if scene == DUCTILE_BAR {
+        (slab.simulation, Loading::Ball(slab.ball))
+    } else if scene == DUCTILE_BAR {
         let bar = ductile_bar(
             across,
             material,
@@ -389,11 +420,14 @@ fn build(
             GRIP_SPEED,
             damping,
         )?;
-        return Ok((bar.simulation, Loading::Pull(bar.grips)));
-    }
-    let bar = notched_bar(across, material, settings, load, RAMP_TIME, damping)?;
-    let grips = bar.grips();
-    Ok((bar.simulation, Loading::Grips(grips)))
+        (bar.simulation, Loading::Pull(bar.grips))
+    } else {
+        let bar = notched_bar(across, material, settings, load, RAMP_TIME, damping)?;
+        let grips = bar.grips();
+        (bar.simulation, Loading::Grips(grips))
+    };
+    let surface = CellSurface::new(&simulation.body, lattice, spacing)?;
+    Ok((simulation, loading, surface))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The demo's CPU solver as the page drives it.
 
 use super::*;
+use phyxel::meshless::fracture::cells::CellMesh;
 
 /// The demo without an accelerator, as the solver worker builds it.
 type PhyxelDemo = Demo;
@@ -417,10 +418,72 @@ fn the_notched_bar_parts_in_two_and_the_pages_copy_shows_what_the_worker_cut() {
     assert_eq!(page.snapshot(false), worker.snapshot(false));
     // A state whose cracks do not fit this body (cut short) is refused; the copy's cracks stay.
     let mut short = worker.snapshot(false);
-    let at = 2 + FRACTURE_HEADER + 2 * worker.sim.body.len();
+    let at = 2 + short[1] as usize;
     short[at] -= 1.0;
     assert!(page.restore(short).is_err());
     assert_eq!(page.snapshot(false), worker.snapshot(false));
+}
+
+#[test]
+fn the_parted_bar_draws_two_closed_surfaces_open_along_the_crack_on_the_pages_copy_alike() {
+    let (mut worker, mut page) = (notched_bar_demo(2e3), notched_bar_demo(2e3));
+    // Before: the box and the notch's faces (2 layers of 5 deep: 10 lattice faces, two sides each).
+    assert_eq!(
+        worker.surface_faces(),
+        vec![(2 * (24 * 5 + 5 * 5 + 5 * 24) + 20) as f64, 20.0]
+    );
+    let dt = 0.1 * worker.cfl_time_step();
+    while worker.fracture_readouts()[2] < 2.0 {
+        assert!(worker.step(dt, 50).unwrap(), "{:?}", worker.error());
+        assert!(worker.steps() < 3000.0, "not parted");
+    }
+    assert!(worker.step(dt, 200).unwrap());
+    page.restore(worker.snapshot(false)).unwrap();
+    // The page's copy, never cut, draws the worker's surface exactly.
+    let drawn = worker.frame("fragment", false, true).unwrap();
+    assert_eq!(page.frame("fragment", false, true).unwrap(), drawn);
+    assert_eq!(page.surface_faces(), worker.surface_faces());
+    assert!(drawn.surface_vertices.iter().all(|c| c.is_finite()));
+    let faces = worker.surface_faces();
+    assert_eq!(drawn.surface_indices.len(), 6 * faces[0] as usize);
+    // A whole section opened: at least its 25 faces, two sides each.
+    assert!(faces[1] >= 50.0, "{faces:?}");
+    println!("parted bar: faces drawn, on cracks {faces:?}");
+    // Each fragment's faces make a closed surface of its own, enclosing its cells' volume (the bar is
+    // strained by some 10⁻³); the two share no vertex.
+    let mesh = worker.cell_mesh().unwrap();
+    assert_eq!(mesh.unmatched_edges(), 0);
+    let pieces = worker.fracture_pieces();
+    let cell = 0.05f64.powi(3);
+    let mut corners_of = Vec::new();
+    for piece in [0.0, 1.0] {
+        let quads: Vec<_> = mesh
+            .quads
+            .iter()
+            .filter(|q| pieces[q.phyxel as usize] == piece)
+            .copied()
+            .collect();
+        let part = CellMesh {
+            corners: mesh.corners.clone(),
+            quads,
+        };
+        assert_eq!(part.unmatched_edges(), 0, "piece {piece}");
+        let cells = pieces.iter().filter(|&&p| p == piece).count() as f64;
+        let ratio = part.enclosed_volume() / (cells * cell);
+        assert!((ratio - 1.0).abs() < 0.01, "piece {piece}: {ratio}");
+        println!("piece {piece}: {cells} cells, enclosed volume / cells' = {ratio:.5}");
+        let mut corners: Vec<u32> = part.quads.iter().flat_map(|q| q.corners).collect();
+        corners.sort_unstable();
+        corners.dedup();
+        corners_of.push(corners);
+    }
+    assert!(corners_of[0]
+        .iter()
+        .all(|c| corners_of[1].binary_search(c).is_err()));
+    assert_eq!(
+        corners_of[0].len() + corners_of[1].len(),
+        mesh.corners.len()
+    );
 }
 
 #[test]
@@ -569,11 +632,12 @@ fn a_fracture_view_survives_its_numbers() {
         events: 9,
         piece: vec![0, 1, u32::MAX, 2],
         ratio: vec![0.5, 1.5, 0.0, 0.25],
+        open: vec![0, 7, 11],
     };
     let piece: Vec<f64> = view.piece_numbers().collect();
     assert_eq!(piece, [0.0, 1.0, -1.0, 2.0]);
     assert_eq!(
-        FractureView::from_numbers(&view.header(), &piece, &view.ratio),
+        FractureView::from_numbers(&view.header(), &piece, &view.ratio, &[0.0, 7.0, 11.0]),
         view
     );
 }

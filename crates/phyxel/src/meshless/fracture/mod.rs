@@ -5,7 +5,7 @@
 //! or the transparency method ([`weights`]). [`stress`] gives the stress that decides, this file the
 //! bookkeeping of a step, [`scenes`] the pulled (notched) bar, [`slab`] the slab struck by a ball,
 //! [`ductile`] the plastic bar pulled until it necks and tears, [`tool`] the pointer's cut (a stroke
-//! pulled back into a crack) and strike.
+//! pulled back into a crack) and strike, [`cells`] the closed surface drawn of a cracked lattice body.
 //!
 //! **What is cut.** Each neighbour edge (i → j) carries a modified weight ω'_ij: the uncut
 //! w(|X_ij|, h_i) (MKN04 eq. 7), or where the segment X_i–X_j crosses a crack 0 (visibility) or the
@@ -42,6 +42,7 @@
 //! `GpuSolver::set_cut_weights`), but no stepping loop runs this bookkeeping on the device's state
 //! yet. Cracks are planar (no turning); resampling (seed 002 eq. 71) is the 2D lesson's only.
 
+pub mod cells;
 pub mod crack;
 pub mod ductile;
 pub mod scenes;
@@ -51,7 +52,7 @@ pub mod stress;
 pub mod tool;
 pub mod weights;
 
-pub use self::stress::{largest_principal, second_piola};
+pub use self::stress::{largest_eigenvalue, largest_principal, second_piola};
 pub use self::weights::{fragments, modified_weight, Criterion};
 
 use self::crack::{moved_vertices, Crack};
@@ -299,6 +300,18 @@ impl Fracture {
     /// Each phyxel's largest principal stress ([`second_piola`]) over the strength, and its eigenvector.
     pub fn stress_ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
         self.ratios(body, false)
+    }
+
+    /// Each phyxel's largest principal stress over the strength, the value alone
+    /// ([`largest_eigenvalue`]): what the page's colours and peak readout show.
+    pub fn stress_ratio_values(&self, body: &Body) -> Vec<f64> {
+        let strength = self.settings.strength;
+        map_indices(body.len(), |i| {
+            let grad_u = body
+                .mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours);
+            largest_eigenvalue(second_piola(body, i, grad_u)) / strength
+        })
     }
 
     /// [`Fracture::stress_ratios`], or with `screened` exactly only where it may exceed 1: a phyxel

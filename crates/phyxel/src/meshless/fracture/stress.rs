@@ -16,6 +16,25 @@ pub fn largest_principal(s: DMat3) -> (f64, DVec3) {
     (values[k], vectors.col(k).normalize_or(DVec3::X))
 }
 
+/// The largest eigenvalue of a symmetric matrix in closed form (the trigonometric solution of the
+/// characteristic cubic, O. K. Smith, "Eigenvalues of a symmetric 3 × 3 matrix", CACM 4(4), 1961):
+/// with q = tr S / 3, p = √(‖S − qI‖²_F / 6) and r = det((S − qI)/p) / 2, λ₁ = q + 2p cos(acos(r)/3).
+/// For the readouts and colours, which need the value alone: a few dozen operations where the Jacobi
+/// sweeps of [`largest_principal`] take hundreds. Exact to rounding, except where the largest value
+/// is a double root (r = −1, where acos loses half the digits): to about 10⁻⁸ of ‖S‖ there.
+pub fn largest_eigenvalue(s: DMat3) -> f64 {
+    let off = s.y_axis.x.powi(2) + s.z_axis.x.powi(2) + s.z_axis.y.powi(2);
+    let q = (s.x_axis.x + s.y_axis.y + s.z_axis.z) / 3.0;
+    let deviation = (s.x_axis.x - q).powi(2) + (s.y_axis.y - q).powi(2) + (s.z_axis.z - q).powi(2);
+    let p = ((deviation + 2.0 * off) / 6.0).sqrt();
+    if p <= 1e-300 {
+        return q;
+    }
+    let b = (s - DMat3::from_diagonal(glam::DVec3::splat(q))) * (1.0 / p);
+    let r = (0.5 * b.determinant()).clamp(-1.0, 1.0);
+    q + 2.0 * p * (r.acos() / 3.0).cos()
+}
+
 /// The total second Piola–Kirchhoff stress of phyxel i at displacement gradient ∇u_i, in the reference
 /// frame (where the cracks live): S = J_e⁻¹ P(J_e) with J_e = (I + ∇u_i) G_i and P MKN04's first
 /// Piola stress, Hooke's part and the volume term k_v (det J_e − 1) cof J_e together — the stress whose
@@ -39,3 +58,6 @@ pub fn second_piola(body: &Body, i: usize, grad_u: DMat3) -> DMat3 {
     let total = j.inverse() * (-s.force_matrix);
     0.5 * (total + total.transpose())
 }
+
+#[cfg(test)]
+mod tests;
