@@ -319,9 +319,13 @@ impl Body {
     /// energy is U_i(J_i G_i) and, as ∂U(J G)/∂J = (∂U/∂J)(J G) Gᵀ, the force matrix is
     /// M_i(J_i G_i) Gᵢᵀ ([`phyxel_stress`] at J_i G_i − I).
     pub fn phyxel_stress_of(&self, i: usize, grad_u: DMat3) -> PhyxelStress {
+        self.phyxel_stress_with(i, grad_u, self.rest_correction[i])
+    }
+
+    /// [`Body::phyxel_stress_of`] with the rest correction `g` in place of G_i (a trial one).
+    pub fn phyxel_stress_with(&self, i: usize, grad_u: DMat3, g: DMat3) -> PhyxelStress {
         let (lambda, mu) = self.material.lame();
         let scale = self.stiffness_scale[i];
-        let g = self.rest_correction[i];
         let corrected = g != DMat3::IDENTITY;
         let grad_e = if corrected {
             (DMat3::IDENTITY + grad_u) * g - DMat3::IDENTITY

@@ -316,7 +316,9 @@ impl Fracture {
 
     /// [`Fracture::stress_ratios`], or with `screened` exactly only where it may exceed 1: a phyxel
     /// whose Gershgorin bound max_r (S_rr + Σ_c≠r |S_rc|) ≥ λ_max lies below the strength reports that
-    /// bound over the strength and no eigenvector, and skips the eigen-decomposition.
+    /// bound over the strength and no eigenvector; one whose closed-form λ_max
+    /// ([`largest_eigenvalue`]) lies below it reports that and no eigenvector; only the rest take the
+    /// eigen-decomposition (the crack normal at an initiation needs the eigenvector).
     fn ratios(&self, body: &Body, screened: bool) -> Vec<(f64, DVec3)> {
         let strength = self.settings.strength;
         map_indices(body.len(), |i| {
@@ -331,6 +333,10 @@ impl Fracture {
                     .max(z.z + x.z.abs() + y.z.abs());
                 if bound < strength {
                     return (bound / strength, DVec3::ZERO);
+                }
+                let largest = largest_eigenvalue(s);
+                if largest < strength {
+                    return (largest / strength, DVec3::ZERO);
                 }
             }
             let (largest, v) = largest_principal(s);
@@ -361,12 +367,12 @@ impl Fracture {
             let swept = self.grow(c, body, &ratios, advance);
             if !swept.is_empty() {
                 changed.push(c);
-                moved.extend(swept);
+                moved.push((c, swept));
             }
         }
         match self.settings.criterion {
             // Under visibility a front's advance changes only the crossings in the area it swept.
-            Criterion::Visibility => self.update_weights_around(body, &moved, &changed),
+            Criterion::Visibility => self.update_weights_around(body, &moved),
             // Under transparency d_s changes wherever the nearest front moved.
             Criterion::Transparency { .. } => self.update_weights_near(body, &changed),
         }
@@ -375,17 +381,50 @@ impl Fracture {
         }
     }
 
-    /// Re-weigh the phyxels within h_i + r of the points (p, r) ([`moved_vertices`]) against the
-    /// cracks that `grew` and refit those whose weights changed (visibility only: a crack only grows,
-    /// so a pair cut stays cut and an uncut one is cut now only by a crack that grew).
-    fn update_weights_around(&mut self, body: &mut Body, points: &[(DVec3, f64)], grew: &[usize]) {
-        if points.is_empty() {
+    /// Re-weigh the phyxels within h_i + r of the points (p, r) ([`moved_vertices`]) of the cracks
+    /// that grew, each against those of the cracks whose points it lies so near, and refit those whose
+    /// weights changed (visibility only: a crack only grows, so a pair cut stays cut, and an uncut
+    /// pair (i, j) is cut now only where a crack that grew swept its crossing point x_s; with
+    /// |X_i − x_s| ≤ |X_ij| < h_i, X_i then lies within h_i + r of one of that crack's points).
+    fn update_weights_around(&mut self, body: &mut Body, grown: &[(usize, Vec<(DVec3, f64)>)]) {
+        if grown.is_empty() {
             return;
         }
-        let near = phyxels_where(body, |x, h| {
-            points.iter().any(|&(p, r)| x.distance(p) < h + r)
+        // Each grown crack's points with the box around them widened by the largest h + r: a quick
+        // rejection before the points.
+        let reach = |points: &[(DVec3, f64)]| {
+            let r = points.iter().map(|&(_, r)| r).fold(0.0, f64::max) + self.largest_support;
+            let (low, high) = points.iter().fold(
+                (DVec3::INFINITY, DVec3::NEG_INFINITY),
+                |(low, high), &(p, _)| (low.min(p), high.max(p)),
+            );
+            (low - DVec3::splat(r), high + DVec3::splat(r))
+        };
+        let boxes: Vec<(DVec3, DVec3)> = grown.iter().map(|(_, points)| reach(points)).collect();
+        let n = body.len();
+        let near: Vec<(usize, Vec<usize>)> = map_indices(n.div_ceil(PHYXELS_PER_PIECE), |piece| {
+            (piece * PHYXELS_PER_PIECE..((piece + 1) * PHYXELS_PER_PIECE).min(n))
+                .filter_map(|i| {
+                    let (x, h) = (body.reference[i], body.support_radius[i]);
+                    let cracks: Vec<usize> = grown
+                        .iter()
+                        .zip(&boxes)
+                        .filter(|(_, (low, high))| x.cmpge(*low).all() && x.cmple(*high).all())
+                        .filter(|((_, points), _)| {
+                            points.iter().any(|&(p, r)| x.distance(p) < h + r)
+                        })
+                        .map(|((c, _), _)| *c)
+                        .collect();
+                    (!cracks.is_empty()).then_some((i, cracks))
+                })
+                .collect::<Vec<_>>()
+        })
+        .concat();
+        let weights = map_indices(near.len(), |n| {
+            let (i, cracks) = &near[n];
+            self.visible_weights(body, *i, cracks)
         });
-        let weights = map_indices(near.len(), |n| self.visible_weights(body, near[n], grew));
+        let near: Vec<usize> = near.into_iter().map(|(i, _)| i).collect();
         self.take_weights_and_refit(body, &near, weights);
     }
 
@@ -641,27 +680,40 @@ impl Fracture {
 
     /// Each rest correction G_i ≠ I moves a fraction β = min(c_prop Δt / h_i, 1) of the way to I when
     /// that lowers U_i, and stays otherwise; the energy let go is added to [`Fracture::dissipated`].
+    /// Each phyxel's relaxation depends on its own G_i and ∇u_i alone: they are found in parallel and
+    /// taken (and the energy let go summed) in the phyxels' order.
     fn relax_rest_corrections(&mut self, body: &mut Body, dt: f64) {
-        for i in 0..body.len() {
-            let g = body.rest_correction[i];
-            if g == DMat3::IDENTITY {
-                continue;
-            }
-            let beta = (self.settings.c_prop * dt / body.support_radius[i]).min(1.0);
+        let corrected: Vec<usize> = (0..body.len())
+            .filter(|&i| body.rest_correction[i] != DMat3::IDENTITY)
+            .collect();
+        let c_prop = self.settings.c_prop;
+        let shared: &Body = body;
+        let relaxed = map_indices(corrected.len(), |n| {
+            let i = corrected[n];
+            let g = shared.rest_correction[i];
+            let beta = (c_prop * dt / shared.support_radius[i]).min(1.0);
             let trial = g + (DMat3::IDENTITY - g) * beta;
-            let grad = body
-                .mls
-                .displacement_gradient(i, &body.displacement, &body.neighbours);
-            let now = body.phyxel_stress_of(i, grad).energy;
-            body.rest_correction[i] = trial;
-            let relaxed = body.phyxel_stress_of(i, grad).energy;
+            let grad =
+                shared
+                    .mls
+                    .displacement_gradient(i, &shared.displacement, &shared.neighbours);
+            let now = shared.phyxel_stress_of(i, grad).energy;
+            let relaxed = shared.phyxel_stress_with(i, grad, trial).energy;
             if relaxed <= now {
-                self.dissipated += now - relaxed;
-                if trial.abs_diff_eq(DMat3::IDENTITY, 1e-12) {
-                    body.rest_correction[i] = DMat3::IDENTITY;
-                }
+                let trial = if trial.abs_diff_eq(DMat3::IDENTITY, 1e-12) {
+                    DMat3::IDENTITY
+                } else {
+                    trial
+                };
+                Some((trial, now - relaxed))
             } else {
+                None
+            }
+        });
+        for (&i, relaxed) in corrected.iter().zip(relaxed) {
+            if let Some((g, let_go)) = relaxed {
                 body.rest_correction[i] = g;
+                self.dissipated += let_go;
             }
         }
     }
