@@ -1,6 +1,7 @@
-// `collision::resolve_contact` for every collider, shared by integrate.wgsl and implicit.wgsl (prepended
-// to them): each collider a phyxel is inside projects it out along the normal, removes the approaching
-// normal velocity and applies Coulomb friction. Needs `params` and `colliders`.
+// `collision::resolve_contact` (crates/phyxel/src/meshless/collision.rs), shared by integrate.wgsl and
+// implicit.wgsl (with colliders.wgsl, the environment's colliders) and ball.wgsl (the struck slab's ball),
+// prepended to them: a collider a phyxel is inside projects it out along the normal, removes the
+// approaching normal velocity and applies Coulomb friction. Functions of their arguments only.
 
 // (signed distance, outward normal) of `x` to collider `c` (`Collider::signed_distance`).
 fn signed_distance(c: Collider, x: vec3<f32>) -> vec4<f32> {
@@ -38,30 +39,28 @@ fn finite(v: vec3<f32>) -> bool {
     return all(abs(v) <= vec3<f32>(3.0e38));
 }
 
-// Project the phyxel at x̄ + u out of every collider, with friction (params.friction).
-fn resolve_contacts(reference_position: vec3<f32>, u_in: ptr<function, vec3<f32>>, v_in: ptr<function, vec3<f32>>) {
-    var u = *u_in;
-    var v = *v_in;
-    let friction = params.friction;
-    for (var k = 0u; k < params.colliders; k++) {
-        let hit = signed_distance(colliders[k], reference_position + u);
-        let phi = hit.x;
-        if (phi < 0.0) {
-            let normal = hit.yzw;
-            let v_n = dot(v, normal);
-            let normal_loss = max(-v_n, 0.0);
-            if (v_n < 0.0) {
-                v -= v_n * normal;
-            }
-            let tangential = v - dot(v, normal) * normal;
-            let speed = length(tangential);
-            if (speed > 0.0) {
-                let kept = max(1.0 - friction * normal_loss / speed, 0.0);
-                v -= (1.0 - kept) * tangential;
-            }
-            u -= phi * normal;
-        }
+// `resolve_contact`: the phyxel at `x` with velocity *v_in, inside collider `c`, gets its approaching
+// normal velocity removed and Coulomb friction (coefficient `friction`) applied to its sliding; returns
+// the correction −φ n that projects it onto the surface (zero outside).
+fn resolve_contact(c: Collider, x: vec3<f32>, v_in: ptr<function, vec3<f32>>, friction: f32) -> vec3<f32> {
+    let hit = signed_distance(c, x);
+    let phi = hit.x;
+    if (phi >= 0.0) {
+        return vec3<f32>(0.0);
     }
-    *u_in = u;
+    let normal = hit.yzw;
+    var v = *v_in;
+    let v_n = dot(v, normal);
+    let normal_loss = max(-v_n, 0.0);
+    if (v_n < 0.0) {
+        v -= v_n * normal;
+    }
+    let tangential = v - dot(v, normal) * normal;
+    let speed = length(tangential);
+    if (speed > 0.0) {
+        let kept = max(1.0 - friction * normal_loss / speed, 0.0);
+        v -= (1.0 - kept) * tangential;
+    }
     *v_in = v;
+    return -phi * normal;
 }

@@ -14,7 +14,7 @@ use phyxel::meshless::body::{Integration, NodalVolume};
 use phyxel::meshless::fracture::cells::CellSurface;
 use phyxel::meshless::fracture::ductile::{ductile_bar, PullingGrips, DUCTILE_PLASTICITY};
 use phyxel::meshless::fracture::scenes::{
-    notched_bar, notched_bar_cells, Grips, NOTCHED_BAR_WIDTH,
+    notched_bar, notched_bar_cells, GripPath, Grips, NOTCHED_BAR_WIDTH,
 };
 use phyxel::meshless::fracture::slab::{struck_slab, struck_slab_cells, Ball, SLAB_SPAN};
 use phyxel::meshless::fracture::tool::{strike, Stroke};
@@ -104,10 +104,6 @@ pub const CUT_ELSEWHERE: &str =
     "this body's cracks were cut by another copy of the solver and the \
      state's cracks do not fit this copy's body: it cannot go on from it (restart the scene)";
 
-/// Why the fracture scene steps on the CPU.
-pub const GPU_CANNOT_CUT: &str =
-    "fracture is built on the CPU only: the GPU backend does not cut cracks yet";
-
 /// Numbers of [`FractureView`] before its per-phyxel lists in a snapshot.
 const FRACTURE_HEADER: usize = 15;
 
@@ -196,17 +192,41 @@ impl<E: std::error::Error> From<E> for DemoError {
     }
 }
 
+/// What moves a fracture scene's body during a batch of steps on an accelerator besides its forces:
+/// the CPU's drivers around `Simulation::step` (`Grips::step`, `PullingGrips::step`, `Ball::step`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BatchLoads {
+    /// Nothing (the scenes of objects).
+    None,
+    /// The held phyxels of the grips, and their law s at the end of each step of the batch.
+    Grips { path: GripPath, scales: Vec<f64> },
+    /// The ball that strikes the slab as the demo holds it: taken when the accelerator takes the
+    /// simulation anew; from then on the accelerator moves it and reads it back with the state
+    /// ([`Demo::took_accelerator_state`]).
+    Ball(Ball),
+}
+
 /// A backend that steps the demo's simulation elsewhere — phyxel-view's GPU backend — while the
 /// demo's own [`Simulation`] holds the last state read back from it.
 pub trait Accelerator {
-    /// Queue `steps` steps of `dt` from `sim`'s state and settings: Ok(true) when queued (simulated
-    /// time moves on), Ok(false) when still busy with earlier steps (simulated time waits for it).
-    /// Err says why it refuses (an integrator it does not mirror, say): the demo then drops it and
-    /// steps on the CPU.
-    fn step(&mut self, sim: &Simulation, dt: f64, steps: u32) -> Result<bool, String>;
+    /// Queue `steps` steps of `dt` from `sim`'s state and settings, moved by `loads` too: Ok(true)
+    /// when queued (simulated time moves on), Ok(false) when still busy with earlier steps
+    /// (simulated time waits for it). Err says why it refuses (an integrator it does not mirror, say):
+    /// the demo then drops it and steps on the CPU.
+    fn step(
+        &mut self,
+        sim: &Simulation,
+        loads: &BatchLoads,
+        dt: f64,
+        steps: u32,
+    ) -> Result<bool, String>;
 
-    /// The material, damping, integrator or state changed: take `sim` anew before the next step.
+    /// The material, damping or integrator changed: take `sim` anew before the next step.
     fn mark_stale(&mut self);
+
+    /// The simulation's state was changed here (a tool, a state restored, the scene built anew): take
+    /// `sim` anew before the next step, and drop a read-back under way (its state is older).
+    fn take_state_anew(&mut self);
 
     /// The CG statistics of its last implicit step read back.
     fn last_solve(&self) -> Option<SolveStats>;
@@ -216,11 +236,15 @@ pub trait Accelerator {
 pub enum CpuOnly {}
 
 impl Accelerator for CpuOnly {
-    fn step(&mut self, _: &Simulation, _: f64, _: u32) -> Result<bool, String> {
+    fn step(&mut self, _: &Simulation, _: &BatchLoads, _: f64, _: u32) -> Result<bool, String> {
         match *self {}
     }
 
     fn mark_stale(&mut self) {
+        match *self {}
+    }
+
+    fn take_state_anew(&mut self) {
         match *self {}
     }
 
@@ -266,6 +290,25 @@ pub struct Demo<A = CpuOnly> {
     mirrored: Option<FractureView>,
     cut_elsewhere: bool,
     carried_cracks: Option<Vec<f64>>,
+    /// A fracture scene's batch of steps on the accelerator whose cracks are not cut yet: the next
+    /// batch waits for its state to come back ([`Demo::took_accelerator_state`]).
+    batch: Batch,
+    /// After the last batch on the accelerator was cut: the fracture scene's peak σ₁/σ_t and its rise
+    /// per step over that batch (None before the first, or after the state changed here): how long
+    /// the next batch may be.
+    quiet: Option<fracture::Quiet>,
+}
+
+/// A fracture scene's batch of `steps` steps of `dt` on the accelerator, until its state is back and
+/// its cracks are cut.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Batch {
+    /// None under way.
+    Done,
+    /// Queued; the next read-back brings it.
+    Queued { dt: f64, steps: u32 },
+    /// A read-back of its state is under way.
+    Reading { dt: f64, steps: u32 },
 }
 
 /// How the corotated implicit Euler integrates the elastic energy.
@@ -370,6 +413,8 @@ impl<A: Accelerator> Demo<A> {
             mirrored: None,
             cut_elsewhere: false,
             carried_cracks: None,
+            batch: Batch::Done,
+            quiet: None,
         })
     }
 
@@ -714,17 +759,25 @@ impl<A: Accelerator> Demo<A> {
             self.error = Some(error.0);
             return Ok(false);
         }
-        if self.loading.is_some() && self.accelerator.is_some() {
-            self.accelerator = None;
-            self.notice = Some(GPU_CANNOT_CUT.into());
-        }
-        if let Some(accelerator) = &mut self.accelerator {
-            match accelerator.step(&self.sim, dt, steps) {
+        if self.accelerator.is_some() {
+            // A fracture scene's cracks are cut here after each batch: the next waits for them, and
+            // a batch is short enough that its fronts advance little at once.
+            let steps = match &self.loading {
+                Some(_) if self.batch != Batch::Done => return Ok(true),
+                Some(_) => steps.min(self.fracture_batch_steps(dt)),
+                None => steps,
+            };
+            let loads = self.batch_loads(dt, steps);
+            let accelerator = self.accelerator.as_mut().expect("checked above");
+            match accelerator.step(&self.sim, &loads, dt, steps) {
                 Ok(queued) => {
                     if queued {
                         self.sim.time += dt * f64::from(steps);
                         self.steps += u64::from(steps);
                         self.error = None;
+                        if self.loading.is_some() && steps > 0 {
+                            self.batch = Batch::Queued { dt, steps };
+                        }
                     }
                     return Ok(true);
                 }
@@ -862,7 +915,7 @@ impl<A: Accelerator> Demo<A> {
         self.mirrored = view;
         self.steps = steps as u64;
         self.error = None;
-        self.mark_stale();
+        self.take_state_anew();
         Ok(())
     }
 
@@ -881,7 +934,7 @@ impl<A: Accelerator> Demo<A> {
             .map_err(|e| DemoError(format!("{CUT_ELSEWHERE} ({e})")))?;
         self.cut_elsewhere = false;
         self.carried_cracks = None;
-        self.mark_stale();
+        self.take_state_anew();
         Ok(())
     }
 
@@ -893,7 +946,7 @@ impl<A: Accelerator> Demo<A> {
     /// The accelerator stopped with `error` (a blow-up it read back): step on the CPU from the last
     /// state read, and say why.
     pub fn stop_accelerator(&mut self, error: String) {
-        self.accelerator = None;
+        self.use_cpu();
         self.error = Some(error);
     }
 
@@ -909,6 +962,8 @@ impl<A: Accelerator> Demo<A> {
     /// Step on the CPU again, from the last state read back from the accelerator.
     pub fn use_cpu(&mut self) {
         self.accelerator = None;
+        self.batch = Batch::Done;
+        self.quiet = None;
     }
 
     /// Why the demo went back to the CPU by itself, once (then None).
@@ -980,6 +1035,15 @@ impl<A: Accelerator> Demo<A> {
             accelerator.mark_stale();
         }
     }
+
+    /// The state was changed here ([`Accelerator::take_state_anew`]): no batch is under way any more.
+    fn take_state_anew(&mut self) {
+        self.batch = Batch::Done;
+        self.quiet = None;
+        if let Some(accelerator) = &mut self.accelerator {
+            accelerator.take_state_anew();
+        }
+    }
 }
 
 fn material(
@@ -1004,6 +1068,7 @@ fn vector(v: &[f64], name: &str) -> Result<DVec3, DemoError> {
 }
 
 mod fracture;
+pub use fracture::{CutChange, QUIET_BATCH, QUIET_PLASTIC, QUIET_RATIO};
 
 #[cfg(test)]
 mod tests;

@@ -18,4 +18,4 @@ pub mod demo;
 pub mod frame;
 pub mod parameters;
 
-pub use demo::{Accelerator, CpuOnly, Demo, DemoError};
+pub use demo::{Accelerator, BatchLoads, CpuOnly, CutChange, Demo, DemoError};

@@ -166,11 +166,6 @@ macro_rules! phyxel_demo_class {
                     .map_err($crate::js_error)
             }
 
-            /// Why the GPU backend cannot step this scene (the fracture scene), if it cannot.
-            pub fn gpu_refusal(&self) -> Option<String> {
-                self.demo.gpu_refusal()
-            }
-
             pub fn is_fracture_scene(&self) -> bool {
                 self.demo.is_fracture_scene()
             }

@@ -43,13 +43,6 @@ fn check_supported(sim: &Simulation) -> Result<(), GpuError> {
                 .into(),
         ));
     }
-    if sim.fracture.is_some() && (sim.plasticity.is_some() || sim.melting.is_some()) {
-        return Err(GpuError(
-            "the GPU backend cuts the weights of an elastic body only: a reference update (plastic \
-             flow, melting) on the device would rebuild its MLS frames uncut"
-                .into(),
-        ));
-    }
     if sim.surface_contact.is_some() && sim.surfaces.len() > 1 {
         return Err(GpuError(
             "the GPU backend has no contact between objects through their surfaces (the CPU's \
@@ -238,12 +231,15 @@ fn cut_contents(body: &Body, factors: &[f64]) -> (Vec<f32>, Vec<f32>, Vec<[f32; 
         .iter()
         .map(|&e| edge[e as usize])
         .collect();
-    let deviation = body
-        .rest_correction
+    (edge, reverse, rest_deviations(body))
+}
+
+/// D_i = G_i − I per phyxel, the rest corrections as the passes take them (summed from small terms).
+fn rest_deviations(body: &Body) -> Vec<[f32; 12]> {
+    body.rest_correction
         .iter()
         .map(|g| mat3(*g - DMat3::IDENTITY))
-        .collect();
-    (edge, reverse, deviation)
+        .collect()
 }
 
 impl BodyBuffers {
@@ -382,6 +378,43 @@ impl BodyBuffers {
         queue.write_buffer(&cut.rest_deviation, 0, bytemuck::cast_slice(&deviation));
         let frames = mls_frames(body);
         queue.write_buffer(&self.mls_frame, 0, bytemuck::cast_slice(&frames));
+        Ok(())
+    }
+
+    /// Write `body`'s rest corrections, as D_i = G_i − I. Refused for a body uploaded without
+    /// fracture, or of another size.
+    pub fn write_rest_corrections(&self, queue: &wgpu::Queue, body: &Body) -> Result<(), GpuError> {
+        let Some(cut) = &self.cut else {
+            return Err(GpuError(
+                "this body was uploaded without fracture: it has no rest corrections".into(),
+            ));
+        };
+        if body.len() != self.phyxels as usize {
+            return Err(GpuError(format!(
+                "rest corrections of {} phyxels for a body of {}",
+                body.len(),
+                self.phyxels
+            )));
+        }
+        queue.write_buffer(
+            &cut.rest_deviation,
+            0,
+            bytemuck::cast_slice(&rest_deviations(body)),
+        );
+        Ok(())
+    }
+
+    /// Write `body`'s plastic strains ε_p,i. Refused for a body of another size.
+    pub fn write_plastic_strain(&self, queue: &wgpu::Queue, body: &Body) -> Result<(), GpuError> {
+        if body.len() != self.phyxels as usize {
+            return Err(GpuError(format!(
+                "plastic strains of {} phyxels for a body of {}",
+                body.len(),
+                self.phyxels
+            )));
+        }
+        let plastic: Vec<[f32; 12]> = body.plastic_strain.iter().map(|m| mat3(*m)).collect();
+        queue.write_buffer(&self.plastic_strain, 0, bytemuck::cast_slice(&plastic));
         Ok(())
     }
 

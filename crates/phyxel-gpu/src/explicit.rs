@@ -72,7 +72,12 @@ impl ExplicitStep {
             ),
             gather_forces: gather_forces(device, b),
             integrate: pass(
-                &[source::COMMON, source::COLLISION, source::INTEGRATE],
+                &[
+                    source::COMMON,
+                    source::COLLISION,
+                    source::COLLIDERS,
+                    source::INTEGRATE,
+                ],
                 "integrate",
                 &[
                     (1, &b.reference),

@@ -144,6 +144,7 @@ impl ImplicitStep {
             mls_weight,
             layout,
             source::COLLISION,
+            source::COLLIDERS,
             source::IMPLICIT,
         ];
         let groups = b.workgroups();

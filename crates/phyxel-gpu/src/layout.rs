@@ -255,6 +255,35 @@ shared_structs! {
         _pad1: u32,
     }
 
+    /// A phyxel the fracture scenes' grips hold (`fracture::scenes::GripPath`): held at u_i = s a_i.
+    struct Grip as Grip {
+        /// a_i (m per unit of the grips' law s).
+        direction: [f32; 3],
+        /// i.
+        phyxel: u32,
+    }
+
+    /// The grips' counts (shaders/grips.wgsl): the phyxels they hold, the law's values written for
+    /// the batch (s_k, one per step), and the batch's step that the next `hold_grips` takes.
+    struct GripParams as GripParams {
+        grips: u32,
+        scales: u32,
+        step: u32,
+        _pad0: u32,
+    }
+
+    /// The struck slab's ball (`fracture::slab::Ball`).
+    struct GpuBall as Ball {
+        /// Its centre (m).
+        centre: [f32; 3],
+        /// Its radius (m).
+        radius: f32,
+        /// Its velocity V (m/s).
+        velocity: [f32; 3],
+        /// Its mass M (kg).
+        mass: f32,
+    }
+
     /// How many items a pass runs over (phyxels, or values to scan).
     struct Count as Count {
         n: u32,
@@ -384,6 +413,9 @@ pub fn wgsl_structs() -> String {
         GpuCollider::wgsl(),
         GridParams::wgsl(),
         EdgeWindow::wgsl(),
+        Grip::wgsl(),
+        GripParams::wgsl(),
+        GpuBall::wgsl(),
         Count::wgsl(),
         ImplicitFrame::wgsl(),
         IntegrationPoint::wgsl(),

@@ -15,7 +15,8 @@
 //! - a step, in step order: `explicit` (passes 3–5 and 7) or `implicit` (the corotated implicit
 //!   step; for a body integrated by background quadrature with the passes of `quadrature`, which
 //!   uploads its integration points and shape functions), `heat` (pass 6), `reference_update` (pass
-//!   7's update of the rest shape, on the device);
+//!   7's update of the rest shape, on the device); `loading`, a fracture scene's grips (before each
+//!   step) and struck ball (after it);
 //! - `state`: the read-back; `solver`: [`GpuSolver`], which drives the stages;
 //! - `instances` and `surface`: what the 3D view draws, computed from the solver's buffers;
 //! - `fluid`: the 3D SPH fluid's WCSPH step ([`GpuFluid`]; its neighbour grid in `fluid/cells.rs`, its
@@ -47,6 +48,8 @@
 //! | `Simulation::advance_implicit` + the implicit blow-up check + collisions | `implicit_integrate`, `rotation_per_step`, `implicit_collide` |
 //! | `Simulation::flow_multiplicative` (`Plasticity::flow_multiplicative`, shared: `flow_multiplicative` of `plasticity.wgsl`) | `plastic_flow_multiplicative`; at the integration points `point_plastic_flow` (quadrature.wgsl) |
 //! | `Quadrature::soften` (after `Melting::heat`) | `soften` (quadrature.wgsl) |
+//! | `Grips::step`, `PullingGrips::step` (`fracture::scenes`, `fracture::ductile`: the held phyxels at u_i = s a_i before a step) | `hold_grips`, `next_grip_step` (grips.wgsl) |
+//! | `Ball::step`, `Ball::strike` (`fracture::slab`: the ball moved, the phyxels inside it struck, its recoil; `collision::resolve_contact` in `collision.wgsl`) | `move_ball`, `strike`, `ball_recoil` (ball.wgsl) |
 //!
 //! The 3D SPH fluid ([`GpuFluid`], `phyxel::fluids3d` with WCSPH; `shaders/sph_fluid.wgsl` and
 //! `shaders/fluid_cells.wgsl`), in step order:
@@ -121,6 +124,7 @@ mod heat;
 mod implicit;
 mod instances;
 mod layout;
+mod loading;
 mod mls;
 mod neighbours;
 mod passes;
@@ -138,6 +142,7 @@ pub use context::{watch_failures, GpuContext, GpuError};
 pub use edge_windows::EdgeWindowPlan;
 pub use fluid::{GpuFluid, GpuFluidState, MAX_GPU_FLUID_PARTICLES};
 pub use instances::{InstanceColouring, PhyxelInstances};
+pub use loading::MAX_GRIP_SCALES;
 pub use mls::{compute_mls_weights, GpuMlsWeights};
 pub use neighbours::build_neighbourhoods;
 pub use quadrature::quadrature_binding_bytes;
@@ -148,7 +153,7 @@ pub use surface::{GpuSurfaces, SURFACE_VERTEX_FLOATS};
 #[cfg(test)]
 mod tests {
     /// The modules bottom up, as the crate docs list them, with their sources.
-    const STAGES: [(&str, &str); 20] = [
+    const STAGES: [(&str, &str); 21] = [
         ("context", include_str!("context.rs")),
         ("readback", include_str!("readback.rs")),
         ("layout", include_str!("layout.rs")),
@@ -161,6 +166,7 @@ mod tests {
         ("body", include_str!("body.rs")),
         ("explicit", include_str!("explicit.rs")),
         ("heat", include_str!("heat.rs")),
+        ("loading", include_str!("loading.rs")),
         ("quadrature", include_str!("quadrature.rs")),
         ("implicit", include_str!("implicit.rs")),
         ("reference_update", include_str!("reference_update.rs")),

@@ -12,9 +12,12 @@ use crate::explicit::ExplicitStep;
 use crate::heat::heat_passes;
 use crate::implicit::ImplicitStep;
 use crate::layout::{vec3, Params};
+use crate::loading::{BallPasses, GripPasses, Loading};
 use crate::passes::{profile_passes, Pass, PassTimes};
 use crate::reference_update::ReferenceUpdate;
 use crate::state::{read_neighbourhoods, read_state, GpuState};
+use phyxel::meshless::fracture::scenes::GripPath;
+use phyxel::meshless::fracture::slab::Ball;
 use phyxel::meshless::implicit::OBSTACLE_MARGIN;
 use phyxel::meshless::melting::Melting;
 use phyxel::meshless::neighbours::Neighbourhoods;
@@ -50,6 +53,8 @@ pub struct GpuSolver {
     rest_shape_followers: Vec<Pass>,
     /// Submissions of steps the device has not finished yet.
     in_flight: Arc<AtomicUsize>,
+    /// A fracture scene's grips or ball ([`GpuSolver::set_grips`], [`GpuSolver::set_ball`]).
+    loading: Option<Loading>,
 }
 
 /// [`GpuSolver::step`] queues nothing while this many submissions are unfinished: a page that asks for
@@ -120,9 +125,16 @@ impl GpuSolver {
             body,
             params,
             step,
-            reference_update_strain: sim.reference_update_strain,
+            // The cracks live in the rest shape: a body that can crack never updates it (as the
+            // CPU's `Simulation::flow_additive` skips the update with fracture on).
+            reference_update_strain: if sim.fracture.is_some() {
+                f64::INFINITY
+            } else {
+                sim.reference_update_strain
+            },
             rest_shape_followers: Vec::new(),
             in_flight: Arc::new(AtomicUsize::new(0)),
+            loading: None,
         };
         solver.set_drag(sim.drag);
         solver.set_melting(sim.melting);
@@ -214,6 +226,57 @@ impl GpuSolver {
         self.body.write_cut_weights(&gpu.queue, &sim.body, &factors)
     }
 
+    /// Hold the phyxels of `path` at u_i = s_k a_i before step k of each batch (`Grips::step`,
+    /// `PullingGrips::step`), s_k from [`GpuSolver::set_grip_scales`]; replaces a ball. Refused for a
+    /// path that does not fit the body.
+    pub fn set_grips(&mut self, gpu: &GpuContext, path: &GripPath) -> Result<(), GpuError> {
+        let grips = GripPasses::new(&gpu.device, &self.body, path)?;
+        self.loading = Some(Loading::Grips(grips));
+        Ok(())
+    }
+
+    /// The grips' law s_k at the end of each step of the next batch (at most
+    /// [`crate::MAX_GRIP_SCALES`]; past the last value the grips hold still). Refused without grips.
+    pub fn set_grip_scales(&mut self, gpu: &GpuContext, scales: &[f64]) -> Result<(), GpuError> {
+        match &self.loading {
+            Some(Loading::Grips(grips)) => {
+                grips.write_scales(&gpu.queue, scales);
+                Ok(())
+            }
+            _ => Err(GpuError("this solver holds no grips".into())),
+        }
+    }
+
+    /// Strike the body with `ball` after each step (`Ball::step`): the ball's state lives on the
+    /// device from now on and comes back with [`GpuSolver::read_state`]; replaces grips. Refused for a
+    /// ball that is not finite or has no mass or size.
+    pub fn set_ball(&mut self, gpu: &GpuContext, ball: &Ball) -> Result<(), GpuError> {
+        let passes = BallPasses::new(&gpu.device, &self.body, ball)?;
+        self.loading = Some(Loading::Ball(passes));
+        Ok(())
+    }
+
+    /// Write `body`'s rest corrections G_i to the device (a crack's bookkeeping on the host relaxes
+    /// them towards I while no weight changes). Refused for a solver uploaded without fracture, or
+    /// another body's.
+    pub fn write_rest_corrections(
+        &self,
+        gpu: &GpuContext,
+        body: &phyxel::meshless::body::Body,
+    ) -> Result<(), GpuError> {
+        self.body.write_rest_corrections(&gpu.queue, body)
+    }
+
+    /// Write `body`'s plastic strains to the device (a crack's bookkeeping on the host drops the
+    /// plastic strain of a phyxel it releases). Refused for another body's.
+    pub fn write_plastic_strain(
+        &self,
+        gpu: &GpuContext,
+        body: &phyxel::meshless::body::Body,
+    ) -> Result<(), GpuError> {
+        self.body.write_plastic_strain(&gpu.queue, body)
+    }
+
     /// Pull a phyxel with the drag spring, or (None) let go.
     pub fn set_drag(&mut self, drag: Option<Drag>) {
         let drag = drag.filter(|d| d.phyxel < self.body.phyxels as usize);
@@ -298,6 +361,9 @@ impl GpuSolver {
                 timestamp_writes: None,
             });
             for _ in 0..steps {
+                if let Some(loading) = &self.loading {
+                    loading.before_step(&mut compute);
+                }
                 match &self.step {
                     Step::Explicit { passes, .. } => {
                         for pass in passes.elastic() {
@@ -305,6 +371,11 @@ impl GpuSolver {
                         }
                     }
                     Step::Implicit(implicit) => implicit.encode(&mut compute),
+                }
+                // A driver's moving obstacle (the ball) after the motion, before heat, plastic flow
+                // and the host's fracture (`Simulation::step_with_contacts`).
+                if let Some(loading) = &self.loading {
+                    loading.after_motion(&mut compute);
                 }
                 if melts {
                     for pass in &self.heat {
@@ -385,7 +456,8 @@ impl GpuSolver {
         read_neighbourhoods(gpu, &self.body)
     }
 
-    /// Read the displacements, velocities, temperatures, plastic strains and the flags back.
+    /// Read the displacements, velocities, temperatures, plastic strains, the flags and the struck
+    /// ball back.
     /// (The future owns what it needs — handles to the device, queue and buffers — so the solver can
     /// go on stepping while it is pending.)
     pub fn read_state(
@@ -396,6 +468,10 @@ impl GpuSolver {
             Step::Implicit(implicit) => Some(implicit.as_ref()),
             Step::Explicit { .. } => None,
         };
-        read_state(gpu, &self.body, implicit)
+        let ball = match &self.loading {
+            Some(Loading::Ball(ball)) => Some(ball.read_back()),
+            _ => None,
+        };
+        read_state(gpu, &self.body, implicit, ball)
     }
 }

@@ -8,11 +8,13 @@ use crate::body::BodyBuffers;
 use crate::context::{GpuContext, GpuError};
 use crate::implicit::{next_budget, solve_stats, ImplicitStep};
 use crate::layout::{from_mat3, ImplicitFrame, PointFrame};
+use crate::loading::BallReadBack;
 use crate::neighbours::from_reverse_owners;
 use crate::passes::zeroed;
 use crate::readback::{read_buffer, read_u32s};
 use crate::wgsl::status;
 use glam::{DMat3, DVec3};
+use phyxel::meshless::fracture::slab::Ball;
 use phyxel::meshless::implicit::SolveStats;
 use phyxel::meshless::neighbours::Neighbourhoods;
 use std::future::Future;
@@ -46,6 +48,8 @@ pub struct GpuState {
     /// A reference update was due but the deformed shape's neighbour lists would not fit the edge
     /// buffers: the edges it needed (the device kept the old rest shape).
     pub neighbour_overflow: Option<u32>,
+    /// The struck slab's ball (`GpuSolver::set_ball`), as the device moved it.
+    pub ball: Option<Ball>,
 }
 
 /// `vec4<f32>` values as vectors.
@@ -57,11 +61,12 @@ fn vectors(raw: &[u8]) -> Vec<DVec3> {
 }
 
 /// Read the state of the body `b` back (with the CG statistics and F_p of `implicit`, which also
-/// adjusts its iteration budget from them).
+/// adjusts its iteration budget from them, and the struck ball's state).
 pub fn read_state(
     gpu: &GpuContext,
     b: &BodyBuffers,
     implicit: Option<&ImplicitStep>,
+    ball: Option<BallReadBack>,
 ) -> impl Future<Output = Result<GpuState, GpuError>> + 'static {
     let bytes = u64::from(b.phyxels) * 16;
     let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
@@ -138,6 +143,15 @@ pub fn read_state(
             }
             None => None,
         };
+        let ball = match &ball {
+            Some(read) => Some(
+                read_buffer(&device, &queue, &read.buffer, BallReadBack::BYTES)
+                    .await
+                    .map(|raw| read.ball(&raw))
+                    .map_err(GpuError)?,
+            ),
+            None => None,
+        };
         let [displacement, velocity, temperature, plastic, status, reference] =
             <[Vec<u8>; 6]>::try_from(raw).expect("six buffers read");
         let status: Vec<u32> = bytemuck::pod_collect_to_vec(&status);
@@ -162,6 +176,7 @@ pub fn read_state(
             reference: vectors(&reference),
             reference_updates: slot(status::REFERENCE_UPDATES),
             neighbour_overflow: (overflow != 0).then_some(overflow),
+            ball,
         })
     }
 }

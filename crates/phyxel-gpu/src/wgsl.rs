@@ -115,6 +115,9 @@ pub mod source {
     pub const PHYXEL_STRESSES: &str = include_str!("../../../shaders/phyxel_stresses.wgsl");
     pub const GATHER_FORCES: &str = include_str!("../../../shaders/gather_forces.wgsl");
     pub const COLLISION: &str = include_str!("../../../shaders/collision.wgsl");
+    pub const COLLIDERS: &str = include_str!("../../../shaders/colliders.wgsl");
+    pub const GRIPS: &str = include_str!("../../../shaders/grips.wgsl");
+    pub const BALL: &str = include_str!("../../../shaders/ball.wgsl");
     pub const INTEGRATE: &str = include_str!("../../../shaders/integrate.wgsl");
     pub const HEAT: &str = include_str!("../../../shaders/heat.wgsl");
     pub const PLASTIC_FLOW: &str = include_str!("../../../shaders/plastic_flow.wgsl");
@@ -154,6 +157,9 @@ pub mod source {
         PHYXEL_STRESSES,
         GATHER_FORCES,
         COLLISION,
+        COLLIDERS,
+        GRIPS,
+        BALL,
         INTEGRATE,
         HEAT,
         PLASTIC_FLOW,

@@ -1491,3 +1491,175 @@ fn gpu_and_cpu_agree_on_cracked_bars_with_their_weights_cut() {
     assert!(corrected > 0, "the cut left no rest correction to mirror");
     assert!(gap <= 1e-4 * 0.25, "positions differ by {gap} m");
 }
+
+/// `steps` steps of `dt` of a fracture scene's `cpu` body moved by `load` (its crack bookkeeping off:
+/// the notch's weights as they are), and of the same body uploaded to the device with the load's
+/// twin (`prepare`): the device's state after them.
+fn loaded_steps(
+    gpu: &GpuContext,
+    cpu: &mut Simulation,
+    steps: u32,
+    mut load: impl FnMut(&mut Simulation, f64),
+    prepare: impl FnOnce(&mut GpuSolver, f64),
+) -> GpuState {
+    let mut solver = GpuSolver::new(gpu, cpu).unwrap();
+    cpu.fracture = None;
+    // As with fracture on (the cracks live in the rest shape), on the device too.
+    cpu.reference_update_strain = f64::INFINITY;
+    let dt = cpu.recommended_time_step();
+    prepare(&mut solver, dt);
+    for _ in 0..steps {
+        load(cpu, dt);
+    }
+    assert!(solver.step(gpu, dt, steps), "the device took the steps");
+    let state = block_on(solver.read_state(gpu)).unwrap();
+    assert!(!state.blown_up, "the GPU flagged a blow-up");
+    state
+}
+
+/// The fracture scenes' loads on the device (shaders/grips.wgsl, shaders/ball.wgsl): the notched bar's
+/// grips ramped to their load (`Grips::step`), the ductile bar's grips pulling its plastic body apart
+/// (`PullingGrips::step`; its plastic flow on the device beside its cuts) and the ball that strikes
+/// the slab (`Ball::step`, `Ball::strike`) move the bodies as on the CPU; the held phyxels lie where
+/// the law puts them, and the ball recoils as on the CPU, its momentum given to the slab.
+#[test]
+fn gpu_and_cpu_agree_on_the_fracture_scenes_grips_and_ball() {
+    use phyxel::meshless::fracture::ductile::{ductile_bar, DUCTILE_PLASTICITY, GRIP_SPEED};
+    use phyxel::meshless::fracture::slab::struck_slab;
+    let gpu = gpu();
+    let settings = FractureSettings::new(2.0e3, 2.0).unwrap();
+
+    // The notched bar, 200 steps into its ramp: the grips move the whole time.
+    let bar = notched_jelly_bar(1.0, 1.0);
+    let grips = bar.grips();
+    let path = grips.path(&bar.simulation.body);
+    let mut cpu = bar.simulation;
+    let steps = 200;
+    let state = loaded_steps(
+        &gpu,
+        &mut cpu,
+        steps,
+        |sim, dt| grips.step(sim, dt).unwrap(),
+        |solver, dt| {
+            solver.set_grips(&gpu, &path).unwrap();
+            let scales: Vec<f64> = (1..=steps)
+                .map(|k| grips.load_fraction(f64::from(k) * dt))
+                .collect();
+            solver.set_grip_scales(&gpu, &scales).unwrap();
+        },
+    );
+    let gap = worst_gap(&cpu.body.displacement, &state.displacement);
+    let stretched = worst_gap(&cpu.body.displacement, &vec![DVec3::ZERO; cpu.body.len()]);
+    let held = path
+        .phyxels
+        .iter()
+        .map(|&i| cpu.body.displacement[i].distance(state.displacement[i]))
+        .fold(0.0, f64::max);
+    eprintln!("notched bar, 200 steps of its ramp: GPU vs CPU {gap:.2e} m (grips {held:.2e} m), moved {stretched:.2e} m");
+    assert!(stretched > 1e-3, "the grips moved {stretched} m");
+    assert!(held <= 1e-6, "the grips differ by {held} m");
+    assert!(gap <= 1e-4 * 0.25, "positions differ by {gap} m");
+
+    // The ductile bar, its grips accelerating then at speed, past its yield: plastic flow on the
+    // device, its rest shape kept (the cracks live in it).
+    let ductile = ductile_bar(
+        3,
+        Material::JELLY,
+        DUCTILE_PLASTICITY,
+        settings,
+        GRIP_SPEED,
+        5.0,
+    )
+    .unwrap();
+    let grips = ductile.grips.clone();
+    let path = grips.path();
+    let mut cpu = ductile.simulation;
+    let steps = 300;
+    let state = loaded_steps(
+        &gpu,
+        &mut cpu,
+        steps,
+        |sim, dt| grips.step(sim, dt).unwrap(),
+        |solver, dt| {
+            solver.set_grips(&gpu, &path).unwrap();
+            let scales: Vec<f64> = (1..=steps)
+                .map(|k| grips.offset(f64::from(k) * dt))
+                .collect();
+            solver.set_grip_scales(&gpu, &scales).unwrap();
+        },
+    );
+    let gap = worst_gap(&cpu.body.displacement, &state.displacement);
+    let flowed = cpu
+        .body
+        .plastic_strain
+        .iter()
+        .map(|e| e.to_cols_array().iter().map(|x| x * x).sum::<f64>().sqrt())
+        .fold(0.0, f64::max);
+    let plastic_gap = cpu
+        .body
+        .plastic_strain
+        .iter()
+        .zip(&state.plastic_strain)
+        .map(|(a, b)| {
+            (*a - *b)
+                .to_cols_array()
+                .iter()
+                .map(|x| x.abs())
+                .fold(0.0, f64::max)
+        })
+        .fold(0.0, f64::max);
+    eprintln!(
+        "ductile bar, {steps} steps: GPU vs CPU {gap:.2e} m, plastic strain {plastic_gap:.2e} of {flowed:.3}; {} reference updates",
+        state.reference_updates
+    );
+    assert!(
+        flowed > 2.0 * DUCTILE_PLASTICITY.yield_strain,
+        "it flowed {flowed}"
+    );
+    assert_eq!(state.reference_updates, 0, "the rest shape stays");
+    assert!(gap <= 1e-4 * 0.25, "positions differ by {gap} m");
+    assert!(
+        plastic_gap <= 1e-3 * flowed,
+        "plastic strains differ by {plastic_gap}"
+    );
+
+    // The slab struck at 4 m/s, the ball started half a spacing above it: 150 steps from its first
+    // touch on.
+    let mut slab = struck_slab(3, Material::JELLY, settings, 4.0, 5.0).unwrap();
+    slab.ball.centre.y = slab.top() + slab.ball.radius + 0.5 * slab.spacing;
+    let ball = slab.ball;
+    let mut cpu_ball = ball;
+    let mut cpu = slab.simulation;
+    let state = loaded_steps(
+        &gpu,
+        &mut cpu,
+        150,
+        |sim, dt| cpu_ball.step(sim, dt).unwrap(),
+        |solver, _| solver.set_ball(&gpu, &ball).unwrap(),
+    );
+    let gpu_ball = state.ball.expect("the ball comes back with the state");
+    let slowed = ball.velocity.y - cpu_ball.velocity.y;
+    let gap = worst_gap(&cpu.body.displacement, &state.displacement);
+    let recoil = (gpu_ball.velocity - cpu_ball.velocity).length();
+    let moved = (gpu_ball.centre - cpu_ball.centre).length();
+    let momentum: DVec3 = cpu
+        .body
+        .mass
+        .iter()
+        .zip(&state.velocity)
+        .map(|(m, v)| *m * *v)
+        .sum();
+    eprintln!(
+        "struck slab, 150 steps: GPU vs CPU {gap:.2e} m; the ball slowed by {slowed:.4} m/s (CPU), \
+         its velocities {recoil:.2e} m/s and centres {moved:.2e} m apart; the slab's momentum on \
+         the GPU {:.4} N·s",
+        momentum.y
+    );
+    assert!(slowed < -1e-3, "the ball was slowed by {slowed} m/s");
+    assert!(
+        recoil <= 1e-2 * slowed.abs(),
+        "the balls' velocities differ by {recoil} m/s"
+    );
+    assert!(moved <= 1e-4, "the balls are {moved} m apart");
+    assert!(gap <= 1e-4 * 0.8, "positions differ by {gap} m");
+}

@@ -2,7 +2,8 @@
 //
 //   GPU     WebGPU compute on the page (PhyxelDemo.use_gpu): its state is read back into the page's
 //           copy every frame while the view draws from that copy, a few times a second (readouts,
-//           picking) while the view draws the solver's own buffers;
+//           picking) while the view draws the solver's own buffers; in a fracture scene after every
+//           batch of steps, whose cracks the page's copy cuts before the next (stepFracture);
 //   worker  the CPU solver in a Web Worker (js/workers/cpu-solver.js; threaded where the page is
 //           cross-origin isolated): it steps on its own against real time and each state it sends
 //           brings the page's copy up to date;
@@ -34,6 +35,12 @@ export const READOUT_INTERVAL_MS = 250;
  * taken in slices this long, never as one task of seconds.
  */
 export const PAGE_SLICE_MS = 14;
+/**
+ * How long (ms) after a frame's steps were asked for a fracture scene on the GPU goes on taking them,
+ * batch after batch as each batch's state comes back (stepFracture): its cracks are cut on the page
+ * between batches, one step at a time where anything may crack.
+ */
+export const FRACTURE_CHAIN_MS = 12;
 
 export class PhyxelSolver {
   /**
@@ -65,6 +72,8 @@ export class PhyxelSolver {
     /** When the GPU's state was last asked for, and how often (for the tests and the console). */
     this.lastReadBack = -Infinity;
     this.readBacks = 0;
+    /** A fracture scene's steps owed on the GPU this frame ({ dt, n, until }; stepFracture). */
+    this.owed = null;
     /** Per-thread work of the worker's steps since workPerThread() was last asked. */
     this.work = [];
     /** Worker starts and pool changes, one after another: each begins once the one before has settled. */
@@ -139,7 +148,28 @@ export class PhyxelSolver {
       return this.cpu.step(dt, n).then(this.takeWorkerState, this.workerFailed).then(() => 'queued');
     }
     if (n > 1 && this.demo.backend() === 'cpu') return this.stepInSlices(dt, n);
+    if (this.demo.backend() === 'gpu' && this.demo.is_fracture_scene()) return this.stepFracture(dt, n);
     return this.demo.step(dt, n);
+  }
+
+  /**
+   * `n` steps of `dt` of a fracture scene on the GPU: the demo takes a batch when the last one's cracks
+   * are cut (one step where anything may crack, more where nothing can); each read-back that brings a
+   * batch back takes the next of those owed (readBack), for FRACTURE_CHAIN_MS. False after a blow-up.
+   */
+  stepFracture(dt, n) {
+    this.owed = { dt, n, until: performance.now() + FRACTURE_CHAIN_MS };
+    return this.takeOwed();
+  }
+
+  /** The next batch of the fracture scene's owed steps, if the demo takes one now. */
+  takeOwed() {
+    const owed = this.owed;
+    if (!owed || owed.n <= 0) return true;
+    const before = this.demo.steps();
+    if (!this.demo.step(owed.dt, owed.n)) return false;
+    owed.n -= this.demo.steps() - before;
+    return true;
   }
 
   /**
@@ -401,13 +431,6 @@ export class PhyxelSolver {
       this.show();
       return;
     }
-    // A scene the GPU backend cannot step (the fracture scene): refused before the worker stops.
-    const refusal = this.demo.gpu_refusal();
-    if (refusal) {
-      this.gpuUnavailable(refusal);
-      this.show();
-      return;
-    }
     try {
       // The view's own device where it draws with WebGPU: the view then draws the solver's buffers.
       this.gpuDevice ??= this.view()?.solver_device() ?? (await GpuDevice.create());
@@ -445,6 +468,10 @@ export class PhyxelSolver {
           owner.apply_gpu_readback(readback);
         } catch (error) {
           this.page.notice('backend', `${error.message}.`, 'warning');
+        }
+        // A fracture scene's next batch as soon as this one's cracks are cut, while the frame's owed.
+        if (this.owed?.n > 0 && !this.leavingGpu && performance.now() < this.owed.until && owner.backend() === 'gpu' && owner.is_fracture_scene()) {
+          if (this.takeOwed()) this.readBack({ now: true });
         }
         if (owner.error()) {
           this.page.setRunning(false);

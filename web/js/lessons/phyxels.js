@@ -261,7 +261,7 @@ select(fractureGroup, 'weights', 'Weights across a crack', [
 });
 const kappaControl = number(fractureGroup, 'kappa', 'Transparency κ', '', setFracture, undefined, 'Positive: how far from the front (in h) a crack stays see-through.');
 const loadControl = number(fractureGroup, 'load', 'Grips’ load (fraction of σ<sub>t</sub>, over 1 s)', '', setFracture, undefined, 'The uniaxial stress the grips reach, as a fraction of σ_t; load × σ_t must stay below E/2.');
-const ballSpeedControl = number(fractureGroup, 'ballSpeed', 'Ball speed', 'm/s', setFracture, undefined, 'How fast the 33 kg steel ball strikes the slab’s centre (0 or more).');
+const ballSpeedControl = number(fractureGroup, 'ballSpeed', 'Ball speed', 'm/s', setFracture, undefined, 'How fast the 33 kg steel ball strikes the slab near its centre (0 or more).');
 function showFractureControls() {
   fractureGroup.setVisible(isFractureScene());
   plasticGroup.setVisible(!hasOwnPlasticity());

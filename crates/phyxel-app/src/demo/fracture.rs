@@ -71,6 +71,8 @@ impl<A: Accelerator> Demo<A> {
             mirrored: None,
             cut_elsewhere: false,
             carried_cracks: None,
+            batch: Batch::Done,
+            quiet: None,
         })
     }
 
@@ -133,14 +135,8 @@ impl<A: Accelerator> Demo<A> {
         self.mirrored = None;
         self.cut_elsewhere = false;
         self.carried_cracks = None;
-        self.mark_stale();
+        self.take_state_anew();
         Ok(())
-    }
-
-    /// Why the GPU backend cannot step this scene, if it cannot: the page asks before it stops the
-    /// worker for a switch.
-    pub fn gpu_refusal(&self) -> Option<String> {
-        self.loading.is_some().then(|| GPU_CANNOT_CUT.to_string())
     }
 
     /// Whether this is a fracture scene.
@@ -288,6 +284,174 @@ impl<A: Accelerator> Demo<A> {
     }
 }
 
+/// Below this largest σ₁/σ_t of the free phyxels nothing cracks: the fracture scene's steps on an
+/// accelerator then go in batches, its cracks cut after each ([`Demo::took_accelerator_state`]);
+/// at or above it, and while the ball is about to strike or a crack front is inside the body, one step
+/// at a time, as the CPU cuts them — so that the same scene cracks the same way on both.
+pub const QUIET_RATIO: f64 = 0.8;
+
+/// In a plastic body, below this fraction of the ductility c_max (the peak plastic strain ‖ε_p‖ of
+/// the free phyxels) nothing cracks either: a phyxel at the cap flows no more, its stress rises
+/// elastically and fast, and it cracks.
+pub const QUIET_PLASTIC: f64 = 0.9;
+
+/// The most steps of a batch while nothing cracks.
+pub const QUIET_BATCH: u32 = 64;
+
+/// What the last batch on the accelerator left, for the length of the next: the peak σ₁/σ_t and
+/// peak plastic strain ‖ε_p‖ of the free phyxels, and how fast each rose per step over that batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Quiet {
+    peak: f64,
+    peak_rise: f64,
+    plastic: f64,
+    plastic_rise: f64,
+}
+
+impl Quiet {
+    /// The most steps before `value`, rising at `rise` per step, could reach `limit`, with a margin
+    /// of two (the rise may quicken): 0 at or above it.
+    fn steps_below(value: f64, rise: f64, limit: f64) -> f64 {
+        if value >= limit {
+            0.0
+        } else if rise > 0.0 {
+            (limit - value) / (2.0 * rise)
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// What cutting a fracture scene's cracks after a batch of steps on an accelerator changed, for the
+/// accelerator to take ([`Demo::took_accelerator_state`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CutChange {
+    /// Weights changed and phyxels were refitted: the weight factors, rest corrections and MLS frames
+    /// (`GpuSolver::set_cut_weights`), and a plastic body's plastic strains (a released phyxel drops
+    /// its own).
+    pub refitted: bool,
+    /// Only rest corrections relaxed.
+    pub relaxed: bool,
+}
+
+impl<A: Accelerator> Demo<A> {
+    /// The most steps of `dt` a batch on the accelerator takes in this fracture scene: one while
+    /// anything may crack; while nothing does ([`QUIET_RATIO`], [`QUIET_PLASTIC`]), as many as keep
+    /// it so — at most [`QUIET_BATCH`], half as many as would let the peak σ₁/σ_t (or plastic strain)
+    /// reach its limit at its rise over the last batch, fewer than would bring the ball within a
+    /// spacing of the body.
+    pub(super) fn fracture_batch_steps(&self, dt: f64) -> u32 {
+        let Some(fracture) = &self.sim.fracture else {
+            return u32::MAX;
+        };
+        let front_inside = fracture
+            .cracks
+            .iter()
+            .zip(fracture.started())
+            .any(|(crack, &started)| started && crack.fronts().next().is_some());
+        let Some(quiet) = self.quiet.filter(|_| !front_inside) else {
+            return 1;
+        };
+        let mut steps = f64::from(QUIET_BATCH).min(Quiet::steps_below(
+            quiet.peak,
+            quiet.peak_rise,
+            QUIET_RATIO,
+        ));
+        if let Some(plasticity) = self.sim.plasticity {
+            steps = steps.min(Quiet::steps_below(
+                quiet.plastic,
+                quiet.plastic_rise,
+                QUIET_PLASTIC * plasticity.max_strain,
+            ));
+        }
+        if let Some(ball) = self.ball() {
+            let speed = ball.velocity.length();
+            let gap = self
+                .sim
+                .body
+                .positions()
+                .iter()
+                .map(|x| x.distance(ball.centre))
+                .fold(f64::INFINITY, f64::min)
+                - ball.radius
+                - self.spacing();
+            if speed > 0.0 {
+                steps = steps.min(gap / (speed * dt));
+            }
+        }
+        steps.floor().max(1.0) as u32
+    }
+
+    /// What moves the body besides its forces during `steps` steps of `dt` from now, for an
+    /// accelerator: the grips' path with their law at the end of each step (the notched bar's load
+    /// fraction, the ductile bar's offset), the ball, or nothing.
+    pub fn batch_loads(&self, dt: f64, steps: u32) -> BatchLoads {
+        let t = self.sim.time;
+        let at_ends = |law: &dyn Fn(f64) -> f64| -> Vec<f64> {
+            (1..=steps).map(|k| law(t + f64::from(k) * dt)).collect()
+        };
+        match self.loading.as_ref().map(|(loading, _)| loading) {
+            None => BatchLoads::None,
+            Some(Loading::Grips(grips)) => BatchLoads::Grips {
+                path: grips.path(&self.sim.body),
+                scales: at_ends(&|t| grips.load_fraction(t)),
+            },
+            Some(Loading::Pull(grips)) => BatchLoads::Grips {
+                path: grips.path(),
+                scales: at_ends(&|t| grips.offset(t)),
+            },
+            Some(Loading::Ball(ball)) => BatchLoads::Ball(*ball),
+        }
+    }
+
+    /// The accelerator's read-back of its state is under way: a batch queued before it is what it
+    /// brings.
+    pub fn reading_accelerator_state(&mut self) {
+        if let Batch::Queued { dt, steps } = self.batch {
+            self.batch = Batch::Reading { dt, steps };
+        }
+    }
+
+    /// The accelerator's state, read back after [`Demo::reading_accelerator_state`], is in the
+    /// simulation, with `ball` as the accelerator moved it: in a fracture scene the batch it brings is
+    /// cut here — the fracture step over the batch's Δt ([`Simulation::crack`]) — and the readouts it
+    /// shows until the next are taken. Returns what changed, for the accelerator to take.
+    pub fn took_accelerator_state(&mut self, ball: Option<Ball>) -> CutChange {
+        if let (Some(moved), Some((Loading::Ball(own), _))) = (ball, &mut self.loading) {
+            (own.centre, own.velocity) = (moved.centre, moved.velocity);
+        }
+        let Batch::Reading { dt, steps } = self.batch else {
+            return CutChange::default();
+        };
+        self.batch = Batch::Done;
+        let before = self.fracture_view().map(|v| (v.peak, v.plastic));
+        let corrected = |body: &phyxel::meshless::body::Body| {
+            body.rest_correction
+                .iter()
+                .any(|g| *g != glam::DMat3::IDENTITY)
+        };
+        let refits = |sim: &Simulation| sim.fracture.as_ref().map_or(0, |f| f.recomputed_total);
+        let (refits_before, corrected_before) = (refits(&self.sim), corrected(&self.sim.body));
+        self.sim.crack(dt * f64::from(steps));
+        let refitted = refits(&self.sim) > refits_before;
+        let relaxed = !refitted && (corrected_before || corrected(&self.sim.body));
+        self.mirrored = self.own_fracture_view();
+        // The peaks and their rises per step over this batch: how long the next may be.
+        let (peak, plastic) = self
+            .mirrored
+            .as_ref()
+            .map_or((f64::INFINITY, f64::INFINITY), |v| (v.peak, v.plastic));
+        let rise = |now: f64, then: f64| (now - then) / f64::from(steps);
+        self.quiet = before.map(|(peak_before, plastic_before)| Quiet {
+            peak,
+            peak_rise: rise(peak, peak_before),
+            plastic,
+            plastic_rise: rise(plastic, plastic_before),
+        });
+        CutChange { refitted, relaxed }
+    }
+}
+
 /// The radius (in lattice spacings) of the phyxels a strike moves around the phyxel it hits.
 pub const STRIKE_RADIUS: f64 = 2.0;
 
@@ -323,7 +487,7 @@ impl<A: Accelerator> Demo<A> {
             .ok_or_else(|| DemoError("this scene has no fracture to cut".into()))?;
         let report = fracture.cut(&mut sim.body, stroke)?;
         self.mirrored = None;
-        self.mark_stale();
+        self.take_state_anew();
         let view = self.own_fracture_view().expect("a fracture scene");
         Ok(vec![
             report.touched as f64,
@@ -368,7 +532,7 @@ impl<A: Accelerator> Demo<A> {
             STRIKE_RADIUS * spacing,
         )?;
         self.mirrored = None;
-        self.mark_stale();
+        self.take_state_anew();
         let j = report.impulse;
         Ok(vec![report.struck as f64, report.mass, j.x, j.y, j.z])
     }

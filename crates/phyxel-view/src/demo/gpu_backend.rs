@@ -1,13 +1,15 @@
 //! The demo's GPU backend (crates/phyxel-gpu): the accelerator of [`phyxel_app::Demo`] on the page.
 //! Steps are queued on the device, the state comes back asynchronously a few times per second
-//! ([`apply_state`]).
+//! ([`apply_state`]); in a fracture scene after every batch, whose cracks the demo cuts on the CPU
+//! before the next ([`phyxel_app::Demo::took_accelerator_state`]) and this backend writes to the
+//! device.
 
 use phyxel::meshless::body::Integration;
 use phyxel::meshless::implicit::SolveStats;
 use phyxel::meshless::melting::{AMBIENT_TEMPERATURE, MELTING_POINT};
 use phyxel::meshless::simulation::Elasticity;
 use phyxel::meshless::simulation::Simulation;
-use phyxel_app::{Accelerator, Demo};
+use phyxel_app::{Accelerator, BatchLoads, CutChange, Demo};
 use phyxel_gpu::{
     GpuContext, GpuError, GpuSolver, GpuState, GpuSurfaces, InstanceColouring, PhyxelInstances,
 };
@@ -27,6 +29,11 @@ pub struct GpuBackend {
     drawing: Option<(PhyxelInstances, Option<GpuSurfaces>)>,
     /// The simulation's reference updates when it was uploaded: the device counts its own from there.
     updates_at_upload: usize,
+    /// Bumped each time the demo's state is changed on the host ([`Accelerator::take_state_anew`]),
+    /// and its value when the read-back under way was asked for: a read-back from before the change
+    /// is dropped.
+    generation: u64,
+    reading_generation: u64,
 }
 
 /// The demo stepping on the GPU when it has a [`GpuBackend`].
@@ -45,20 +52,36 @@ pub struct SolverDrawing<'a> {
 /// (the page reads back a few times per second; the limit's worth would stall a slow device).
 const FIRST_ITERATION_BUDGET: usize = 32;
 
-/// The GPU solver for `sim`, with the page's first iteration budget.
-fn gpu_solver(context: &GpuContext, sim: &Simulation) -> Result<GpuSolver, GpuError> {
+/// The GPU solver for `sim` moved by `loads` (a fracture scene's grips or ball), with the page's
+/// first iteration budget.
+fn gpu_solver(
+    context: &GpuContext,
+    sim: &Simulation,
+    loads: &BatchLoads,
+) -> Result<GpuSolver, GpuError> {
     let mut solver = GpuSolver::new(context, sim)?;
     solver.set_iteration_budget(FIRST_ITERATION_BUDGET);
+    match loads {
+        BatchLoads::None => {}
+        BatchLoads::Grips { path, .. } => solver.set_grips(context, path)?,
+        BatchLoads::Ball(ball) => solver.set_ball(context, ball)?,
+    }
     Ok(solver)
 }
 
 /// The GPU backend steps like the CPU one: the settings of `sim` (drag, melting, plasticity) go to
 /// the device with each batch of steps.
 impl Accelerator for GpuBackend {
-    fn step(&mut self, sim: &Simulation, dt: f64, steps: u32) -> Result<bool, String> {
+    fn step(
+        &mut self,
+        sim: &Simulation,
+        loads: &BatchLoads,
+        dt: f64,
+        steps: u32,
+    ) -> Result<bool, String> {
+        let refused = |refusal: GpuError| format!("{refusal}; continuing on the CPU");
         if self.stale {
-            let solver = gpu_solver(&self.context, sim)
-                .map_err(|refusal| format!("{refusal}; continuing on the CPU"))?;
+            let solver = gpu_solver(&self.context, sim, loads).map_err(refused)?;
             self.solver = solver;
             self.drawing = None;
             self.stale = false;
@@ -67,6 +90,11 @@ impl Accelerator for GpuBackend {
         self.solver.set_drag(sim.drag);
         self.solver.set_melting(sim.melting);
         self.solver.set_plasticity(sim.plasticity);
+        if let BatchLoads::Grips { scales, .. } = loads {
+            self.solver
+                .set_grip_scales(&self.context, scales)
+                .map_err(refused)?;
+        }
         // False while the device is still busy with earlier steps: simulated time waits for it.
         Ok(self.solver.step(&self.context, dt, steps))
     }
@@ -75,18 +103,21 @@ impl Accelerator for GpuBackend {
         self.stale = true;
     }
 
+    fn take_state_anew(&mut self) {
+        self.stale = true;
+        self.generation += 1;
+    }
+
     fn last_solve(&self) -> Option<SolveStats> {
         self.last_solve
     }
 }
 
-/// Step `demo` on `context`'s device from its current state. Refused (with the reason) for what the
-/// GPU backend does not mirror.
+/// Step `demo` on `context`'s device from its current state (a fracture scene with its grips or
+/// ball). Refused (with the reason) for what the GPU backend does not mirror.
 pub fn attach(demo: &mut GpuDemo, context: Rc<GpuContext>) -> Result<(), String> {
-    if let Some(refusal) = demo.gpu_refusal() {
-        return Err(refusal);
-    }
-    let solver = gpu_solver(&context, &demo.sim).map_err(|e| e.to_string())?;
+    let solver =
+        gpu_solver(&context, &demo.sim, &demo.batch_loads(0.0, 0)).map_err(|e| e.to_string())?;
     demo.accelerator = Some(GpuBackend {
         context,
         solver,
@@ -95,13 +126,16 @@ pub fn attach(demo: &mut GpuDemo, context: Rc<GpuContext>) -> Result<(), String>
         last_solve: None,
         drawing: None,
         updates_at_upload: demo.sim.reference_updates,
+        generation: 0,
+        reading_generation: 0,
     });
     Ok(())
 }
 
 /// The GPU solver's phyxels and surfaces for a view on `view_context`'s device, coloured by
 /// `colour_by` as [`phyxel_app::Demo::frame_data`] colours them — None unless the solver steps on
-/// that very device.
+/// that very device, and in a fracture scene (its surface is split along the cracks the page's copy
+/// holds, its colours are the pieces and stresses the page computes).
 pub fn drawing<'a>(
     demo: &'a mut GpuDemo,
     view_context: &Rc<GpuContext>,
@@ -121,7 +155,7 @@ pub fn drawing<'a>(
         "speed" => InstanceColouring::Speed,
         _ => return None,
     };
-    if !Rc::ptr_eq(&demo.accelerator.as_ref()?.context, view_context) {
+    if demo.is_fracture_scene() || !Rc::ptr_eq(&demo.accelerator.as_ref()?.context, view_context) {
         return None;
     }
     let object_of = demo.object_of().to_vec();
@@ -155,7 +189,10 @@ pub fn read_state(
         return None;
     }
     gpu.reading = true;
-    Some(gpu.solver.read_state(&gpu.context))
+    gpu.reading_generation = gpu.generation;
+    let read = gpu.solver.read_state(&gpu.context);
+    demo.reading_accelerator_state();
+    Some(read)
 }
 
 /// Take a read-back into the simulation. A blow-up keeps the last state read (finite) and returns to
@@ -168,6 +205,10 @@ pub fn apply_state(demo: &mut GpuDemo, state: Result<GpuState, GpuError>) -> Res
         return Ok(());
     };
     gpu.reading = false;
+    if gpu.reading_generation != gpu.generation {
+        // The demo's state changed here since this read-back was asked for: it is older.
+        return Ok(());
+    }
     let state = match state {
         Ok(state) => state,
         Err(failure) => {
@@ -213,6 +254,27 @@ pub fn apply_state(demo: &mut GpuDemo, state: Result<GpuState, GpuError>) -> Res
     if state.neighbour_overflow.is_some() {
         sim.update_reference();
         gpu.stale = true;
+    }
+    let change = demo.took_accelerator_state(state.ball);
+    cut_on_device(demo, change).map_err(|failure| {
+        demo.use_cpu();
+        format!("the GPU could not take the cracks ({failure}); continuing on the CPU")
+    })
+}
+
+/// The cracks the demo cut after a batch, written to the device for the next ([`CutChange`]).
+fn cut_on_device(demo: &mut GpuDemo, change: CutChange) -> Result<(), GpuError> {
+    let Some(gpu) = demo.accelerator.as_mut() else {
+        return Ok(());
+    };
+    let sim = &demo.sim;
+    if change.refitted {
+        gpu.solver.set_cut_weights(&gpu.context, sim)?;
+        if sim.plasticity.is_some() {
+            gpu.solver.write_plastic_strain(&gpu.context, &sim.body)?;
+        }
+    } else if change.relaxed {
+        gpu.solver.write_rest_corrections(&gpu.context, &sim.body)?;
     }
     Ok(())
 }

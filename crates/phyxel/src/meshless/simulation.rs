@@ -487,13 +487,25 @@ impl Simulation {
 
     /// Advance by `dt`. On a blow-up the state is left as it was before the step.
     pub fn step(&mut self, dt: f64) -> Result<(), BlowUp> {
+        self.step_with_contacts(dt, &mut |_| {})
+    }
+
+    /// [`Simulation::step`] with `contacts` — a driver's moving obstacle, such as the struck slab's
+    /// ball (`fracture::slab::Ball::step`) — resolved after the motion and the environment's contacts,
+    /// before what follows every step (heating, plastic flow, fracture): the stress that decides
+    /// where the body cracks is that of the state the contacts leave.
+    pub fn step_with_contacts(
+        &mut self,
+        dt: f64,
+        contacts: &mut dyn FnMut(&mut Simulation),
+    ) -> Result<(), BlowUp> {
         let max_speed = MAX_TRAVEL_PER_STEP * self.min_support_radius() / dt;
         let implicit = self.implicit.is_some();
         // The fused pass gathers the nodal stresses; a body with background quadrature sums its
         // forces over the integration points (`BodyDynamics::acceleration`) instead.
         let nodal = self.body.quadrature().is_none();
         if !implicit && nodal && self.integrator.method() == Method::SymplecticEuler {
-            return self.step_symplectic_euler(dt, max_speed);
+            return self.step_symplectic_euler(dt, max_speed, contacts);
         }
         let before = (
             self.body.displacement.clone(),
@@ -540,6 +552,7 @@ impl Simulation {
             // A multistep method's remembered x(t − Δt) or v(t − Δt/2) predates the correction.
             self.integrator.reset();
         }
+        contacts(self);
         self.after_step(dt);
         Ok(())
     }
@@ -571,7 +584,12 @@ impl Simulation {
     /// the force gather: a_k needs every phyxel's stress but only phyxel k's own state, so each phyxel
     /// is gathered, integrated and settled at once, into [`Simulation::next_state`] — one pass fewer
     /// to wait for per step, and the state before the step stays as it was for a roll-back.
-    fn step_symplectic_euler(&mut self, dt: f64, max_speed: f64) -> Result<(), BlowUp> {
+    fn step_symplectic_euler(
+        &mut self,
+        dt: f64,
+        max_speed: f64,
+        contacts: &mut dyn FnMut(&mut Simulation),
+    ) -> Result<(), BlowUp> {
         let (mut next_u, mut next_v) = std::mem::take(&mut self.next_state);
         let body = &self.body;
         let stresses = self.elasticity.stresses(body, &body.displacement);
@@ -607,6 +625,7 @@ impl Simulation {
         std::mem::swap(&mut body.velocity, &mut next_v);
         self.next_state = (next_u, next_v);
         self.resolve_surface_contacts();
+        contacts(self);
         self.after_step(dt);
         Ok(())
     }
@@ -633,8 +652,15 @@ impl Simulation {
             }
             (None, _) => {}
         }
-        // Fracture cuts the nodal MKN04 model of the explicit integrators: switched to another model
-        // after it was enabled, it pauses (its cracks stay cut).
+        self.crack(dt);
+        self.time += dt;
+    }
+
+    /// The fracture step ([`Fracture::step`]) after Δt of motion: after every step here, and after a
+    /// batch of steps taken elsewhere (the GPU backend's, with the batch's Δt). Fracture cuts the nodal
+    /// MKN04 model of the explicit integrators: switched to another model after it was enabled, it
+    /// pauses (its cracks stay cut).
+    pub fn crack(&mut self, dt: f64) {
         let cut = self.elasticity == Elasticity::Mkn04
             && self.implicit.is_none()
             && self.body.quadrature().is_none();
@@ -642,7 +668,6 @@ impl Simulation {
             fracture.ductility = self.plasticity.map(|p| p.max_strain);
             fracture.step(&mut self.body, &self.fixed, dt);
         }
-        self.time += dt;
     }
 
     /// MKN04's additive plastic flow after a step ([`Plasticity::flow`]), and the reference-shape

@@ -47,7 +47,7 @@
 //! simulation never moves the rest shape ([`Simulation::update_reference`] is skipped): the plastic
 //! strain alone carries the permanent stretch, up to c_max.
 
-use super::scenes::{notched_bar_cells, NOTCHED_BAR_WIDTH};
+use super::scenes::{notched_bar_cells, GripPath, NOTCHED_BAR_WIDTH};
 use super::{FractureError, FractureSettings};
 use crate::meshless::body::{Body, SupportRadius};
 use crate::meshless::material::Material;
@@ -108,12 +108,20 @@ impl PullingGrips {
         2.0 * self.offset(t)
     }
 
+    /// The held phyxels' path, u_i(t) = d(t) a_i with a_i = ±x̂ ([`PullingGrips::offset`]).
+    pub fn path(&self) -> GripPath {
+        GripPath {
+            phyxels: self.phyxels.clone(),
+            direction: self.side.iter().map(|&s| DVec3::new(s, 0.0, 0.0)).collect(),
+        }
+    }
+
     /// Move the grips of `simulation` to their place at the end of the step, then step it.
     pub fn step(&self, simulation: &mut Simulation, dt: f64) -> Result<(), BlowUp> {
         let d = self.offset(simulation.time + dt);
         let body = &mut simulation.body;
         for (&i, &side) in self.phyxels.iter().zip(&self.side) {
-            body.displacement[i] = DVec3::new(side * d, 0.0, 0.0);
+            body.displacement[i] = d * DVec3::new(side, 0.0, 0.0);
         }
         simulation.step(dt)
     }

@@ -247,6 +247,12 @@ impl Fracture {
         }
     }
 
+    /// Whether each crack's fronts have advanced yet (a new crack's from the start; a notch's once its
+    /// front first moved).
+    pub fn started(&self) -> &[bool] {
+        &self.started
+    }
+
     /// The modified weight ω'_ij of edge k.
     pub fn weight(&self, edge: usize) -> f64 {
         self.weight[edge]

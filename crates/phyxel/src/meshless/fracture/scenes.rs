@@ -173,6 +173,17 @@ impl PulledBar {
     }
 }
 
+/// Held phyxels moved along fixed directions by one law of time, u_i(t) = s(t) a_i: the notched bar's
+/// grips ([`Grips`]: s the load fraction, a_i = stretch ⊙ (X_i − centre)) and the ductile bar's
+/// (`ductile::PullingGrips`: s = d(t), a_i = ±x̂). What a backend that steps the body elsewhere needs to
+/// hold them as the CPU does (phyxel-gpu's `hold_grips`, given s at each step's end).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GripPath {
+    pub phyxels: Vec<usize>,
+    /// a_i of each held phyxel (m per unit of s).
+    pub direction: Vec<DVec3>,
+}
+
 /// The grips of a [`PulledBar`] apart from its simulation: the held phyxels reach the displacement
 /// `stretch` ⊙ (X − centre) over `ramp_time` (the 3D demo keeps the simulation and steps it with these).
 #[derive(Clone, Debug, PartialEq)]
@@ -193,12 +204,29 @@ impl Grips {
         }
     }
 
+    /// The held phyxel at X's displacement at the full load, a = stretch ⊙ (X − centre).
+    fn direction(&self, x: DVec3) -> DVec3 {
+        self.stretch * (x - self.centre)
+    }
+
+    /// The held phyxels' path, u_i(t) = [`Grips::load_fraction`](t) a_i.
+    pub fn path(&self, body: &Body) -> GripPath {
+        GripPath {
+            phyxels: self.phyxels.clone(),
+            direction: self
+                .phyxels
+                .iter()
+                .map(|&i| self.direction(body.reference[i]))
+                .collect(),
+        }
+    }
+
     /// Move the grips of `simulation` to their place at the end of the step, then step it.
     pub fn step(&self, simulation: &mut Simulation, dt: f64) -> Result<(), BlowUp> {
         let s = self.load_fraction(simulation.time + dt);
         let body = &mut simulation.body;
         for &i in &self.phyxels {
-            body.displacement[i] = s * self.stretch * (body.reference[i] - self.centre);
+            body.displacement[i] = s * self.direction(body.reference[i]);
         }
         simulation.step(dt)
     }
