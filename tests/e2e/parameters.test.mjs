@@ -30,7 +30,7 @@ const NAMES = {
     'backend', 'threads', 'scene', 'resolution', 'lattice', 'obstacle', 'young', 'poisson', 'density', 'volumeStiffness',
     'plastic', 'yieldStrain', 'creep', 'maxStrain', 'tool', 'heatRate', 'heatRadius', 'integrator', 'implicitModel', 'cgTolerance',
     'cgIterations', 'timeStep', 'cflFraction', 'dt', 'substeps', 'substepCount', 'damping', 'friction', 'colourBy',
-    'showPhyxels', 'showSurface', 'strength', 'cProp', 'weights', 'kappa', 'load', 'ballSpeed', 'strikeSpeed',
+    'showPhyxels', 'showSurface', 'strength', 'cProp', 'weights', 'kappa', 'omegaMin', 'load', 'ballSpeed', 'strikeSpeed',
   ],
 };
 

@@ -327,6 +327,14 @@ async function fractureReadouts(page) {
 }
 
 /**
+ * How long (ms) a fracture test waits for its scene to part. On a software GPU (SwiftShader) each batch
+ * the device takes waits for a read-back of some 150 ms, and where anything may crack a batch is one
+ * step (the page's copy cuts the cracks between batches): the ductile bar's last 0.4 s of simulated
+ * time, some 400 steps, take about a minute there.
+ */
+const PARTING_WAIT_MS = WEBGPU ? 180_000 : 90_000;
+
+/**
  * Where a fracture scene steps: with WebGPU on the GPU, which the page chose by itself (the device steps
  * the body, its grips or ball; the page's copy cuts the cracks between its batches) — unless this
  * browser granted no adapter (headless SwiftShader sometimes withholds it: then the CPU, said in a
@@ -369,7 +377,7 @@ test('the notched bar cracks at its notch and parts in two, on the GPU with WebG
   assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
   await waitForReadout(page, 'sim-time', (s) => s > t + 0.05, 30_000);
   // Pulled over 1 s, the notch grows and the bar parts in two (about 0.6 s at these defaults).
-  const end = Date.now() + 90_000;
+  const end = Date.now() + PARTING_WAIT_MS;
   let readouts = await fractureReadouts(page);
   while (!(readouts?.fragments >= 2) && Date.now() < end) {
     await page.waitForTimeout(250);
@@ -400,7 +408,7 @@ test('the notched bar cracks at its notch and parts in two, on the GPU with WebG
   assert.match(await page.locator('#param-kappa-error').textContent(), /Must be between .* Still using 0\.5/);
   await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments === 1, null, { timeout: 10_000 });
   await page.click('#pause');
-  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments >= 2, null, { timeout: 90_000 });
+  await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.fragments >= 2, null, { timeout: PARTING_WAIT_MS });
   assert.equal(await page.locator('#notices .notice.error').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
@@ -410,19 +418,20 @@ test('the slab struck by a ball cracks at the impact and breaks into fragments, 
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=struck-slab');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: 20_000 });
-  // 10 across: a slab of 20 × 3 × 20 phyxels held by its rim, the ball above its centre.
-  assert.equal(await readNumber(page, '#readout-phyxels'), 1200);
+  // 10 across: a slab of 20 × 3 × 20 phyxels held by its rim, the ball above its centre — and those
+  // resampling appends once it cracks (it may have cracked already while the page chose its solver).
+  assert.ok((await readNumber(page, '#readout-phyxels')) >= 1200);
   const solver = await fractureBackend(page, testContext);
   assert.equal(await page.locator('#param-ballSpeed').isVisible(), true, 'the ball speed shows for the slab');
   assert.equal(await page.locator('#param-load').isVisible(), false, 'the grips’ load is the bar’s');
   // A negative ball speed is refused at its control, with the reason; the slab runs on.
   await page.fill('#param-ballSpeed', '-1');
-  assert.match(await page.locator('#param-ballSpeed-error').textContent(), /Must be between .* Still using 3/);
+  assert.match(await page.locator('#param-ballSpeed-error').textContent(), /Must be between .* Still using 4/);
   assert.equal(await page.locator('#notices .notice.error').count(), 0, await page.locator('#notices').textContent());
-  // Struck at 3 m/s after half a second's flight: cracks from the impact within a few hundredths of a
-  // second, a piece knocked out some 0.4 s later (the demo's test: t ≈ 0.95 s on either backend; the
+  // Struck at 4 m/s after half a second's flight: cracks from the impact within a few hundredths of a
+  // second, a piece knocked out some 0.2 s later (the demo's test: t = 0.73 s on either backend; the
   // time read here may be later than the break).
-  const end = Date.now() + 90_000;
+  const end = Date.now() + PARTING_WAIT_MS;
   let readouts = await fractureReadouts(page);
   while (!(readouts?.fragments >= 2) && Date.now() < end) {
     await page.waitForTimeout(250);
@@ -432,8 +441,8 @@ test('the slab struck by a ball cracks at the impact and breaks into fragments, 
   testContext.diagnostic(`at t = ${time} s: ${JSON.stringify(readouts)}`);
   assert.ok(readouts.cracks > 0 && readouts.grown > 0, `cracks: ${JSON.stringify(readouts)}`);
   assert.ok(readouts.fragments >= 2, `fragments: ${JSON.stringify(readouts)}`);
-  // The ball gave the slab its momentum: its speed (the last readout) is below the 3 m/s it came at.
-  assert.ok(readouts.load < 3, `the ball's speed ${readouts.load} m/s`);
+  // The ball gave the slab its momentum: its speed (the last readout) is below the 4 m/s it came at.
+  assert.ok(readouts.load < 4, `the ball's speed ${readouts.load} m/s`);
   assert.match(await page.locator('#readout-load').textContent(), /^ball \d+\.\d\d m\/s$/);
   await assertReadBack(page, solver, 50);
   assert.equal(await page.locator('#notices .notice.error').count(), 0);
@@ -457,7 +466,7 @@ test('the ductile bar stretches, yields and tears in its neck, on the GPU with W
   // cap (about 120 mm, t ≈ 1.3 s: the demo's test) and parts in two.
   await page.click('#restart');
   await page.waitForFunction(() => JSON.parse(document.body.dataset.fracture ?? 'null')?.cracks === 0, null, { timeout: 10_000 });
-  const end = Date.now() + 90_000;
+  const end = Date.now() + PARTING_WAIT_MS;
   let readouts = await fractureReadouts(page);
   let beforeCrack = null;
   while (!(readouts?.fragments >= 2) && Date.now() < end) {

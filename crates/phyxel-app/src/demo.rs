@@ -5,8 +5,8 @@
 
 use crate::parameters::{
     BALL_SPEED, CG_ITERATIONS, CG_TOLERANCE, CREEP, C_PROP, DAMPING, DENSITY, FRICTION,
-    HEAT_RADIUS, HEAT_RATE, KAPPA, LOAD, MAX_STRAIN, POISSON, RESOLUTION, STEP_DT, STRENGTH,
-    STRIKE_SPEED, VOLUME_STIFFNESS, YIELD, YOUNG,
+    HEAT_RADIUS, HEAT_RATE, KAPPA, LOAD, MAX_STRAIN, OMEGA_MIN, POISSON, RESOLUTION, STEP_DT,
+    STRENGTH, STRIKE_SPEED, VOLUME_STIFFNESS, YIELD, YOUNG,
 };
 use glam::DVec3;
 use phyxel::integrators::Method;
@@ -105,12 +105,13 @@ pub const CUT_ELSEWHERE: &str =
      state's cracks do not fit this copy's body: it cannot go on from it (restart the scene)";
 
 /// Numbers of [`FractureView`] before its per-phyxel lists in a snapshot.
-const FRACTURE_HEADER: usize = 15;
+const FRACTURE_HEADER: usize = 16;
 
 impl FractureView {
     /// Its numbers before the per-phyxel lists, in the snapshot's order: the page's readouts (cracks,
     /// grown, fragments, free, peak, load fraction, ball speed or elongation, peak plastic strain),
-    /// then refits, crack events and the ball's centre and velocity.
+    /// then refits, crack events, the ball's centre and velocity, and the phyxels (resampling appends
+    /// some) the lists hold.
     fn header(&self) -> [f64; FRACTURE_HEADER] {
         [
             self.cracks as f64,
@@ -128,6 +129,7 @@ impl FractureView {
             self.ball[3],
             self.ball[4],
             self.ball[5],
+            self.piece.len() as f64,
         ]
     }
 
@@ -807,6 +809,7 @@ impl<A: Accelerator> Demo<A> {
         });
         self.steps += u64::from(taken);
         self.error = blow_up.map(|b| b.to_string());
+        self.follow_growth();
         Ok(self.error.is_none())
     }
 
@@ -848,18 +851,24 @@ impl<A: Accelerator> Demo<A> {
             Some((&steps, rest)) if steps >= 0.0 && steps.fract() == 0.0 => (steps, rest),
             _ => return Err(DemoError("the state must start with a step count".into())),
         };
-        let n = self.sim.body.len();
         let mut carried = None;
         let (view, snapshot) = match rest.split_first() {
             Some((&0.0, snapshot)) if self.loading.is_none() => (None, snapshot),
             Some((&length, rest))
                 if self.loading.is_some()
-                    && length >= (FRACTURE_HEADER + 2 * n) as f64
+                    && length >= FRACTURE_HEADER as f64
                     && length.fract() == 0.0
                     && rest.len() as f64 >= length =>
             {
                 let (numbers, rest) = rest.split_at(length as usize);
                 let (header, lists) = numbers.split_at(FRACTURE_HEADER);
+                let n = header[FRACTURE_HEADER - 1];
+                if !(n >= 1.0 && n.fract() == 0.0 && lists.len() as f64 >= 2.0 * n) {
+                    return Err(DemoError(
+                        "the state is not one of this scene (its phyxel count does not fit)".into(),
+                    ));
+                }
+                let n = n as usize;
                 let (piece, lists) = lists.split_at(n);
                 let (ratio, open) = lists.split_at(n);
                 let faces = 3 * n as u32;
@@ -896,7 +905,28 @@ impl<A: Accelerator> Demo<A> {
                 ))
             }
         };
-        self.sim.restore(&Snapshot(snapshot.to_vec()))?;
+        // A state of more phyxels than this body (resampling appended them there): this body grows
+        // and is cut alike first — on a copy, so that a state that does not fit changes nothing.
+        let grows = view
+            .as_ref()
+            .is_some_and(|v| v.piece.len() != self.sim.body.len());
+        if grows {
+            let mut grown = self.sim.clone();
+            let (Some(numbers), Some(fracture)) = (&carried, grown.fracture.as_mut()) else {
+                return Err(DemoError(CUT_ELSEWHERE.into()));
+            };
+            fracture
+                .restore_numbers(&mut grown.body, numbers)
+                .map_err(|e| DemoError(format!("{CUT_ELSEWHERE} ({e})")))?;
+            if !grown.fixed.is_empty() {
+                grown.fixed.resize(grown.body.len(), false);
+            }
+            grown.restore(&Snapshot(snapshot.to_vec()))?;
+            self.sim = grown;
+            self.follow_growth();
+        } else {
+            self.sim.restore(&Snapshot(snapshot.to_vec()))?;
+        }
         // The ball where the worker's is, as fast (the page's copy draws it).
         if let (Some(v), Some((Loading::Ball(ball), _))) = (&view, &mut self.loading) {
             let centre = DVec3::from_slice(&v.ball[..3]);
@@ -908,7 +938,9 @@ impl<A: Accelerator> Demo<A> {
         // A state whose cracks were cut by another demo: shown, but this body is not cut alike.
         let own = self.own_fracture_view();
         self.cut_elsewhere = match (&view, &own) {
-            (Some(v), Some(o)) => (v.cracks, v.events, v.refits) != (o.cracks, o.events, o.refits),
+            (Some(v), Some(o)) => {
+                !grows && (v.cracks, v.events, v.refits) != (o.cracks, o.events, o.refits)
+            }
             _ => false,
         };
         self.carried_cracks = carried.filter(|_| self.cut_elsewhere);

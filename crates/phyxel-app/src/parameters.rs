@@ -118,6 +118,11 @@ pub const STRENGTH: Parameter = parameter("σ_t", "strength", (1.0, 1e9), 2e3, "
 pub const C_PROP: Parameter = parameter("c_prop", "cProp", (0.01, 1e3), 2.0, "m/s");
 /// The transparency method's κ (seed 002 eq. 70), positive.
 pub const KAPPA: Parameter = parameter("κ", "kappa", (0.01, 10.0), 0.5, "");
+/// Adaptive resampling's Ω_min (seed 002 eq. 71, `phyxel::meshless::fracture::resample`): a cut
+/// phyxel that sees fewer than Ω_min of its neighbours gets new phyxels beside it. Positive; the
+/// seed's 10 by default; above 32 (a lattice phyxel's whole neighbourhood at h = 2.2 spacings) every
+/// cut phyxel would be split.
+pub const OMEGA_MIN: Parameter = parameter("Ω_min", "omegaMin", (1.0, 32.0), 10.0, "");
 /// The uniaxial stress the notched bar's grips reach, as a fraction of the strength (over
 /// [`crate::demo::RAMP_TIME`]).
 pub const LOAD: Parameter = parameter("load", "load", (0.0, 2.0), 1.0, "");
@@ -125,10 +130,11 @@ pub const LOAD: Parameter = parameter("load", "load", (0.0, 2.0), 1.0, "");
 /// 0 or more (the solver refuses a negative or non-finite speed), at most 10 m/s — a quarter of the
 /// advective bound 0.4 h/Δt at the demo's step on the default jelly (0.4 h/(0.1 h √(ρ/E)) = 4c =
 /// 40 m/s): a phyxel the ball pushes moves at most 0.1 h a step. The default cracks the slab at the
-/// impact and breaks it in two some 0.4 s later (`fracture::slab`'s tests), on the CPU and the GPU
-/// alike: at 2 m/s the last crack that parts it cuts a ligament only just, and whether it does is
-/// decided by rounding (phyxel-view's `the_fracture_scenes_crack_on_the_gpu_as_on_the_cpu`).
-pub const BALL_SPEED: Parameter = parameter("ball speed", "ballSpeed", (0.0, 10.0), 3.0, "m/s");
+/// impact and breaks it in two some 0.2 s later (`fracture::slab`'s tests), on the CPU and the GPU
+/// alike: between 2 and 3 m/s the last crack that parts it cuts a ligament only just, and whether it
+/// does is decided by rounding (phyxel-view's `the_fracture_scenes_crack_on_the_gpu_as_on_the_cpu`,
+/// docs/fracture-3d.md).
+pub const BALL_SPEED: Parameter = parameter("ball speed", "ballSpeed", (0.0, 10.0), 4.0, "m/s");
 /// The speed Δv (m/s) the pointer's strike gives the phyxels near the point it hits, along the view
 /// (`phyxel::meshless::fracture::tool::strike`): positive, at most 10 m/s for the ball speed's reason.
 /// The default cracks the slab where it hits (the tool's tests: 4 m/s does, 0.1 m/s does not).
@@ -140,7 +146,7 @@ pub const STRIKE_SPEED: Parameter =
 pub const STEP_DT: (f64, f64) = (1e-7, 0.1);
 
 /// The 3D demo's parameters, in the order of the page's controls.
-pub const PARAMETERS: [Parameter; 23] = [
+pub const PARAMETERS: [Parameter; 24] = [
     RESOLUTION,
     YOUNG,
     POISSON,
@@ -161,6 +167,7 @@ pub const PARAMETERS: [Parameter; 23] = [
     STRENGTH,
     C_PROP,
     KAPPA,
+    OMEGA_MIN,
     LOAD,
     BALL_SPEED,
     STRIKE_SPEED,
@@ -231,16 +238,23 @@ mod tests {
     fn the_fracture_controls_accept_only_what_the_solver_takes() {
         use phyxel::meshless::fracture::FractureSettings;
         // Positive ranges: the solver refuses 0 and below (FractureSettings::new's reasons).
-        for p in [STRENGTH, C_PROP, KAPPA] {
+        for p in [STRENGTH, C_PROP, KAPPA, OMEGA_MIN] {
             assert!(p.min > 0.0, "{}", p.name);
         }
-        for (strength, c_prop, kappa) in [
-            (STRENGTH.min, C_PROP.min, KAPPA.min),
-            (STRENGTH.max, C_PROP.max, KAPPA.max),
+        for (strength, c_prop, kappa, omega_min) in [
+            (STRENGTH.min, C_PROP.min, KAPPA.min, OMEGA_MIN.min),
+            (STRENGTH.max, C_PROP.max, KAPPA.max, OMEGA_MIN.max),
         ] {
             let settings = FractureSettings::new(strength, c_prop).unwrap();
             assert!(settings.with_transparency(kappa).is_ok());
+            assert!(settings.with_resampling(omega_min).is_ok());
         }
+        let settings = FractureSettings::new(STRENGTH.default, C_PROP.default).unwrap();
+        assert!(settings.with_resampling(0.0).is_err());
+        assert_eq!(
+            OMEGA_MIN.default,
+            phyxel::meshless::fracture::resample::OMEGA_MIN
+        );
         assert!(FractureSettings::new(0.0, C_PROP.default).is_err());
         assert!(FractureSettings::new(STRENGTH.default, 0.0).is_err());
         // The ball's speed: the solver takes 0 and the whole range, refuses below it.

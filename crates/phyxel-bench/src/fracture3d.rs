@@ -10,7 +10,7 @@
 //! ≥ 60 steps/s on the browser's CPU worker (2 threads), cracks included.
 
 use phyxel_app::parameters::{
-    BALL_SPEED, C_PROP, DAMPING, DENSITY, FRICTION, KAPPA, LOAD, POISSON, STRENGTH,
+    BALL_SPEED, C_PROP, DAMPING, DENSITY, FRICTION, KAPPA, LOAD, OMEGA_MIN, POISSON, STRENGTH,
     VOLUME_STIFFNESS, YOUNG,
 };
 use phyxel_app::Demo;
@@ -84,6 +84,7 @@ fn demo(scene: &str, resolution: u32, strength: f64) -> Result<Demo, String> {
         C_PROP.default,
         "visibility",
         KAPPA.default,
+        OMEGA_MIN.default,
         LOAD.default * STRENGTH.default / strength,
         BALL_SPEED.default,
     )

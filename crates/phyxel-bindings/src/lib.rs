@@ -158,11 +158,14 @@ macro_rules! phyxel_demo_class {
                 c_prop: f64,
                 weights: &str,
                 kappa: f64,
+                omega_min: f64,
                 load: f64,
                 ball_speed: f64,
             ) -> Result<(), ::wasm_bindgen::JsError> {
                 self.demo
-                    .set_fracture(strength, c_prop, weights, kappa, load, ball_speed)
+                    .set_fracture(
+                        strength, c_prop, weights, kappa, omega_min, load, ball_speed,
+                    )
                     .map_err($crate::js_error)
             }
 

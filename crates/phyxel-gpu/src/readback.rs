@@ -1,5 +1,5 @@
-//! Reading a GPU buffer back, the same way natively and in the browser: copy into a mappable buffer,
-//! map it asynchronously, await the callback.
+//! Reading GPU buffers back, the same way natively and in the browser: copy into a mappable buffer,
+//! map it asynchronously, await the callback — several buffers in one round trip.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -36,16 +36,38 @@ pub async fn read_buffer(
     source: &wgpu::Buffer,
     size: u64,
 ) -> Result<Vec<u8>, String> {
+    let mut read = read_buffers(device, queue, &[(source, size)]).await?;
+    Ok(read.pop().unwrap_or_default())
+}
+
+/// The bytes of each `source[..size]`, in one round trip: all copied into one mappable buffer, mapped
+/// once (a page reading a state of several buffers back waits for one map, not one per buffer).
+/// Sizes must be multiples of 4 bytes (`wgpu::COPY_BUFFER_ALIGNMENT`), as every solver buffer's are.
+pub async fn read_buffers(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    sources: &[(&wgpu::Buffer, u64)],
+) -> Result<Vec<Vec<u8>>, String> {
+    let total: u64 = sources.iter().map(|(_, size)| *size).sum();
+    if total == 0 {
+        return Ok(vec![Vec::new(); sources.len()]);
+    }
     let staging = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback"),
-        size,
+        size: total,
         usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
         label: Some("readback"),
     });
-    encoder.copy_buffer_to_buffer(source, 0, &staging, 0, size);
+    let mut offset = 0;
+    for (source, size) in sources {
+        if *size > 0 {
+            encoder.copy_buffer_to_buffer(source, 0, &staging, offset, *size);
+        }
+        offset += size;
+    }
     queue.submit([encoder.finish()]);
     let slot = Arc::new(Mutex::new(Slot::default()));
     let filled = slot.clone();
@@ -69,7 +91,14 @@ pub async fn read_buffer(
         .map_err(|e| format!("the read-back buffer could not be mapped: {e}"))?
         .to_vec();
     staging.unmap();
-    Ok(bytes)
+    let mut parts = Vec::with_capacity(sources.len());
+    let mut at = 0;
+    for (_, size) in sources {
+        let end = at + *size as usize;
+        parts.push(bytes[at..end].to_vec());
+        at = end;
+    }
+    Ok(parts)
 }
 
 /// The `u32` values of `source[..len]` (none for `len` 0, without touching the device).

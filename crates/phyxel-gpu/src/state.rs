@@ -11,7 +11,7 @@ use crate::layout::{from_mat3, ImplicitFrame, PointFrame};
 use crate::loading::BallReadBack;
 use crate::neighbours::from_reverse_owners;
 use crate::passes::zeroed;
-use crate::readback::{read_buffer, read_u32s};
+use crate::readback::{read_buffers, read_u32s};
 use crate::wgsl::status;
 use glam::{DMat3, DVec3};
 use phyxel::meshless::fracture::slab::Ball;
@@ -71,7 +71,7 @@ pub fn read_state(
     let bytes = u64::from(b.phyxels) * 16;
     let (device, queue) = (gpu.device.clone(), gpu.queue.clone());
     let failure = gpu.failure_slot();
-    let buffers = [
+    let mut buffers = vec![
         (b.displacement.clone(), bytes),
         (b.velocity.clone(), bytes),
         (b.temperature.clone(), bytes / 4),
@@ -79,8 +79,9 @@ pub fn read_state(
         (b.status.clone(), u64::from(status::WORDS) * 4),
         (b.reference.clone(), bytes),
     ];
-    // The CG scalars of an implicit step: copied out of the work buffer first.
-    let scalars = implicit.map(|implicit| {
+    // The CG scalars of an implicit step: copied out of the work buffer first, then read with the
+    // frames (F_p at the phyxels) and, with a quadrature, the point frames.
+    let implicit = implicit.map(|implicit| {
         let (offset, size) = implicit.scalars_range();
         let copy = zeroed(&gpu.device, "CG scalars", size as usize);
         let mut encoder = gpu
@@ -88,72 +89,59 @@ pub fn read_state(
             .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         encoder.copy_buffer_to_buffer(&implicit.work, offset, &copy, 0, size);
         gpu.queue.submit([encoder.finish()]);
+        buffers.push((copy, size));
+        let frames_bytes = u64::from(b.phyxels) * size_of::<ImplicitFrame>() as u64;
+        buffers.push((implicit.frames.clone(), frames_bytes));
+        let points = implicit.point_frames().map(|(buffer, count)| {
+            let bytes = u64::from(count) * size_of::<PointFrame>() as u64;
+            buffers.push((buffer, bytes));
+        });
         (
-            copy,
-            size,
-            implicit.frames.clone(),
             implicit.budget.clone(),
             implicit.settings.max_iterations,
+            points.is_some(),
         )
     });
-    let point_frames = implicit.and_then(|implicit| implicit.point_frames());
-    let frames_bytes = u64::from(b.phyxels) * size_of::<ImplicitFrame>() as u64;
+    let ball = ball.inspect(|read| buffers.push((read.buffer.clone(), BallReadBack::BYTES)));
     async move {
-        let mut raw = Vec::with_capacity(buffers.len());
-        for (buffer, size) in &buffers {
-            raw.push(
-                read_buffer(&device, &queue, buffer, *size)
-                    .await
-                    .map_err(GpuError)?,
-            );
-        }
+        let sources: Vec<(&wgpu::Buffer, u64)> = buffers.iter().map(|(b, s)| (b, *s)).collect();
+        let mut raw = read_buffers(&device, &queue, &sources)
+            .await
+            .map_err(GpuError)?
+            .into_iter();
         if let Some(failure) = failure.lock().unwrap().clone() {
             return Err(GpuError(failure));
         }
-        let (last_solve, plastic_deformation) = match &scalars {
-            Some((buffer, size, frames, budget, limit)) => {
-                let raw = read_buffer(&device, &queue, buffer, *size)
-                    .await
-                    .map_err(GpuError)?;
-                let solve = solve_stats(bytemuck::cast_slice::<u8, f32>(&raw));
-                let queued = budget.load(Ordering::Relaxed);
-                budget.store(next_budget(&solve, queued, *limit), Ordering::Relaxed);
-                let frames = read_buffer(&device, &queue, frames, frames_bytes)
-                    .await
-                    .map_err(GpuError)?;
-                let plastic = bytemuck::cast_slice::<u8, ImplicitFrame>(&frames)
+        let mut next = || raw.next().expect("one part per buffer read");
+        let (displacement, velocity, temperature, plastic, status, reference) =
+            (next(), next(), next(), next(), next(), next());
+        let (mut last_solve, mut plastic_deformation, mut point_plastic_deformation) =
+            (None, None, None);
+        if let Some((budget, limit, points)) = &implicit {
+            let solve = solve_stats(bytemuck::cast_slice::<u8, f32>(&next()));
+            let queued = budget.load(Ordering::Relaxed);
+            budget.store(next_budget(&solve, queued, *limit), Ordering::Relaxed);
+            last_solve = Some(solve);
+            let frames = next();
+            plastic_deformation = Some(
+                bytemuck::cast_slice::<u8, ImplicitFrame>(&frames)
                     .iter()
                     .map(|frame| from_mat3(bytemuck::cast_slice(&frame.plastic_inverse)).inverse())
-                    .collect();
-                (Some(solve), Some(plastic))
+                    .collect(),
+            );
+            if *points {
+                let frames = next();
+                point_plastic_deformation = Some(
+                    bytemuck::cast_slice::<u8, PointFrame>(&frames)
+                        .iter()
+                        .map(|frame| {
+                            from_mat3(bytemuck::cast_slice(&frame.plastic_inverse)).inverse()
+                        })
+                        .collect(),
+                );
             }
-            None => (None, None),
-        };
-        let point_plastic_deformation = match &point_frames {
-            Some((buffer, count)) => {
-                let bytes = u64::from(*count) * size_of::<PointFrame>() as u64;
-                let frames = read_buffer(&device, &queue, buffer, bytes)
-                    .await
-                    .map_err(GpuError)?;
-                let plastic = bytemuck::cast_slice::<u8, PointFrame>(&frames)
-                    .iter()
-                    .map(|frame| from_mat3(bytemuck::cast_slice(&frame.plastic_inverse)).inverse())
-                    .collect();
-                Some(plastic)
-            }
-            None => None,
-        };
-        let ball = match &ball {
-            Some(read) => Some(
-                read_buffer(&device, &queue, &read.buffer, BallReadBack::BYTES)
-                    .await
-                    .map(|raw| read.ball(&raw))
-                    .map_err(GpuError)?,
-            ),
-            None => None,
-        };
-        let [displacement, velocity, temperature, plastic, status, reference] =
-            <[Vec<u8>; 6]>::try_from(raw).expect("six buffers read");
+        }
+        let ball = ball.as_ref().map(|read| read.ball(&next()));
         let status: Vec<u32> = bytemuck::pod_collect_to_vec(&status);
         let slot = |k: u32| status[k as usize];
         let overflow = slot(status::NEIGHBOUR_OVERFLOW);

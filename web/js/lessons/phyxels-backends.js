@@ -35,12 +35,6 @@ export const READOUT_INTERVAL_MS = 250;
  * taken in slices this long, never as one task of seconds.
  */
 export const PAGE_SLICE_MS = 14;
-/**
- * How long (ms) after a frame's steps were asked for a fracture scene on the GPU goes on taking them,
- * batch after batch as each batch's state comes back (stepFracture): its cracks are cut on the page
- * between batches, one step at a time where anything may crack.
- */
-export const FRACTURE_CHAIN_MS = 12;
 
 export class PhyxelSolver {
   /**
@@ -72,7 +66,7 @@ export class PhyxelSolver {
     /** When the GPU's state was last asked for, and how often (for the tests and the console). */
     this.lastReadBack = -Infinity;
     this.readBacks = 0;
-    /** A fracture scene's steps owed on the GPU this frame ({ dt, n, until }; stepFracture). */
+    /** A fracture scene's steps owed on the GPU ({ dt, n }; stepFracture). */
     this.owed = null;
     /** Per-thread work of the worker's steps since workPerThread() was last asked. */
     this.work = [];
@@ -153,12 +147,13 @@ export class PhyxelSolver {
   }
 
   /**
-   * `n` steps of `dt` of a fracture scene on the GPU: the demo takes a batch when the last one's cracks
-   * are cut (one step where anything may crack, more where nothing can); each read-back that brings a
-   * batch back takes the next of those owed (readBack), for FRACTURE_CHAIN_MS. False after a blow-up.
+   * `n` steps of `dt` of a fracture scene on the GPU (a frame's worth; they replace those still owed):
+   * the demo takes a batch when the last one's cracks are cut (one step where anything may crack, more
+   * where nothing can), and each read-back that brings a batch back takes the next of those owed at
+   * once (readBack) — the device's pace, not the frames'. False after a blow-up.
    */
   stepFracture(dt, n) {
-    this.owed = { dt, n, until: performance.now() + FRACTURE_CHAIN_MS };
+    this.owed = { dt, n };
     return this.takeOwed();
   }
 
@@ -469,8 +464,8 @@ export class PhyxelSolver {
         } catch (error) {
           this.page.notice('backend', `${error.message}.`, 'warning');
         }
-        // A fracture scene's next batch as soon as this one's cracks are cut, while the frame's owed.
-        if (this.owed?.n > 0 && !this.leavingGpu && performance.now() < this.owed.until && owner.backend() === 'gpu' && owner.is_fracture_scene()) {
+        // A fracture scene's next batch as soon as this one's cracks are cut, while steps are owed.
+        if (this.owed?.n > 0 && !this.leavingGpu && this.page.running && owner.backend() === 'gpu' && owner.is_fracture_scene()) {
           if (this.takeOwed()) this.readBack({ now: true });
         }
         if (owner.error()) {

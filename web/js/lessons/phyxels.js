@@ -66,7 +66,7 @@ const hasOwnPlasticity = () => params.scene === DUCTILE_BAR;
 function settingCalls() {
   const calls = [
     // First: it builds the bar or the slab anew (the other setters then apply to it).
-    ...(isFractureScene() ? [['set_fracture', params.strength, params.cProp, params.weights, params.kappa, params.load, params.ballSpeed]] : []),
+    ...(isFractureScene() ? [['set_fracture', params.strength, params.cProp, params.weights, params.kappa, params.omegaMin, params.load, params.ballSpeed]] : []),
     ['set_implicit_solver', params.cgTolerance, Math.round(params.cgIterations)],
     ['set_implicit_model', params.implicitModel],
     ['set_integrator', params.integrator],
@@ -260,6 +260,7 @@ select(fractureGroup, 'weights', 'Weights across a crack', [
   showFractureControls();
 });
 const kappaControl = number(fractureGroup, 'kappa', 'Transparency κ', '', setFracture, undefined, 'Positive: how far from the front (in h) a crack stays see-through.');
+number(fractureGroup, 'omegaMin', 'Resampling Ω<sub>min</sub>', '', setFracture, undefined, 'Positive: a phyxel a crack leaves seeing fewer neighbours than this (Ω = Σ ω′/ω) gets new phyxels beside it (seed 002 eq. 71).');
 const loadControl = number(fractureGroup, 'load', 'Grips’ load (fraction of σ<sub>t</sub>, over 1 s)', '', setFracture, undefined, 'The uniaxial stress the grips reach, as a fraction of σ_t; load × σ_t must stay below E/2.');
 const ballSpeedControl = number(fractureGroup, 'ballSpeed', 'Ball speed', 'm/s', setFracture, undefined, 'How fast the 33 kg steel ball strikes the slab near its centre (0 or more).');
 function showFractureControls() {

@@ -48,7 +48,8 @@ impl<A: Accelerator> Demo<A> {
             scene,
             across,
             material,
-            FractureSettings::new(STRENGTH.default, C_PROP.default)?,
+            FractureSettings::new(STRENGTH.default, C_PROP.default)?
+                .with_resampling(OMEGA_MIN.default)?,
             LOAD.default,
             BALL_SPEED.default,
             DAMPING.default,
@@ -77,13 +78,13 @@ impl<A: Accelerator> Demo<A> {
     }
 
     /// The fracture scene's settings: tensile strength σ_t (Pa), crack speed c_prop (m/s), the
-    /// weights ("visibility" or "transparency", seed 002 §7.3 / eq. 70) with κ, the notched bar's
-    /// grips' load as a fraction of σ_t and the struck slab's ball speed (m/s) — each checked in
-    /// every fracture scene, used in its own (the ductile bar uses neither: its grips move apart at
-    /// [`GRIP_SPEED`]). Builds the scene anew (from rest, the material and damping
-    /// kept): call it before the other setters. Refused, changing nothing, for values the solver
-    /// refuses (each positive, the speed 0 or more), or in another scene (only the fracture scenes
-    /// crack).
+    /// weights ("visibility" or "transparency", seed 002 §7.3 / eq. 70) with κ, resampling's Ω_min
+    /// (seed 002 eq. 71), the notched bar's grips' load as a fraction of σ_t and the struck slab's
+    /// ball speed (m/s) — each checked in every fracture scene, used in its own (the ductile bar uses
+    /// neither of the last two: its grips move apart at [`GRIP_SPEED`]). Builds the scene anew (from
+    /// rest, the material and damping kept): call it before the other setters. Refused, changing
+    /// nothing, for values the solver refuses (each positive, the speed 0 or more), or in another
+    /// scene (only the fracture scenes crack).
     #[allow(clippy::too_many_arguments)]
     pub fn set_fracture(
         &mut self,
@@ -91,6 +92,7 @@ impl<A: Accelerator> Demo<A> {
         c_prop: f64,
         weights: &str,
         kappa: f64,
+        omega_min: f64,
         load: f64,
         ball_speed: f64,
     ) -> Result<(), DemoError> {
@@ -104,7 +106,8 @@ impl<A: Accelerator> Demo<A> {
             Loading::Ball(_) => STRUCK_SLAB,
             Loading::Pull(_) => DUCTILE_BAR,
         };
-        let settings = FractureSettings::new(STRENGTH.check(strength)?, C_PROP.check(c_prop)?)?;
+        let settings = FractureSettings::new(STRENGTH.check(strength)?, C_PROP.check(c_prop)?)?
+            .with_resampling(OMEGA_MIN.check(omega_min)?)?;
         let settings = match weights {
             "visibility" => settings,
             "transparency" => settings.with_transparency(KAPPA.check(kappa)?)?,
@@ -293,7 +296,7 @@ pub const QUIET_RATIO: f64 = 0.8;
 /// In a plastic body, below this fraction of the ductility c_max (the peak plastic strain ‖ε_p‖ of
 /// the free phyxels) nothing cracks either: a phyxel at the cap flows no more, its stress rises
 /// elastically and fast, and it cracks.
-pub const QUIET_PLASTIC: f64 = 0.9;
+pub const QUIET_PLASTIC: f64 = 0.98;
 
 /// The most steps of a batch while nothing cracks.
 pub const QUIET_BATCH: u32 = 64;
@@ -332,6 +335,8 @@ pub struct CutChange {
     pub refitted: bool,
     /// Only rest corrections relaxed.
     pub relaxed: bool,
+    /// Resampling appended phyxels: the body must be taken anew.
+    pub resampled: bool,
 }
 
 impl<A: Accelerator> Demo<A> {
@@ -432,7 +437,10 @@ impl<A: Accelerator> Demo<A> {
         };
         let refits = |sim: &Simulation| sim.fracture.as_ref().map_or(0, |f| f.recomputed_total);
         let (refits_before, corrected_before) = (refits(&self.sim), corrected(&self.sim.body));
+        let phyxels = self.sim.body.len();
         self.sim.crack(dt * f64::from(steps));
+        let resampled = self.sim.body.len() > phyxels;
+        self.follow_growth();
         let refitted = refits(&self.sim) > refits_before;
         let relaxed = !refitted && (corrected_before || corrected(&self.sim.body));
         self.mirrored = self.own_fracture_view();
@@ -448,7 +456,30 @@ impl<A: Accelerator> Demo<A> {
             plastic,
             plastic_rise: rise(plastic, plastic_before),
         });
-        CutChange { refitted, relaxed }
+        CutChange {
+            refitted,
+            relaxed,
+            resampled,
+        }
+    }
+}
+
+impl<A: Accelerator> Demo<A> {
+    /// After resampling appended phyxels (`fracture::resample`): they belong to the scene's one
+    /// object, and the drawn lattice's faces are bound to the rebuilt neighbour lists.
+    pub(super) fn follow_growth(&mut self) {
+        let n = self.sim.body.len();
+        if self.object_of.len() >= n {
+            return;
+        }
+        self.object_of.resize(n, 0);
+        if let Some(last) = self.object_start.last_mut() {
+            *last = n;
+        }
+        if let Some((loading, across)) = &self.loading {
+            let (cells, spacing) = lattice(matches!(loading, Loading::Ball(_)), *across);
+            self.cells = CellSurface::new(&self.sim.body, cells, spacing).ok();
+        }
     }
 }
 

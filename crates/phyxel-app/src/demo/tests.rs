@@ -358,6 +358,7 @@ fn fracture_demo(scene: &str, strength: f64, ball_speed: f64) -> PhyxelDemo {
         C_PROP.default,
         "visibility",
         KAPPA.default,
+        OMEGA_MIN.default,
         LOAD.default,
         ball_speed,
     )
@@ -498,17 +499,17 @@ fn the_fracture_settings_are_refused_with_the_reason_and_the_bar_runs_on() {
         (2e3, 2.0, -1.0, "κ"),
     ] {
         let error = demo
-            .set_fracture(strength, c_prop, "transparency", kappa, 1.0, 2.0)
+            .set_fracture(strength, c_prop, "transparency", kappa, 10.0, 1.0, 2.0)
             .unwrap_err();
         assert!(error.0.contains(needle), "{error}");
     }
     let error = demo
-        .set_fracture(2e3, 2.0, "glass", 0.5, 1.0, 2.0)
+        .set_fracture(2e3, 2.0, "glass", 0.5, 10.0, 1.0, 2.0)
         .unwrap_err();
     assert!(error.0.contains("visibility, transparency"), "{error}");
     // σ_t × load beyond E/2 = 50 kPa: the solver's reason.
     let error = demo
-        .set_fracture(4e4, 2.0, "visibility", 0.5, 2.0, 2.0)
+        .set_fracture(4e4, 2.0, "visibility", 0.5, 10.0, 2.0, 2.0)
         .unwrap_err();
     assert!(error.0.contains("E/2"), "{error}");
     // Nothing changed: the bar steps on from where it was.
@@ -518,7 +519,7 @@ fn the_fracture_settings_are_refused_with_the_reason_and_the_bar_runs_on() {
     // Other scenes do not crack; the bar takes no implicit integrator, BCC lattice or ball.
     let mut cube = PhyxelDemo::new("cube", 6, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
     assert!(cube
-        .set_fracture(2e3, 2.0, "visibility", 0.5, 1.0, 2.0)
+        .set_fracture(2e3, 2.0, "visibility", 0.5, 10.0, 1.0, 2.0)
         .is_err());
     assert!(cube.fracture_readouts().is_empty());
     assert!(demo.set_integrator("implicit-euler").is_err());
@@ -601,7 +602,7 @@ fn the_struck_slab_refuses_a_bad_ball_speed_and_what_it_does_not_take() {
     let mut demo = struck_slab_demo(BALL_SPEED.default);
     for speed in [-1.0, f64::NAN, 11.0] {
         let error = demo
-            .set_fracture(2e3, 2.0, "visibility", 0.5, 1.0, speed)
+            .set_fracture(2e3, 2.0, "visibility", 0.5, 10.0, 1.0, speed)
             .unwrap_err();
         assert!(error.0.contains("ball speed"), "{error}");
     }
@@ -734,4 +735,54 @@ fn the_ductile_bar_tears_and_the_pages_copy_shows_its_elongation_and_plastic_str
         panic!("an unknown scene was built");
     };
     assert!(error.0.contains(DUCTILE_BAR), "{error}");
+}
+
+/// Resampling in the demo (seed 002 eq. 71, `fracture::resample`): the struck slab at Ω_min = 20
+/// gets new phyxels where its cracks thin the neighbourhoods out; the page's copy, given the worker's
+/// states, grows alike (its body appended and cut from the state's numbers, its objects, cells and
+/// readouts following), draws every phyxel, and stepped on from there goes on exactly as the worker.
+/// An Ω_min of 0 is refused with the reason.
+#[test]
+fn a_resampled_slab_grows_and_the_pages_copy_grows_with_it() {
+    let resampled = || {
+        let mut demo = struck_slab_demo(BALL_SPEED.default);
+        demo.set_fracture(2e3, 2.0, "visibility", 0.5, 20.0, 1.0, BALL_SPEED.default)
+            .unwrap();
+        demo.set_damping_and_friction(DAMPING.default, FRICTION.default)
+            .unwrap();
+        demo
+    };
+    let (mut worker, mut page) = (resampled(), resampled());
+    let error = page
+        .set_fracture(2e3, 2.0, "visibility", 0.5, 0.0, 1.0, BALL_SPEED.default)
+        .unwrap_err();
+    assert!(error.0.contains("Ω_min"), "{error}");
+    let lattice = worker.phyxel_count();
+    let dt = worker.recommended_time_step();
+    while worker.phyxel_count() == lattice {
+        assert!(worker.step(dt, 10).unwrap(), "{:?}", worker.error());
+        assert!(worker.time() < 1.5, "nothing resampled by 1.5 s");
+    }
+    let grown = worker.phyxel_count();
+    page.restore(worker.snapshot(false)).unwrap();
+    assert_eq!(page.phyxel_count(), grown);
+    assert_eq!(page.object_of().len(), grown);
+    assert_eq!(page.fracture_readouts(), worker.fracture_readouts());
+    assert_eq!(page.frame_data("fragment").unwrap().phyxels.len(), grown);
+    assert_eq!(
+        page.surface_faces(),
+        worker.surface_faces(),
+        "the lattice's faces drawn alike"
+    );
+    // The copy was cut alike as it grew: stepped on, it goes on exactly as the worker.
+    assert!(page.step(dt, 20).unwrap());
+    assert!(worker.step(dt, 20).unwrap());
+    assert_eq!(page.snapshot(false), worker.snapshot(false));
+    let resampling = &worker.sim.fracture.as_ref().unwrap().resampling;
+    println!(
+        "resampled slab: {} phyxels appended by t = {:.3} s ({} splits), {grown} phyxels",
+        resampling.inserted,
+        worker.time(),
+        resampling.splits
+    );
 }

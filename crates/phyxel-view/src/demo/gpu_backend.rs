@@ -268,7 +268,11 @@ fn cut_on_device(demo: &mut GpuDemo, change: CutChange) -> Result<(), GpuError> 
         return Ok(());
     };
     let sim = &demo.sim;
-    if change.refitted {
+    if change.resampled {
+        // New phyxels: the body is uploaded anew before the next batch, cuts and all.
+        gpu.stale = true;
+        gpu.drawing = None;
+    } else if change.refitted {
         gpu.solver.set_cut_weights(&gpu.context, sim)?;
         if sim.plasticity.is_some() {
             gpu.solver.write_plastic_strain(&gpu.context, &sim.body)?;

@@ -136,13 +136,16 @@ fn reference_updates_on_the_device_move_the_pages_rest_shape_and_surfaces_too() 
 
 /// A fracture scene as the page builds it (10 across, jelly, the table's fracture defaults).
 fn fracture_scene(scene: &str) -> PhyxelDemo {
-    use phyxel_app::parameters::{BALL_SPEED, C_PROP, DAMPING, FRICTION, KAPPA, LOAD, STRENGTH};
+    use phyxel_app::parameters::{
+        BALL_SPEED, C_PROP, DAMPING, FRICTION, KAPPA, LOAD, OMEGA_MIN, STRENGTH,
+    };
     let mut demo = PhyxelDemo::new(scene, 10.0, false, 1e5, 0.3, 1000.0, 5e4, false).unwrap();
     demo.set_fracture(
         STRENGTH.default,
         C_PROP.default,
         "visibility",
         KAPPA.default,
+        OMEGA_MIN.default,
         LOAD.default,
         BALL_SPEED.default,
     )
@@ -204,12 +207,14 @@ use pollster::block_on;
 /// The 3D demo's fracture scenes on the GPU crack as on the CPU: the device steps the body, its grips
 /// and the slab's ball; after each batch the page's copy takes the state, cuts the cracks and writes
 /// them to the device — one step at a time where anything may crack, as the CPU cuts them, in batches
-/// where nothing can. The notched bar parts at its notch into the same two pieces at the same step,
-/// the ductile bar tears at the same elongation, the slab cracks first at the same step and place
-/// and breaks within 2 % of the CPU's time (its last cracks, a knocked-out piece, differ a little:
-/// f32 against f64). Measured 2026-11-28 on lavapipe: the bar's first crack and parting at the
-/// CPU's steps exactly, 600/600 phyxels in the same piece; the ductile bar's likewise; the slab's
-/// first crack at the same step, parted 1.5 % earlier, 1124/1200 in the same piece.
+/// where nothing can; resampling (Ω_min = 10) appends phyxels on both. The notched bar parts at its
+/// notch into the same two pieces at the same step, the ductile bar tears at the same elongation, the
+/// slab cracks first at the same step and place and breaks at the same step — asserted within 1.5
+/// steps, 2 % and 90 % of the phyxels in the same piece (single precision against double: a crack
+/// front may advance a step apart, and the slab's resampling may append a few phyxels more).
+/// Measured 2026-11-28 on lavapipe: the bar's first crack and parting at the CPU's steps exactly,
+/// 600/600 phyxels in the same piece; the ductile bar's likewise; the slab's first crack and parting
+/// at the CPU's steps, its 1220 phyxels in the same pieces (1224 on the GPU).
 #[test]
 fn the_fracture_scenes_crack_on_the_gpu_as_on_the_cpu() {
     let context = Rc::new(block_on(GpuContext::new()).expect("lavapipe"));
@@ -233,13 +238,14 @@ fn the_fracture_scenes_crack_on_the_gpu_as_on_the_cpu() {
             .count();
         eprintln!(
             "{scene}: first crack at t = {:.4} s on the CPU, {:.4} s on the GPU; in pieces at {:.4} \
-             s and {:.4} s; {same} of {} phyxels in the same piece; {} steps, {} batches on the GPU; \
-             readouts then {:?} and {:?}",
+             s and {:.4} s; {same} of {} phyxels in the same piece ({} on the GPU: resampling \
+             appends some); {} steps, {} batches on the GPU; readouts then {:?} and {:?}",
             on_cpu.first.0,
             on_gpu.first.0,
             on_cpu.parted,
             on_gpu.parted,
             on_cpu.pieces.len(),
+            on_gpu.pieces.len(),
             on_cpu.batches,
             on_gpu.batches,
             on_cpu.readouts,
@@ -258,10 +264,10 @@ fn the_fracture_scenes_crack_on_the_gpu_as_on_the_cpu() {
             on_gpu.parted,
             on_cpu.parted
         );
+        let lattice = on_cpu.pieces.len().min(on_gpu.pieces.len());
         assert!(
-            same as f64 >= same_pieces * on_cpu.pieces.len() as f64,
-            "{scene}: {same} of {} phyxels in the same piece",
-            on_cpu.pieces.len()
+            same as f64 >= same_pieces * lattice as f64,
+            "{scene}: {same} of {lattice} phyxels in the same piece"
         );
         assert!(
             on_gpu.batches < on_cpu.batches,

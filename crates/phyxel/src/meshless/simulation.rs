@@ -666,7 +666,16 @@ impl Simulation {
             && self.body.quadrature().is_none();
         if let Some(fracture) = self.fracture.as_mut().filter(|_| cut) {
             fracture.ductility = self.plasticity.map(|p| p.max_strain);
+            let phyxels = self.body.len();
             fracture.step(&mut self.body, &self.fixed, dt);
+            if self.body.len() > phyxels {
+                // Resampling appended phyxels (`fracture::resample`): free ones, and a multistep
+                // method's history no longer fits the body.
+                if !self.fixed.is_empty() {
+                    self.fixed.resize(self.body.len(), false);
+                }
+                self.integrator.reset();
+            }
         }
     }
 

@@ -11,6 +11,7 @@ fn scene(name: &str, load: f64) -> Demo {
         C_PROP.default,
         "visibility",
         KAPPA.default,
+        OMEGA_MIN.default,
         load,
         BALL_SPEED.default,
     )

@@ -21,6 +21,7 @@
 //! A crack event never raises U; the dynamics between events keep the symplectic step's energy.
 
 use super::crack::{modified_weight, omega, Crack, CrackEnd, Criterion};
+pub use crate::meshless::fracture::resample::share_mass;
 use crate::meshless::mls::safe_inverse;
 use crate::meshless::plasticity::Plasticity;
 use glam::{DMat2, DMat3, DVec2};
@@ -260,18 +261,6 @@ fn neighbourhoods(reference: &[DVec2], support: &[f64]) -> (Vec<usize>, Vec<usiz
     }
     start.push(neighbour.len());
     (start, neighbour, uncut)
-}
-
-/// Split the mass m into k parts that sum to m exactly: k − 1 parts p = m/k rounded to a multiple of
-/// 2^(e−40) (2^e ≤ m), and the last m − (k − 1) p. (k − 1) p then has at most 41 significant bits and
-/// m − (k − 1) p is a multiple of m's last bit below 2m, so both are computed exactly (k < 2^12).
-pub fn share_mass(m: f64, k: usize) -> Vec<f64> {
-    assert!((1..4096).contains(&k) && m > 0.0 && m.is_finite());
-    let quantum = 2f64.powi(m.log2().floor() as i32 - 40);
-    let p = (m / k as f64 / quantum).round() * quantum;
-    let mut parts = vec![p; k - 1];
-    parts.push(m - (k - 1) as f64 * p);
-    parts
 }
 
 /// The 2D solid: particles on a lattice in the reference configuration, with neighbour lists (CSR),

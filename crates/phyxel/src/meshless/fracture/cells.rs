@@ -107,14 +107,17 @@ impl CellMesh {
 }
 
 impl CellSurface {
-    /// The lattice of `cells` (x fastest) at `spacing` that `body`'s phyxels sample. Refused if the
-    /// body has another number of phyxels, or if two lattice neighbours are not in each other's
+    /// The lattice of `cells` (x fastest) at `spacing` that `body`'s first phyxels sample (those
+    /// resampling appended after them, `super::resample`, own no cell: their parent's cell covers
+    /// them). Its faces are bound to the body's neighbour lists: made anew when they are rebuilt.
+    /// Refused if the body has fewer phyxels, or if two lattice neighbours are not in each other's
     /// neighbourhood (a support radius below the spacing).
     pub fn new(body: &Body, cells: [usize; 3], spacing: f64) -> Result<Self, FractureError> {
-        let n = body.len();
-        if cells.iter().product::<usize>() != n || n == 0 {
+        let n = cells.iter().product::<usize>();
+        if n > body.len() || n == 0 {
             return Err(FractureError(format!(
-                "a body of {n} phyxels is no lattice of {cells:?} cells"
+                "a body of {} phyxels is no lattice of {cells:?} cells",
+                body.len()
             )));
         }
         if !(spacing > 0.0 && spacing.is_finite()) {

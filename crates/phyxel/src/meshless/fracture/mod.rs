@@ -45,6 +45,7 @@
 pub mod cells;
 pub mod crack;
 pub mod ductile;
+pub mod resample;
 pub mod scenes;
 pub mod slab;
 pub mod snapshot;
@@ -52,6 +53,7 @@ pub mod stress;
 pub mod tool;
 pub mod weights;
 
+pub use self::resample::{Resampling, ResamplingState};
 pub use self::stress::{largest_eigenvalue, largest_principal, second_piola};
 pub use self::weights::{fragments, modified_weight, Criterion};
 
@@ -118,6 +120,9 @@ pub struct FractureSettings {
     pub c_prop: f64,
     /// Visibility (the default) or transparency.
     pub criterion: Criterion,
+    /// Adaptive resampling's Ω_min (seed 002 eq. 71, [`resample`]); None: no resampling.
+    #[serde(default)]
+    pub omega_min: Option<f64>,
 }
 
 impl FractureSettings {
@@ -138,6 +143,21 @@ impl FractureSettings {
             strength,
             c_prop,
             criterion: Criterion::Visibility,
+            omega_min: None,
+        })
+    }
+
+    /// These settings with adaptive resampling at Ω_min (positive and finite, else refused): a cut
+    /// phyxel that sees less than Ω_min of its neighbourhood gets new phyxels beside it ([`resample`]).
+    pub fn with_resampling(self, omega_min: f64) -> Result<Self, FractureError> {
+        if !(omega_min > 0.0 && omega_min.is_finite()) {
+            return Err(FractureError(format!(
+                "resampling's Ω_min must be a positive number (got {omega_min})"
+            )));
+        }
+        Ok(Self {
+            omega_min: Some(omega_min),
+            ..self
         })
     }
 
@@ -220,6 +240,11 @@ pub struct Fracture {
     /// front advances into phyxels whose ductility is used up as into phyxels above the strength
     /// ([`Fracture::step`]).
     pub ductility: Option<f64>,
+    /// The phyxels the last step refitted (resampling looks at them).
+    changed_last: Vec<usize>,
+    /// Adaptive resampling's settings (None: off) and what it did ([`resample`]).
+    pub resampling_settings: Option<Resampling>,
+    pub resampling: ResamplingState,
 }
 
 impl Fracture {
@@ -244,6 +269,11 @@ impl Fracture {
             dissipated: 0.0,
             steps: 0,
             ductility: None,
+            changed_last: Vec::new(),
+            resampling_settings: settings
+                .omega_min
+                .and_then(|omega| Resampling::new(omega, largest_support, body.len()).ok()),
+            resampling: ResamplingState::default(),
         }
     }
 
@@ -364,6 +394,7 @@ impl Fracture {
     pub fn step(&mut self, body: &mut Body, fixed: &[bool], dt: f64) {
         self.steps += 1;
         self.recomputed_last = 0;
+        self.changed_last.clear();
         self.relax_rest_corrections(body, dt);
         let ratios = self.ratios(body, true);
         let advance = self.settings.c_prop * dt;
@@ -384,6 +415,12 @@ impl Fracture {
         }
         if let Some(c) = self.initiate(body, fixed, &ratios) {
             self.update_weights_near(body, &[c]);
+        }
+        if let Some(settings) = self.resampling_settings {
+            let mut changed = std::mem::take(&mut self.changed_last);
+            changed.sort_unstable();
+            changed.dedup();
+            self.resample(body, fixed, &changed, settings);
         }
     }
 
@@ -637,15 +674,30 @@ impl Fracture {
             .displacement_gradient(i, &body.displacement, &body.neighbours);
         let before = body.phyxel_stress_of(i, grad_before).energy;
         let elastic = (DMat3::IDENTITY + grad_before) * body.rest_correction[i];
+        self.refit_keeping(body, i, REFIT_THRESHOLD, elastic, before);
+    }
+
+    /// [`Fracture::refit`] with the safe inverse at `threshold`, keeping the elastic gradient
+    /// `elastic` where the refit would raise phyxel i's energy above `before` (resampling's refits:
+    /// a new phyxel keeps its parent's).
+    fn refit_keeping(
+        &mut self,
+        body: &mut Body,
+        i: usize,
+        threshold: f64,
+        elastic: DMat3,
+        before: f64,
+    ) {
         let rank = body.mls.refit(
             i,
             &body.reference,
             &body.neighbours,
             &self.weight,
-            REFIT_THRESHOLD,
+            threshold,
         );
         self.recomputed_last += 1;
         self.recomputed_total += 1;
+        self.changed_last.push(i);
         body.rest_correction[i] = DMat3::IDENTITY;
         let release_all = |body: &mut Body, fracture: &mut Fracture| {
             for k in body.neighbours.edges(i) {

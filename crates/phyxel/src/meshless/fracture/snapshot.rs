@@ -8,7 +8,14 @@
 //! (those travelled): released rows get d_ij = 0, the others A_i⁻¹ X_ij ω'_ij — the copy's d_ij equal
 //! the original's to rounding (a full refit against an incremental one, 10⁻¹²).
 //!
-//! The numbers: a format tag, the crack count, then per crack its origin, normal, tangent and bitangent
+//! With resampling (`super::resample`) the phyxels it appended travel first: their count and per
+//! phyxel its parent, reference position, mass, volume and support radius, then each split parent's
+//! mass and volume after its split; a copy whose body holds the lattice and a first part of them
+//! appends the rest (its neighbour lists and fits rebuilt) before it cuts.
+//!
+//! The numbers: a format tag, the phyxel count, the appended phyxels (count; parent, x, y, z, m, V, h
+//! each), the split parents (count; index, m, V each), resampling's counters (splits, refused), the
+//! crack count, then per crack its origin, normal, tangent and bitangent
 //! (12), whether its fronts started, its vertex count and per vertex (x, y, dx, dy, is_front); the
 //! released phyxels (count, indices); the rest corrections (count, then index and 9 entries by
 //! column each); the events (count, then step, kind, crack, position 3, normal 3, σ₁/σ_t each); and
@@ -18,17 +25,35 @@ use super::crack::{Crack, OutlineVertex};
 use super::weights::uncut_weights;
 use super::{modified_weight, CrackEvent, EventKind, Fracture, FractureError, REFIT_THRESHOLD};
 use crate::meshless::body::Body;
-use crate::meshless::mls::DEFAULT_RELATIVE_THRESHOLD;
+use crate::meshless::mls::{MlsWeights, DEFAULT_RELATIVE_THRESHOLD};
+use crate::meshless::neighbours::{HashGrid, Neighbourhoods};
 use glam::{DMat3, DVec2, DVec3};
 
 /// The first number of the fracture's numbers (their layout's version).
-const FORMAT: f64 = 1.0;
+const FORMAT: f64 = 2.0;
 
 impl Fracture {
     /// The cracks and what the safeguard decided, as numbers ([`Fracture::restore_numbers`] takes
     /// them, on a body of the same scene).
     pub fn to_numbers(&self, body: &Body) -> Vec<f64> {
-        let mut out = vec![FORMAT, self.cracks.len() as f64];
+        let resampling = &self.resampling;
+        let base = body.len() - resampling.parents.len();
+        let mut out = vec![FORMAT, body.len() as f64, resampling.parents.len() as f64];
+        for (c, &parent) in resampling.parents.iter().enumerate() {
+            let i = base + c;
+            out.push(parent as f64);
+            out.extend(body.reference[i].to_array());
+            out.extend([body.mass[i], body.volume[i], body.support_radius[i]]);
+        }
+        let mut split: Vec<usize> = resampling.parents.clone();
+        split.sort_unstable();
+        split.dedup();
+        out.push(split.len() as f64);
+        for &i in &split {
+            out.extend([i as f64, body.mass[i], body.volume[i]]);
+        }
+        out.extend([resampling.splits as f64, resampling.refused as f64]);
+        out.push(self.cracks.len() as f64);
         for (crack, &started) in self.cracks.iter().zip(&self.started) {
             for v in [crack.origin, crack.normal, crack.tangent, crack.bitangent] {
                 out.extend(v.to_array());
@@ -79,7 +104,10 @@ impl Fracture {
         body: &mut Body,
         numbers: &[f64],
     ) -> Result<(), FractureError> {
-        let decoded = Decoded::read(numbers, body.len())?;
+        let decoded = Decoded::read(numbers, body)?;
+        if decoded.phyxels > body.len() {
+            self.append_resampled(body, &decoded);
+        }
         let hoods = &body.neighbours;
         let weight: Vec<f64> = (0..hoods.neighbour.len())
             .map(|k| {
@@ -126,6 +154,17 @@ impl Fracture {
             body.rest_correction[i] = g;
         }
         self.weight = weight;
+        let resampling = &mut self.resampling;
+        resampling.parents = decoded.inserted.iter().map(|p| p.parent).collect();
+        resampling.inserted = decoded.inserted.len();
+        resampling.splits = decoded.splits;
+        resampling.refused = decoded.refused;
+        resampling.resampled = vec![false; body.len()];
+        let base = body.len() - decoded.inserted.len();
+        for (c, p) in decoded.inserted.iter().enumerate() {
+            resampling.resampled[p.parent] = true;
+            resampling.resampled[base + c] = true;
+        }
         self.cracks = decoded.cracks;
         self.started = decoded.started;
         self.events = decoded.events;
@@ -137,8 +176,33 @@ impl Fracture {
         Ok(())
     }
 
+    /// Append the phyxels resampling appended there that `body` lacks (it holds the lattice and a
+    /// first part of them: [`Decoded::read`] checked), give the split parents their shares, and
+    /// rebuild the neighbour lists and the uncut fits; the weights are then evaluated anew.
+    fn append_resampled(&mut self, body: &mut Body, decoded: &Decoded) {
+        let base = decoded.phyxels - decoded.inserted.len();
+        for p in &decoded.inserted[body.len() - base..] {
+            super::resample::push_phyxel(
+                body,
+                p.parent,
+                p.reference,
+                p.mass,
+                p.volume,
+                p.h,
+                DMat3::ZERO,
+            );
+        }
+        for &(i, mass, volume) in &decoded.split {
+            (body.mass[i], body.volume[i]) = (mass, volume);
+        }
+        body.neighbours = Neighbourhoods::build(&body.reference, &body.support_radius);
+        body.mls = MlsWeights::compute(&body.reference, &body.support_radius, &body.neighbours);
+        self.weight = uncut_weights(body);
+        self.grid = HashGrid::build(&body.reference, self.largest_support.max(1e-12));
+    }
+
     /// Whether a refit released phyxel i: its row holds weight but no d_ij.
-    fn is_released(&self, body: &Body, i: usize) -> bool {
+    pub(super) fn is_released(&self, body: &Body, i: usize) -> bool {
         let mut edges = body.neighbours.edges(i);
         edges.clone().any(|k| self.weight[k] > 0.0) && edges.all(|k| body.mls.d[k] == DVec3::ZERO)
     }
@@ -151,8 +215,24 @@ fn event_kind_number(kind: EventKind) -> f64 {
     }
 }
 
+/// A phyxel resampling appended, as the numbers carry it.
+struct Appended {
+    parent: usize,
+    reference: DVec3,
+    mass: f64,
+    volume: f64,
+    h: f64,
+}
+
 /// The numbers of [`Fracture::to_numbers`], read and checked.
 struct Decoded {
+    /// The body's phyxels there, those resampling appended, the split parents' (index, m, V), and
+    /// resampling's counters.
+    phyxels: usize,
+    inserted: Vec<Appended>,
+    split: Vec<(usize, f64, f64)>,
+    splits: usize,
+    refused: usize,
     cracks: Vec<Crack>,
     started: Vec<bool>,
     released: Vec<usize>,
@@ -219,11 +299,53 @@ fn refused(why: &str) -> FractureError {
 const MOST: usize = 1 << 24;
 
 impl Decoded {
-    fn read(numbers: &[f64], phyxels: usize) -> Result<Self, FractureError> {
+    /// The numbers for `body`, which must hold the lattice and a first part of the phyxels resampling
+    /// appended there (the same, to the last bit of their reference positions).
+    fn read(numbers: &[f64], body: &Body) -> Result<Self, FractureError> {
         let mut r = Reader { numbers, at: 0 };
         if r.take(1)?[0] != FORMAT {
             return Err(refused("an unknown format"));
         }
+        let phyxels = r.count(MOST)?;
+        let mut inserted = Vec::new();
+        for _ in 0..r.count(phyxels + 1)? {
+            let parent = r.count(phyxels)?;
+            let reference = r.vector()?;
+            let [mass, volume, h]: [f64; 3] = r.take(3)?.try_into().expect("three numbers");
+            if !(mass > 0.0 && volume > 0.0 && h > 0.0) {
+                return Err(refused(
+                    "an appended phyxel's mass, volume and support must be positive",
+                ));
+            }
+            inserted.push(Appended {
+                parent,
+                reference,
+                mass,
+                volume,
+                h,
+            });
+        }
+        let base = phyxels - inserted.len();
+        let own = body.len();
+        let prefix = own >= base
+            && own <= phyxels
+            && (base..own).all(|i| body.reference[i] == inserted[i - base].reference)
+            && inserted.iter().all(|p| p.parent < base + inserted.len());
+        if !prefix {
+            return Err(refused(&format!(
+                "the body of {own} phyxels is not the lattice of {base} with a first part of the {} \
+                 phyxels resampling appended there",
+                inserted.len()
+            )));
+        }
+        let mut split = Vec::new();
+        for _ in 0..r.count(phyxels + 1)? {
+            let i = r.count(phyxels)?;
+            let [mass, volume]: [f64; 2] = r.take(2)?.try_into().expect("two numbers");
+            split.push((i, mass, volume));
+        }
+        let splits = r.count(MOST)?;
+        let refused_count = r.count(MOST)?;
         let crack_count = r.count(MOST)?;
         let (mut cracks, mut started) = (Vec::new(), Vec::new());
         for _ in 0..crack_count {
@@ -279,6 +401,11 @@ impl Decoded {
             return Err(refused("numbers are left over"));
         }
         Ok(Self {
+            phyxels,
+            inserted,
+            split,
+            splits,
+            refused: refused_count,
             cracks,
             started,
             released,

@@ -122,7 +122,9 @@ fn numbers_that_do_not_fit_are_refused_and_change_nothing() {
     let numbers = fracture(&original).to_numbers(&original.simulation.body);
     let mut copy = bar(1.1);
     let before = copy.simulation.body.mls.d.clone();
-    let crack_numbers = 2 + 12 + 2;
+    // The format, the phyxels, nothing resampled (appended, split parents, splits, refused), the
+    // crack count, a crack's four vectors, its started flag and vertex count.
+    let crack_numbers = 7 + 12 + 2;
     let mut nan = numbers.clone();
     nan[3] = f64::NAN;
     let mut format = numbers.clone();
@@ -146,7 +148,9 @@ fn numbers_that_do_not_fit_are_refused_and_change_nothing() {
     }
     // A released phyxel beyond the body's phyxels (no crack, one released, nothing else).
     let n = copy.simulation.body.len() as f64;
-    let beyond = [1.0, 0.0, 1.0, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+    let beyond = [
+        2.0, n, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, n, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+    ];
     let sim = &mut copy.simulation;
     let fracture = sim.fracture.as_mut().unwrap();
     let error = fracture

@@ -1,0 +1,380 @@
+//! Adaptive resampling of a cracked body (seed 002 §7.3, eq. 71, after Pauly et al. 2005): a cut
+//! phyxel whose neighbourhood the cracks have thinned — Ω_i = Σ_j ω'_ij/ω_ij, the count of neighbours
+//! it still sees (visibility; transparency counts the faded ones in part), below Ω_min — gets
+//! ⌈Ω_min − Ω_i⌉ new phyxels beside it, on its side of the cracks, so that its MLS fit and its
+//! neighbours' rest on enough samples again. Seed 002: "the mass associated with the old particles is
+//! distributed evenly among the new ones and their support radius is adapted to keep the overall
+//! material density constant ... particle splitting is restricted by prescribing a minimal support
+//! radius".
+//!
+//! **What a split keeps.** The parent's mass is shared exactly ([`share_mass`]) and so is its volume
+//! (in proportion), so Σ m_i and Σ V_i stay; the new phyxels take the parent's velocity (momentum
+//! stays, to rounding), its displacement field (u = u_i + ∇u_i (X − X_i)), plastic strain,
+//! temperature and stiffness factor. Every phyxel whose neighbour list changed — the new ones, the
+//! parent, and those whose support now holds a new one — is re-weighed against every crack and
+//! refitted, keeping its elastic gradient where the refit would raise its energy (the fracture's
+//! safeguard, [`Fracture::refit`]): the new phyxels the parent's, so that no split raises the elastic
+//! energy. The others keep their weights, fits and volumes untouched.
+//!
+//! **Support radii.** k phyxels share the parent's volume: the new ones get h_i/∛k, which keeps h over
+//! the local spacing, but never less than [`MIN_SUPPORT_RATIO`] of the lattice's h — a smaller support
+//! ties a phyxel more stiffly (d_ij ∝ 1/h), and at ∛½ its stiffness is 1.6 times a lattice phyxel's,
+//! inside what the explicit step allows (`STIFFNESS_MARGIN`). A phyxel resampling split or made is not
+//! split again (as in the 2D lesson: cascades of splits otherwise), and at most [`Resampling::cap`]
+//! phyxels are inserted over a run: a split beyond it is refused and counted.
+//!
+//! **Where the new phyxels go.** [`SPLIT_DISTANCE`] of a spacing from the parent, along the
+//! directions of the lattice's 26 neighbours, turned a little off the lattice's axes
+//! ([`split_directions`]), keeping those whose segment from the parent crosses no crack and whose end
+//! lies clear of every crack — the parent's side — and of them the ones pointing into the material the
+//! parent still sees (the largest Σ_j max(0, d̂·X̂_ij) over its visible neighbours), so that a phyxel on
+//! a crack face is filled in from within, not pushed out of the body.
+
+use super::{Fracture, FractureError, REFIT_THRESHOLD};
+use crate::meshless::body::Body;
+use crate::meshless::kernel::poly6;
+use crate::meshless::mls::{MlsWeights, DEFAULT_RELATIVE_THRESHOLD};
+use crate::meshless::neighbours::{HashGrid, Neighbourhoods};
+use glam::{DMat3, DVec3};
+
+/// Seed 002's Ω_min ("one typically uses Ω_min = 10"): a lattice phyxel sees 32 neighbours inside the
+/// body (h = 2.2 spacings), about 20 on a flat face, 7 at a cube's corner; below 10 are those the
+/// cracks left with less than a third of their neighbourhood (a sliver between two cracks, the tip
+/// region where cracks meet, a crack along an edge).
+pub const OMEGA_MIN: f64 = 10.0;
+
+/// The smallest support radius of a new phyxel over the lattice's h: ∛½, at which its stiffness
+/// (∝ 1/h²) is 1.59 times a lattice phyxel's, inside the refit's margin of 2.
+pub const MIN_SUPPORT_RATIO: f64 = 0.793_700_525_984_099_7;
+
+/// How far from its parent a new phyxel is put, in lattice spacings (scaled by the parent's h over
+/// the lattice's h).
+pub const SPLIT_DISTANCE: f64 = 0.3;
+
+/// The most phyxels resampling inserts over a run, per phyxel the body started with: the work of a
+/// step stays bounded.
+pub const CAP_PER_PHYXEL: f64 = 0.25;
+
+/// Resampling's settings (seed 002 eq. 71).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Resampling {
+    /// Ω_min (positive).
+    pub omega_min: f64,
+    /// The minimal support radius h_min (m).
+    pub min_support: f64,
+    /// At most this many phyxels inserted over the run.
+    pub cap: usize,
+}
+
+impl Resampling {
+    /// Resampling at `omega_min` (positive and finite, else refused) for a body of `phyxels`
+    /// phyxels of support radius `h`: h_min = [`MIN_SUPPORT_RATIO`] h, the cap [`CAP_PER_PHYXEL`] of
+    /// the phyxels.
+    pub fn new(omega_min: f64, h: f64, phyxels: usize) -> Result<Self, FractureError> {
+        if !(omega_min > 0.0 && omega_min.is_finite()) {
+            return Err(FractureError(format!(
+                "resampling's Ω_min must be a positive number (got {omega_min})"
+            )));
+        }
+        Ok(Self {
+            omega_min,
+            min_support: MIN_SUPPORT_RATIO * h,
+            cap: (CAP_PER_PHYXEL * phyxels as f64).ceil() as usize,
+        })
+    }
+}
+
+/// What resampling did over the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ResamplingState {
+    /// Phyxels split or made by resampling (not split again).
+    pub resampled: Vec<bool>,
+    /// Phyxels inserted, and splits refused for the cap (the phyxels they wanted).
+    pub inserted: usize,
+    pub refused: usize,
+    /// Splits made.
+    pub splits: usize,
+    /// For each phyxel inserted, in order, its parent.
+    pub parents: Vec<usize>,
+}
+
+/// Split the mass m into k parts that sum to m exactly: k − 1 parts p = m/k rounded to a multiple of
+/// 2^(e−40) (2^e ≤ m), and the last m − (k − 1) p. (k − 1) p then has at most 41 significant bits and
+/// m − (k − 1) p is a multiple of m's last bit below 2m, so both are computed exactly (k < 2^12). (The
+/// 2D lesson's resampling shares its particles' masses by it too.)
+pub fn share_mass(m: f64, k: usize) -> Vec<f64> {
+    assert!((1..4096).contains(&k) && m > 0.0 && m.is_finite());
+    let quantum = 2f64.powi(m.log2().floor() as i32 - 40);
+    let p = (m / k as f64 / quantum).round() * quantum;
+    let mut parts = vec![p; k - 1];
+    parts.push(m - (k - 1) as f64 * p);
+    parts
+}
+
+/// The directions new phyxels are tried along: the 26 lattice-neighbour directions, turned by a small
+/// fixed rotation so that a new phyxel does not sit on the segment to a lattice neighbour.
+pub fn split_directions() -> Vec<DVec3> {
+    let turn = DMat3::from_euler(glam::EulerRot::XYZ, 0.11, 0.23, 0.07);
+    let mut directions = Vec::with_capacity(26);
+    for x in -1i32..=1 {
+        for y in -1i32..=1 {
+            for z in -1i32..=1 {
+                if (x, y, z) != (0, 0, 0) {
+                    let d = DVec3::new(x as f64, y as f64, z as f64).normalize();
+                    directions.push(turn * d);
+                }
+            }
+        }
+    }
+    directions
+}
+
+impl Fracture {
+    /// Seed 002 eq. 71 at the phyxels `changed` (those whose weights the last crack update changed):
+    /// each free one not resampled before, with h_i above h_min and Ω_i < Ω_min, is split (the module's
+    /// doc). Returns the new phyxels' parents, in the order they were appended to `body` (empty: none).
+    pub fn resample(
+        &mut self,
+        body: &mut Body,
+        fixed: &[bool],
+        changed: &[usize],
+        settings: Resampling,
+    ) -> Vec<usize> {
+        let n = body.len();
+        self.resampling.resampled.resize(n, false);
+        let held = |i: usize| fixed.get(i).copied().unwrap_or(false);
+        // The lattice's h: the largest (a new phyxel's is smaller).
+        let lattice_h = self.largest_support;
+        let directions = split_directions();
+        let mut splits: Vec<(usize, Vec<DVec3>)> = Vec::new();
+        for &i in changed {
+            if held(i)
+                || self.resampling.resampled[i]
+                || body.support_radius[i] <= settings.min_support
+            {
+                continue;
+            }
+            let omega = self.omega(body, i);
+            if omega >= settings.omega_min {
+                continue;
+            }
+            let wanted = (settings.omega_min - omega).ceil() as usize;
+            if self.resampling.inserted + wanted > settings.cap {
+                self.resampling.refused += wanted;
+                continue;
+            }
+            let picked = self.split_positions(body, i, wanted, &directions, lattice_h);
+            if picked.is_empty() {
+                continue;
+            }
+            self.resampling.inserted += picked.len();
+            splits.push((i, picked));
+        }
+        if splits.is_empty() {
+            return Vec::new();
+        }
+        // Each phyxel's elastic gradient and energy density before: what its refit keeps.
+        let elastic: Vec<(DMat3, f64)> = (0..n)
+            .map(|i| {
+                let grad = body
+                    .mls
+                    .displacement_gradient(i, &body.displacement, &body.neighbours);
+                let energy = body.phyxel_stress_of(i, grad).energy;
+                let density = if body.volume[i] > 0.0 {
+                    energy / body.volume[i]
+                } else {
+                    0.0
+                };
+                ((DMat3::IDENTITY + grad) * body.rest_correction[i], density)
+            })
+            .collect();
+        let mut parents = Vec::new();
+        for (i, picked) in splits {
+            let k = picked.len() + 1;
+            let grad = body
+                .mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours);
+            let masses = share_mass(body.mass[i], k);
+            let (mass, volume) = (body.mass[i], body.volume[i]);
+            let h = (body.support_radius[i] / (k as f64).cbrt()).max(settings.min_support);
+            body.mass[i] = masses[0];
+            body.volume[i] = volume * masses[0] / mass;
+            self.resampling.resampled[i] = true;
+            for (x, m) in picked.into_iter().zip(&masses[1..]) {
+                push_phyxel(body, i, x, *m, volume * m / mass, h, grad);
+                self.resampling.resampled.push(true);
+                parents.push(i);
+            }
+            self.resampling.splits += 1;
+        }
+        self.resampling.parents.extend(&parents);
+        self.rebuild_after_insertion(body, n, &elastic, &parents);
+        parents
+    }
+
+    /// Ω_i = Σ_j ω'_ij / ω_ij over phyxel i's edges within its support (seed 002 eq. 71).
+    pub fn omega(&self, body: &Body, i: usize) -> f64 {
+        body.neighbours
+            .edges(i)
+            .zip(uncut_weights_of(body, i))
+            .filter(|(_, uncut)| *uncut > 0.0)
+            .map(|(k, uncut)| self.weight[k] / uncut)
+            .sum()
+    }
+
+    /// Up to `wanted` reference positions for new phyxels beside phyxel i: along the directions whose
+    /// segment from X_i crosses no crack and whose end lies clear of every crack, those pointing most
+    /// into the material i still sees.
+    fn split_positions(
+        &self,
+        body: &Body,
+        i: usize,
+        wanted: usize,
+        directions: &[DVec3],
+        lattice_h: f64,
+    ) -> Vec<DVec3> {
+        let x_i = body.reference[i];
+        let distance = SPLIT_DISTANCE * self.spacing * body.support_radius[i] / lattice_h;
+        let hoods = &body.neighbours;
+        let seen: Vec<DVec3> = hoods
+            .edges(i)
+            .filter(|&k| self.weight[k] > 0.0)
+            .map(|k| (body.reference[hoods.neighbour[k] as usize] - x_i).normalize_or_zero())
+            .collect();
+        let mut clear: Vec<(f64, usize, DVec3)> = directions
+            .iter()
+            .enumerate()
+            .map(|(m, d)| (m, x_i + *d * distance, *d))
+            .filter(|&(_, x, _)| {
+                self.cracks.iter().all(|c| {
+                    !(c.may_cross(x_i, x) && c.crossing(x_i, x).is_some())
+                        && c.distance(x) > 0.25 * distance
+                })
+            })
+            .map(|(m, x, d)| {
+                let into: f64 = seen.iter().map(|s| s.dot(d).max(0.0)).sum();
+                (into, m, x)
+            })
+            .collect();
+        // The most material that way first; ties in the directions' order.
+        clear.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        clear.into_iter().take(wanted).map(|(_, _, x)| x).collect()
+    }
+
+    /// After phyxels `n..` were appended (with `parents`): the neighbour lists rebuilt; the phyxels
+    /// whose list is as it was keep their weights and fits; the others are re-weighed against every
+    /// crack and refitted keeping their elastic gradient (`elastic`: each old phyxel's gradient and
+    /// energy density before; a new phyxel takes its parent's).
+    fn rebuild_after_insertion(
+        &mut self,
+        body: &mut Body,
+        n: usize,
+        elastic: &[(DMat3, f64)],
+        parents: &[usize],
+    ) {
+        let old_hoods = std::mem::take(&mut body.neighbours);
+        let old_mls = std::mem::take(&mut body.mls);
+        let old_weight = std::mem::take(&mut self.weight);
+        body.neighbours = Neighbourhoods::build(&body.reference, &body.support_radius);
+        let hoods = &body.neighbours;
+        let total = body.len();
+        let edges = hoods.neighbour.len();
+        let mut mls = MlsWeights {
+            d: vec![DVec3::ZERO; edges],
+            moment_inverse: vec![DMat3::IDENTITY; total],
+            regularized: 0,
+            rank: vec![3; total],
+        };
+        self.weight = vec![0.0; edges];
+        let mut affected = Vec::new();
+        for i in 0..total {
+            let new_row = hoods.edges(i);
+            let same = i < n && {
+                let old_row = old_hoods.edges(i);
+                hoods.neighbour[new_row.clone()] == old_hoods.neighbour[old_row]
+            };
+            if same {
+                let old_row = old_hoods.edges(i);
+                mls.d[new_row.clone()].copy_from_slice(&old_mls.d[old_row.clone()]);
+                self.weight[new_row].copy_from_slice(&old_weight[old_row]);
+                mls.moment_inverse[i] = old_mls.moment_inverse[i];
+                mls.rank[i] = old_mls.rank[i];
+            } else {
+                affected.push(i);
+            }
+        }
+        mls.regularized = mls.rank.iter().filter(|&&r| r < 3).count();
+        body.mls = mls;
+        self.grid = HashGrid::build(&body.reference, self.largest_support.max(1e-12));
+        let weights: Vec<Vec<f64>> = affected.iter().map(|&i| self.reweigh(body, i)).collect();
+        for (&i, weights) in affected.iter().zip(weights) {
+            for (k, w) in body.neighbours.edges(i).zip(weights) {
+                self.weight[k] = w;
+            }
+            let (gradient, density) = if i < n {
+                elastic[i]
+            } else {
+                elastic[parents[i - n]]
+            };
+            // A phyxel no crack cut keeps the solver's own threshold (as `MlsWeights::compute`).
+            let uncut = uncut_weights_of(body, i);
+            let cut = body
+                .neighbours
+                .edges(i)
+                .zip(&uncut)
+                .any(|(k, w)| self.weight[k] != *w);
+            let threshold = if cut {
+                REFIT_THRESHOLD
+            } else {
+                DEFAULT_RELATIVE_THRESHOLD
+            };
+            self.refit_keeping(body, i, threshold, gradient, density * body.volume[i]);
+        }
+    }
+}
+
+/// The uncut weights ω_ij = w(|X_ij|, h_i) of phyxel i's edges, in their order.
+fn uncut_weights_of(body: &Body, i: usize) -> Vec<f64> {
+    let hoods = &body.neighbours;
+    hoods
+        .edges(i)
+        .map(|k| {
+            let j = hoods.neighbour[k] as usize;
+            poly6(
+                body.reference[i].distance(body.reference[j]),
+                body.support_radius[i],
+            )
+        })
+        .collect()
+}
+
+/// Append a phyxel at reference position `x` made from phyxel `parent` (mass `mass`, volume `volume`,
+/// support radius `h`), moving with the parent's displacement field (∇u the parent's gradient) and
+/// velocity, and with its plastic state, temperature and stiffness factor.
+pub(super) fn push_phyxel(
+    body: &mut Body,
+    parent: usize,
+    x: DVec3,
+    mass: f64,
+    volume: f64,
+    h: f64,
+    grad: DMat3,
+) {
+    let u = body.displacement[parent] + grad * (x - body.reference[parent]);
+    body.reference.push(x);
+    body.displacement.push(u);
+    body.velocity.push(body.velocity[parent]);
+    body.mass.push(mass);
+    body.density.push(body.density[parent]);
+    body.volume.push(volume);
+    body.support_radius.push(h);
+    body.plastic_strain.push(body.plastic_strain[parent]);
+    body.plastic_deformation
+        .push(body.plastic_deformation[parent]);
+    body.rest_correction.push(DMat3::IDENTITY);
+    body.temperature.push(body.temperature[parent]);
+    body.stiffness_scale.push(body.stiffness_scale[parent]);
+}
+
+#[cfg(test)]
+mod tests;
