@@ -368,9 +368,9 @@ test('the notched bar cracks at its notch and parts in two, on the GPU with WebG
   const solver = await fractureBackend(page, testContext);
   assert.equal(await page.locator('#param-strength').isVisible(), true, 'the Fracture group shows for the bar');
   assert.match(await page.locator('#readout-drawn').textContent(), /phyxels as spheres.*tick Surface mesh/);
-  // A non-positive strength or crack speed is refused at its control, with the reason; the bar runs on.
+  // A non-positive strength, crack speed or Ω_min is refused at its control, with the reason; the bar runs on.
   const t = await readNumber(page, '#readout-sim-time');
-  for (const [key, value] of [['strength', '0'], ['strength', '-2000'], ['cProp', '0']]) {
+  for (const [key, value] of [['strength', '0'], ['strength', '-2000'], ['cProp', '0'], ['omegaMin', '0']]) {
     await page.fill(`#param-${key}`, value);
     assert.match(await page.locator(`#param-${key}-error`).textContent(), /Must be between .* Still using/, `${key} = ${value}`);
   }

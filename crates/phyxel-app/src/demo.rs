@@ -298,7 +298,45 @@ pub struct Demo<A = CpuOnly> {
     /// After the last batch on the accelerator was cut: the fracture scene's peak σ₁/σ_t and its rise
     /// per step over that batch (None before the first, or after the state changed here): how long
     /// the next batch may be.
-    quiet: Option<fracture::Quiet>,
+    quiet: Option<Quiet>,
+}
+
+/// What the last batch on the accelerator left, for the length of the next: the peak σ₁/σ_t and
+/// peak plastic strain ‖ε_p‖ of the free phyxels, and how fast each rose per step over that batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Quiet {
+    peak: f64,
+    peak_rise: f64,
+    plastic: f64,
+    plastic_rise: f64,
+}
+
+impl Quiet {
+    /// The most steps before `value`, rising at `rise` per step, could reach `limit`, with a margin
+    /// of two (the rise may quicken): 0 at or above it.
+    fn steps_below(value: f64, rise: f64, limit: f64) -> f64 {
+        if value >= limit {
+            0.0
+        } else if rise > 0.0 {
+            (limit - value) / (2.0 * rise)
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// What cutting a fracture scene's cracks after a batch of steps on an accelerator changed, for the
+/// accelerator to take ([`Demo::took_accelerator_state`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CutChange {
+    /// Weights changed and phyxels were refitted: the weight factors, rest corrections and MLS frames
+    /// (`GpuSolver::set_cut_weights`), and a plastic body's plastic strains (a released phyxel drops
+    /// its own).
+    pub refitted: bool,
+    /// Only rest corrections relaxed.
+    pub relaxed: bool,
+    /// Resampling appended phyxels: the body must be taken anew.
+    pub resampled: bool,
 }
 
 /// A fracture scene's batch of `steps` steps of `dt` on the accelerator, until its state is back and
@@ -1100,7 +1138,6 @@ fn vector(v: &[f64], name: &str) -> Result<DVec3, DemoError> {
 }
 
 mod fracture;
-pub use fracture::{CutChange, QUIET_BATCH, QUIET_PLASTIC, QUIET_RATIO};
 
 #[cfg(test)]
 mod tests;

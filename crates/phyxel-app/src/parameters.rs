@@ -253,7 +253,7 @@ mod tests {
         assert!(settings.with_resampling(0.0).is_err());
         assert_eq!(
             OMEGA_MIN.default,
-            phyxel::meshless::fracture::resample::OMEGA_MIN
+            phyxel::meshless::fracture::resampling::OMEGA_MIN
         );
         assert!(FractureSettings::new(0.0, C_PROP.default).is_err());
         assert!(FractureSettings::new(STRENGTH.default, 0.0).is_err());

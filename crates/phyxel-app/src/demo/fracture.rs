@@ -301,44 +301,6 @@ pub const QUIET_PLASTIC: f64 = 0.98;
 /// The most steps of a batch while nothing cracks.
 pub const QUIET_BATCH: u32 = 64;
 
-/// What the last batch on the accelerator left, for the length of the next: the peak σ₁/σ_t and
-/// peak plastic strain ‖ε_p‖ of the free phyxels, and how fast each rose per step over that batch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Quiet {
-    peak: f64,
-    peak_rise: f64,
-    plastic: f64,
-    plastic_rise: f64,
-}
-
-impl Quiet {
-    /// The most steps before `value`, rising at `rise` per step, could reach `limit`, with a margin
-    /// of two (the rise may quicken): 0 at or above it.
-    fn steps_below(value: f64, rise: f64, limit: f64) -> f64 {
-        if value >= limit {
-            0.0
-        } else if rise > 0.0 {
-            (limit - value) / (2.0 * rise)
-        } else {
-            f64::INFINITY
-        }
-    }
-}
-
-/// What cutting a fracture scene's cracks after a batch of steps on an accelerator changed, for the
-/// accelerator to take ([`Demo::took_accelerator_state`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CutChange {
-    /// Weights changed and phyxels were refitted: the weight factors, rest corrections and MLS frames
-    /// (`GpuSolver::set_cut_weights`), and a plastic body's plastic strains (a released phyxel drops
-    /// its own).
-    pub refitted: bool,
-    /// Only rest corrections relaxed.
-    pub relaxed: bool,
-    /// Resampling appended phyxels: the body must be taken anew.
-    pub resampled: bool,
-}
-
 impl<A: Accelerator> Demo<A> {
     /// The most steps of `dt` a batch on the accelerator takes in this fracture scene: one while
     /// anything may crack; while nothing does ([`QUIET_RATIO`], [`QUIET_PLASTIC`]), as many as keep

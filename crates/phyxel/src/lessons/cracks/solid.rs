@@ -21,7 +21,7 @@
 //! A crack event never raises U; the dynamics between events keep the symplectic step's energy.
 
 use super::crack::{modified_weight, omega, Crack, CrackEnd, Criterion};
-pub use crate::meshless::fracture::resample::share_mass;
+pub use crate::meshless::fracture::resampling::share_mass;
 use crate::meshless::mls::safe_inverse;
 use crate::meshless::plasticity::Plasticity;
 use glam::{DMat2, DMat3, DVec2};

@@ -46,6 +46,7 @@ pub mod cells;
 pub mod crack;
 pub mod ductile;
 pub mod resample;
+pub mod resampling;
 pub mod scenes;
 pub mod slab;
 pub mod snapshot;
@@ -53,7 +54,7 @@ pub mod stress;
 pub mod tool;
 pub mod weights;
 
-pub use self::resample::{Resampling, ResamplingState};
+pub use self::resampling::{Resampling, ResamplingState};
 pub use self::stress::{largest_eigenvalue, largest_principal, second_piola};
 pub use self::weights::{fragments, modified_weight, Criterion};
 
@@ -272,7 +273,7 @@ impl Fracture {
             changed_last: Vec::new(),
             resampling_settings: settings
                 .omega_min
-                .and_then(|omega| Resampling::new(omega, largest_support, body.len()).ok()),
+                .map(|omega| Resampling::new(omega, largest_support, body.len())),
             resampling: ResamplingState::default(),
         }
     }

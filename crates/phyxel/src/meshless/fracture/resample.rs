@@ -7,7 +7,7 @@
 //! material density constant ... particle splitting is restricted by prescribing a minimal support
 //! radius".
 //!
-//! **What a split keeps.** The parent's mass is shared exactly ([`share_mass`]) and so is its volume
+//! **What a split keeps.** The parent's mass is shared exactly ([`share_mass`](super::resampling::share_mass)) and so is its volume
 //! (in proportion), so Σ m_i and Σ V_i stay; the new phyxels take the parent's velocity (momentum
 //! stays, to rounding), its displacement field (u = u_i + ∇u_i (X − X_i)), plastic strain,
 //! temperature and stiffness factor. Every phyxel whose neighbour list changed — the new ones, the
@@ -17,117 +17,26 @@
 //! energy. The others keep their weights, fits and volumes untouched.
 //!
 //! **Support radii.** k phyxels share the parent's volume: the new ones get h_i/∛k, which keeps h over
-//! the local spacing, but never less than [`MIN_SUPPORT_RATIO`] of the lattice's h — a smaller support
+//! the local spacing, but never less than [`MIN_SUPPORT_RATIO`](super::resampling::MIN_SUPPORT_RATIO) of the lattice's h — a smaller support
 //! ties a phyxel more stiffly (d_ij ∝ 1/h), and at ∛½ its stiffness is 1.6 times a lattice phyxel's,
 //! inside what the explicit step allows (`STIFFNESS_MARGIN`). A phyxel resampling split or made is not
-//! split again (as in the 2D lesson: cascades of splits otherwise), and at most [`Resampling::cap`]
+//! split again (as in the 2D lesson: cascades of splits otherwise), and at most [`Resampling::cap`](super::resampling::Resampling::cap)
 //! phyxels are inserted over a run: a split beyond it is refused and counted.
 //!
-//! **Where the new phyxels go.** [`SPLIT_DISTANCE`] of a spacing from the parent, along the
+//! **Where the new phyxels go.** [`SPLIT_DISTANCE`](super::resampling::SPLIT_DISTANCE) of a spacing from the parent, along the
 //! directions of the lattice's 26 neighbours, turned a little off the lattice's axes
-//! ([`split_directions`]), keeping those whose segment from the parent crosses no crack and whose end
+//! ([`split_directions`](super::resampling::split_directions)), keeping those whose segment from the parent crosses no crack and whose end
 //! lies clear of every crack — the parent's side — and of them the ones pointing into the material the
 //! parent still sees (the largest Σ_j max(0, d̂·X̂_ij) over its visible neighbours), so that a phyxel on
 //! a crack face is filled in from within, not pushed out of the body.
 
-use super::{Fracture, FractureError, REFIT_THRESHOLD};
+use super::resampling::{share_mass, split_directions, Resampling, SPLIT_DISTANCE};
+use super::{Fracture, REFIT_THRESHOLD};
 use crate::meshless::body::Body;
 use crate::meshless::kernel::poly6;
 use crate::meshless::mls::{MlsWeights, DEFAULT_RELATIVE_THRESHOLD};
 use crate::meshless::neighbours::{HashGrid, Neighbourhoods};
 use glam::{DMat3, DVec3};
-
-/// Seed 002's Ω_min ("one typically uses Ω_min = 10"): a lattice phyxel sees 32 neighbours inside the
-/// body (h = 2.2 spacings), about 20 on a flat face, 7 at a cube's corner; below 10 are those the
-/// cracks left with less than a third of their neighbourhood (a sliver between two cracks, the tip
-/// region where cracks meet, a crack along an edge).
-pub const OMEGA_MIN: f64 = 10.0;
-
-/// The smallest support radius of a new phyxel over the lattice's h: ∛½, at which its stiffness
-/// (∝ 1/h²) is 1.59 times a lattice phyxel's, inside the refit's margin of 2.
-pub const MIN_SUPPORT_RATIO: f64 = 0.793_700_525_984_099_7;
-
-/// How far from its parent a new phyxel is put, in lattice spacings (scaled by the parent's h over
-/// the lattice's h).
-pub const SPLIT_DISTANCE: f64 = 0.3;
-
-/// The most phyxels resampling inserts over a run, per phyxel the body started with: the work of a
-/// step stays bounded.
-pub const CAP_PER_PHYXEL: f64 = 0.25;
-
-/// Resampling's settings (seed 002 eq. 71).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Resampling {
-    /// Ω_min (positive).
-    pub omega_min: f64,
-    /// The minimal support radius h_min (m).
-    pub min_support: f64,
-    /// At most this many phyxels inserted over the run.
-    pub cap: usize,
-}
-
-impl Resampling {
-    /// Resampling at `omega_min` (positive and finite, else refused) for a body of `phyxels`
-    /// phyxels of support radius `h`: h_min = [`MIN_SUPPORT_RATIO`] h, the cap [`CAP_PER_PHYXEL`] of
-    /// the phyxels.
-    pub fn new(omega_min: f64, h: f64, phyxels: usize) -> Result<Self, FractureError> {
-        if !(omega_min > 0.0 && omega_min.is_finite()) {
-            return Err(FractureError(format!(
-                "resampling's Ω_min must be a positive number (got {omega_min})"
-            )));
-        }
-        Ok(Self {
-            omega_min,
-            min_support: MIN_SUPPORT_RATIO * h,
-            cap: (CAP_PER_PHYXEL * phyxels as f64).ceil() as usize,
-        })
-    }
-}
-
-/// What resampling did over the run.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ResamplingState {
-    /// Phyxels split or made by resampling (not split again).
-    pub resampled: Vec<bool>,
-    /// Phyxels inserted, and splits refused for the cap (the phyxels they wanted).
-    pub inserted: usize,
-    pub refused: usize,
-    /// Splits made.
-    pub splits: usize,
-    /// For each phyxel inserted, in order, its parent.
-    pub parents: Vec<usize>,
-}
-
-/// Split the mass m into k parts that sum to m exactly: k − 1 parts p = m/k rounded to a multiple of
-/// 2^(e−40) (2^e ≤ m), and the last m − (k − 1) p. (k − 1) p then has at most 41 significant bits and
-/// m − (k − 1) p is a multiple of m's last bit below 2m, so both are computed exactly (k < 2^12). (The
-/// 2D lesson's resampling shares its particles' masses by it too.)
-pub fn share_mass(m: f64, k: usize) -> Vec<f64> {
-    assert!((1..4096).contains(&k) && m > 0.0 && m.is_finite());
-    let quantum = 2f64.powi(m.log2().floor() as i32 - 40);
-    let p = (m / k as f64 / quantum).round() * quantum;
-    let mut parts = vec![p; k - 1];
-    parts.push(m - (k - 1) as f64 * p);
-    parts
-}
-
-/// The directions new phyxels are tried along: the 26 lattice-neighbour directions, turned by a small
-/// fixed rotation so that a new phyxel does not sit on the segment to a lattice neighbour.
-pub fn split_directions() -> Vec<DVec3> {
-    let turn = DMat3::from_euler(glam::EulerRot::XYZ, 0.11, 0.23, 0.07);
-    let mut directions = Vec::with_capacity(26);
-    for x in -1i32..=1 {
-        for y in -1i32..=1 {
-            for z in -1i32..=1 {
-                if (x, y, z) != (0, 0, 0) {
-                    let d = DVec3::new(x as f64, y as f64, z as f64).normalize();
-                    directions.push(turn * d);
-                }
-            }
-        }
-    }
-    directions
-}
 
 impl Fracture {
     /// Seed 002 eq. 71 at the phyxels `changed` (those whose weights the last crack update changed):

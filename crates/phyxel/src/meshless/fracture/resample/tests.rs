@@ -1,6 +1,7 @@
 use super::*;
 use crate::meshless::body::SupportRadius;
 use crate::meshless::fracture::crack::{Crack, OutlineVertex};
+use crate::meshless::fracture::resampling::OMEGA_MIN;
 use crate::meshless::fracture::scenes::notched_bar;
 use crate::meshless::fracture::weights::modified_weight;
 use crate::meshless::fracture::FractureSettings;
