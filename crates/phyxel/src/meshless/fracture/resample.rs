@@ -7,28 +7,29 @@
 //! material density constant ... particle splitting is restricted by prescribing a minimal support
 //! radius".
 //!
-//! **What a split keeps.** The parent's mass is shared exactly ([`share_mass`](super::resampling::share_mass)) and so is its volume
-//! (in proportion), so Σ m_i and Σ V_i stay; the new phyxels take the parent's velocity (momentum
-//! stays, to rounding), its displacement field (u = u_i + ∇u_i (X − X_i)), plastic strain,
-//! temperature and stiffness factor. Every phyxel whose neighbour list changed — the new ones, the
-//! parent, and those whose support now holds a new one — is re-weighed against every crack and
-//! refitted, keeping its elastic gradient where the refit would raise its energy (the fracture's
-//! safeguard, [`Fracture::refit`]): the new phyxels the parent's, so that no split raises the elastic
-//! energy. The others keep their weights, fits and volumes untouched.
+//! **What a split keeps.** The parent's mass is shared exactly ([`share_mass`]) and so is its
+//! volume (in proportion), so Σ m_i and Σ V_i stay; the new phyxels take the parent's velocity
+//! (momentum stays, to rounding), its displacement field (u = u_i + ∇u_i (X − X_i)), plastic
+//! strain, temperature and stiffness factor. Every phyxel whose neighbour list changed — the new
+//! ones, the parent, and those whose support now holds a new one — is re-weighed against every
+//! crack and refitted, keeping its elastic gradient where the refit would raise its energy (the
+//! fracture's safeguard, [`Fracture::refit`]): the new phyxels the parent's, so that no split
+//! raises the elastic energy. The others keep their weights, fits and volumes untouched.
 //!
-//! **Support radii.** k phyxels share the parent's volume: the new ones get h_i/∛k, which keeps h over
-//! the local spacing, but never less than [`MIN_SUPPORT_RATIO`](super::resampling::MIN_SUPPORT_RATIO) of the lattice's h — a smaller support
-//! ties a phyxel more stiffly (d_ij ∝ 1/h), and at ∛½ its stiffness is 1.6 times a lattice phyxel's,
-//! inside what the explicit step allows (`STIFFNESS_MARGIN`). A phyxel resampling split or made is not
-//! split again (as in the 2D lesson: cascades of splits otherwise), and at most [`Resampling::cap`](super::resampling::Resampling::cap)
-//! phyxels are inserted over a run: a split beyond it is refused and counted.
+//! **Support radii.** k phyxels share the parent's volume: the new ones get h_i/∛k, which keeps h
+//! over the local spacing, but never less than
+//! [`MIN_SUPPORT_RATIO`](super::resampling::MIN_SUPPORT_RATIO) of the lattice's h — a smaller
+//! support ties a phyxel more stiffly (d_ij ∝ 1/h), and at ∛½ its stiffness is 1.6 times a lattice
+//! phyxel's, inside what the explicit step allows (`STIFFNESS_MARGIN`). A phyxel resampling split
+//! or made is not split again (as in the 2D lesson: cascades of splits otherwise), and at most
+//! [`Resampling::cap`] phyxels are inserted over a run: a split beyond it is refused and counted.
 //!
-//! **Where the new phyxels go.** [`SPLIT_DISTANCE`](super::resampling::SPLIT_DISTANCE) of a spacing from the parent, along the
+//! **Where the new phyxels go.** [`SPLIT_DISTANCE`] of a spacing from the parent, along the
 //! directions of the lattice's 26 neighbours, turned a little off the lattice's axes
-//! ([`split_directions`](super::resampling::split_directions)), keeping those whose segment from the parent crosses no crack and whose end
-//! lies clear of every crack — the parent's side — and of them the ones pointing into the material the
-//! parent still sees (the largest Σ_j max(0, d̂·X̂_ij) over its visible neighbours), so that a phyxel on
-//! a crack face is filled in from within, not pushed out of the body.
+//! ([`split_directions`]), keeping those whose segment from the parent crosses no crack and whose
+//! end lies clear of every crack — the parent's side — and of them the ones pointing into the
+//! material the parent still sees (the largest Σ_j max(0, d̂·X̂_ij) over its visible neighbours),
+//! so that a phyxel on a crack face is filled in from within, not pushed out of the body.
 
 use super::resampling::{share_mass, split_directions, Resampling, SPLIT_DISTANCE};
 use super::{Fracture, REFIT_THRESHOLD};
