@@ -4,7 +4,8 @@
 // substeps or a 1000-step request; a fine bunny is refused from its volume before it is sampled;
 // whole numbers handed to the wasm modules directly (fractions, negatives, 1e10) are refused by
 // name, never truncated or wrapped into another value.
-// PHYXEL_WEBGPU: both — the 3D page's CPU worker and page-thread steps, beside a GPU backend with the flag.
+// Run with WebGPU only: every page here is opened with backend=cpu, whose worker and page-thread steps
+// are the same either way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage } from './harness.mjs';

@@ -2,13 +2,14 @@
 // hostile URL parameters and messages are refused by name while the demo runs on; origin= normalises
 // origins and fails closed, and <phyxel-demo> names its page's origin; whole numbers refuse fractions;
 // the neighbourhood search's work budget, the expression budget and a flood of `step` messages.
-// PHYXEL_WEBGPU: both — the 3D page must run under the policy with and without WebGPU.
+// PHYXEL_WEBGPU: both — the 3D page must run under the policy with and without WebGPU; the other
+// tests (2D pages, the 3D demo on its CPU backend) run in the WebGPU pass only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser, openPage, readNumber, settled } from './harness.mjs';
+import { useBrowser, openPage, readNumber, settled, WEBGPU_PASS_ONLY } from './harness.mjs';
 import { CONTENT_SECURITY_POLICY } from '../../web/serve.mjs';
 
 const env = useBrowser();
@@ -53,7 +54,7 @@ test('every page is served with the policy and runs under it with no violation',
   }
 });
 
-test('the policy is enforced and its violations are caught (the check above can fail)', async () => {
+test('the policy is enforced and its violations are caught (the check above can fail)', WEBGPU_PASS_ONLY, async () => {
   const { page, context, problems } = await openPage(env, 'index.html');
   const blocked = await page.evaluate(async () => {
     const div = document.createElement('div');
@@ -77,7 +78,7 @@ test('the policy is enforced and its violations are caught (the check above can 
   await context.close();
 });
 
-test('inherited property names in the URL are named as unknown parameters; the demo runs', async () => {
+test('inherited property names in the URL are named as unknown parameters; the demo runs', WEBGPU_PASS_ONLY, async () => {
   for (const path of ['pbd.html?constructor=1&__proto__=1&toString=1&iterations=5', 'embed.html?demo=kernels&constructor=1&__proto__=1&toString=1&h=0.5']) {
     const { page, context, problems } = await openPage(env, path);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
@@ -124,7 +125,7 @@ async function frameDriver(page, id, src) {
   }), [id, message, wait]);
 }
 
-test('messages: inherited action, field and parameter names get a clear refusal; the demo keeps its state', async () => {
+test('messages: inherited action, field and parameter names get a clear refusal; the demo keeps its state', WEBGPU_PASS_ONLY, async () => {
   const { page, context, problems } = await openPage(env, 'index.html');
   const ask = await frameDriver(page, 'pbd', 'pbd.html?embed=1&iterations=4');
   await waitFor(() => page.evaluate(() => window.ready.has('pbd')), Boolean, 'ready');
@@ -152,7 +153,7 @@ test('messages: inherited action, field and parameter names get a clear refusal;
   await context.close();
 });
 
-test('origin= is normalised and fails closed; <phyxel-demo> names its page’s origin', async () => {
+test('origin= is normalised and fails closed; <phyxel-demo> names its page’s origin', WEBGPU_PASS_ONLY, async () => {
   const { page, context, problems } = await openPage(env, 'index.html');
   const site = env.baseUrl.replace(/\/$/, '');
   const upper = site.replace('http://', 'HTTP://');
@@ -192,7 +193,7 @@ test('origin= is normalised and fails closed; <phyxel-demo> names its page’s o
   await context.close();
 });
 
-test('whole numbers refuse fractions at their controls, which keep the value running', async () => {
+test('whole numbers refuse fractions at their controls, which keep the value running', WEBGPU_PASS_ONLY, async () => {
   const { page, context, problems } = await openPage(env, 'sph-approximation.html?seed=1.5');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
   assert.match(await page.locator('#notices').textContent(), /URL parameter seed=1\.5 was refused: Must be a whole number\. Using 1\./);
@@ -210,7 +211,7 @@ test('whole numbers refuse fractions at their controls, which keep the value run
   await demo.context.close();
 });
 
-test('neighbourhood search: count × radius beyond the work budget is refused before any work, the limit named', async () => {
+test('neighbourhood search: count × radius beyond the work budget is refused before any work, the limit named', WEBGPU_PASS_ONLY, async () => {
   const { page, context, problems } = await openPage(env, 'neighbourhood-search.html?count=20000&radius=0.5');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   const refusal = /20000 particles with radius 0\.5 would make about 7\.9e7 neighbour pairs per search \(n\(n−1\)πh²\/4\): at most 4e6 are allowed; lower the count or the radius\. Still using 0\.1\./;
@@ -231,7 +232,7 @@ test('neighbourhood search: count × radius beyond the work budget is refused be
   await other.context.close();
 });
 
-test('expressions: hostile input is refused or computed quickly, the figure keeps running', async () => {
+test('expressions: hostile input is refused or computed quickly, the figure keeps running', WEBGPU_PASS_ONLY, async () => {
   const deep = `${'-'.repeat(3000)}x`;
   const { page, context, problems } = await openPage(env, `sph-approximation.html?expression=${encodeURIComponent(deep)}`);
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
@@ -266,7 +267,7 @@ test('expressions: hostile input is refused or computed quickly, the figure keep
   await context.close();
 });
 
-test('a flood of 1000 step messages: one at a time, the excess refused, a pause answered at once', async () => {
+test('a flood of 1000 step messages: one at a time, the excess refused, a pause answered at once', WEBGPU_PASS_ONLY, async () => {
   const { page, context, problems } = await openPage(env, 'index.html');
   const ask = await frameDriver(page, 'pbd', 'pbd.html?embed=1');
   await waitFor(() => page.evaluate(() => window.ready.has('pbd')), Boolean, 'ready');
@@ -306,7 +307,7 @@ test('a flood of 1000 step messages: one at a time, the excess refused, a pause 
   await context.close();
 });
 
-test('explicit vs implicit: a step request is bounded by its explicit substeps, checked before any work, the limit named', async () => {
+test('explicit vs implicit: a step request is bounded by its explicit substeps, checked before any work, the limit named', WEBGPU_PASS_ONLY, async () => {
   const { page, context, problems } = await openPage(env, 'index.html');
   const ask = await frameDriver(page, 'beams', 'explicit-implicit.html?embed=1&paused=1&explicitDt=1e-5');
   await waitFor(() => page.evaluate(() => window.ready.has('beams')), Boolean, 'ready');

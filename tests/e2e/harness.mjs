@@ -4,7 +4,8 @@
 //
 // PHYXEL_WEBGPU=1 launches Chromium with --enable-unsafe-webgpu (WebGPU through SwiftShader),
 // PHYXEL_WEBGPU=0 without it (no WebGPU). ./dev test runs every file with WebGPU, and again without it
-// the files marked with a line `// PHYXEL_WEBGPU: both — <why>` (their pages behave differently).
+// the files marked with a line `// PHYXEL_WEBGPU: both — <why>` (their pages behave differently); a
+// test of such a file whose pages do the same either way takes `WEBGPU_PASS_ONLY` as its options.
 import { after, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,12 @@ import { serve } from '../../web/serve.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WEBGPU = process.env.PHYXEL_WEBGPU !== '0';
+
+/**
+ * The options of a test in a `both` file that nothing about WebGPU changes (2D pages, refusals before
+ * any step): it runs in the pass with WebGPU and is skipped, saying so, in the pass without.
+ */
+export const WEBGPU_PASS_ONLY = { skip: WEBGPU ? false : 'nothing in it depends on WebGPU: it ran in the pass with WebGPU' };
 
 /**
  * Launch Debian's Chromium headless, with WebGPU (SwiftShader) when PHYXEL_WEBGPU is not 0, and any

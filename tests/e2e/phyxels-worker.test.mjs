@@ -3,7 +3,8 @@
 // changes at run time without losing the motion, and a 10 648-phyxel cube and the implicit integrator's
 // two models are measured (JSON saved in tests/artifacts/phyxels-worker-*.json; measurements, not
 // asserted as timings).
-// PHYXEL_WEBGPU: both — the 3D demo's CPU worker, beside a GPU backend with the flag.
+// Run with WebGPU only: every test selects the CPU backend, whose worker is the same either way (the
+// demo's CPU steps without WebGPU are phyxels.test.mjs's, in both passes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
