@@ -53,14 +53,20 @@ let lesson = null;
 let solveMs = NaN;
 /** Solves run one after another, each with the parameters in force when it starts. */
 let chain = Promise.resolve();
+/** Solves asked for so far: a queued solve that a later request has overtaken is skipped. */
+let beamRequests = 0;
 
 /**
  * Solve the beam with the parameters in force, after any solve already asked for. Rejects, keeping the
  * beam shown, when the parameters are refused (too many phyxels, or out of the solver's range); a
- * solve that fails (no convergence) shows the beam unsolved and says why in a notice.
+ * solve that fails (no convergence) shows the beam unsolved and says why in a notice. A request still
+ * queued when a later one comes resolves without solving: the later one solves the parameters then in
+ * force (typing a number asks several times).
  */
 function rebuild() {
+  const request = ++beamRequests;
   const work = chain.then(async () => {
+    if (request !== beamRequests) return;
     const p = { ...params };
     const count = await solvers.static(CLASS, 'phyxel_count', p.height, p.slenderness, p.across);
     if (count > MAX_PHYXELS) {
@@ -92,6 +98,7 @@ function rebuild() {
 let cylinder = null;
 let cylinderMs = NaN;
 let cylinderChain = Promise.resolve();
+let cylinderRequests = 0;
 
 /** Refuse parameters `p` that give the cylinder more phyxels than the page solves. */
 async function checkCylinder(p) {
@@ -101,9 +108,14 @@ async function checkCylinder(p) {
   }
 }
 
-/** Solve the cylinder with the parameters in force, after any solve of it already asked for. */
+/**
+ * Solve the cylinder with the parameters in force, after any solve of it already asked for; a queued
+ * request that a later one has overtaken is skipped, as the beam's.
+ */
 function rebuildCylinder() {
+  const request = ++cylinderRequests;
   const work = cylinderChain.then(async () => {
+    if (request !== cylinderRequests) return;
     const p = { ...params };
     await checkCylinder(p);
     const fresh = await cylinderSolvers.create(CYLINDER_CLASS, p.height, p.slenderness, p.cylinderAcross, p.young, p.poisson, p.density, p.ratio);
@@ -143,7 +155,6 @@ const number = (panel, key, label, unit, help) =>
     onChange: (value) => {
       const previous = params[key];
       params[key] = value;
-      if (SWEEP_KEYS.includes(key)) requestSweep();
       const work = BEAM_KEYS.includes(key)
         ? (async () => {
           if (CYLINDER_KEYS.includes(key)) await checkCylinder({ ...params });
@@ -151,6 +162,7 @@ const number = (panel, key, label, unit, help) =>
           if (CYLINDER_KEYS.includes(key)) followCylinder();
         })()
         : rebuildCylinder();
+      if (SWEEP_KEYS.includes(key)) requestSweep(work);
       return page.track(work.catch((error) => {
         // Unless a later value has taken its place meanwhile.
         if (params[key] === value) {
@@ -376,25 +388,46 @@ let sweepKey = null;
 let sweepSolvers = null;
 let sweepInFlight = null;
 let sweepTimer = null;
+let sweepRequests = 0;
 
-/** Start a new sweep SWEEP_DELAY_MS after the last call, if the parameters it depends on changed. */
-function requestSweep() {
+/** The sweep's parameters in force, and their key. */
+const sweepParameters = () => Object.fromEntries(SWEEP_KEYS.map((key) => [key, params[key]]));
+
+/**
+ * Start a new sweep once the beam's and the cylinder's solves asked for so far are done (`after`: the
+ * change's own solve) and SWEEP_DELAY_MS have passed since the last call, if the parameters it depends
+ * on changed. The beam the reader asked for comes first: the sweep's solves would share the cores with
+ * it. A sweep of parameters no longer in force stops at once.
+ */
+function requestSweep(after = Promise.resolve()) {
   clearTimeout(sweepTimer);
-  sweepTimer = setTimeout(startSweep, SWEEP_DELAY_MS);
+  const request = ++sweepRequests;
+  if (JSON.stringify(sweepParameters()) !== sweepKey) stopSweep();
+  after.catch(() => {})
+    .then(() => Promise.all([chain, cylinderChain]))
+    .then(() => {
+      if (request === sweepRequests) sweepTimer = setTimeout(startSweep, SWEEP_DELAY_MS);
+    });
 }
 
-function startSweep() {
-  const p = Object.fromEntries(SWEEP_KEYS.map((key) => [key, params[key]]));
-  const key = JSON.stringify(p);
-  if (key === sweepKey) return;
-  sweepKey = key;
-  const generation = ++sweepGeneration;
-  // A point still being solved for the old parameters is abandoned with its worker.
+/** Abandon the sweep under way: its results stop counting, and a point still being solved goes with its worker. */
+function stopSweep() {
+  sweepKey = null;
+  sweepGeneration += 1;
   if (sweepInFlight !== null && sweepSolvers) {
     sweepSolvers.then((s) => s.terminate());
     sweepSolvers = null;
   }
   sweepInFlight = null;
+}
+
+function startSweep() {
+  const p = sweepParameters();
+  const key = JSON.stringify(p);
+  if (key === sweepKey) return;
+  stopSweep();
+  sweepKey = key;
+  const generation = sweepGeneration;
   runSweep(generation, p).catch((error) => {
     if (generation === sweepGeneration) page.notice('convergence', `Convergence plot: ${error.message}`, 'error');
   });
@@ -476,7 +509,8 @@ async function runSweep(generation, p) {
 
 keepFitted(canvas, () => draw());
 keepFitted(cylinderCanvas, () => drawCylinder());
-page.track(rebuild()).catch((error) => page.notice('solve', `The beam was not solved: ${error.message}`, 'error'));
+const first = rebuild();
+page.track(first).catch((error) => page.notice('solve', `The beam was not solved: ${error.message}`, 'error'));
 followCylinder();
 page.ready();
-requestSweep();
+requestSweep(first);
