@@ -45,28 +45,41 @@ const [table, integrations, legendStops, materialColours] = await Promise.all([
 const params = { ...defaults(table), integration: 'nodal', magnification: 10, points: false, cylinderMagnification: 100 };
 const names = Object.fromEntries(integrations.map(({ id, name }) => [id, name]));
 
+/**
+ * Solves run one after another, each with the parameters in force when it starts; one still queued
+ * when a later one is asked for resolves without running (the later one solves the parameters then in
+ * force: typing a number asks several times). `idle()`: settles when the solves asked for so far have.
+ */
+function latestSolves() {
+  let tail = Promise.resolve();
+  let asked = 0;
+  return {
+    run(solve) {
+      const request = ++asked;
+      const work = tail.then(() => (request === asked ? solve() : undefined));
+      tail = work.catch(() => {});
+      return work;
+    },
+    idle: () => tail,
+  };
+}
+
 // ---- The beam -------------------------------------------------------------------------------------
 
 /** The solved beam shown (null until the first solve). */
 let lesson = null;
 /** The worker's time for that solve (ms). */
 let solveMs = NaN;
-/** Solves run one after another, each with the parameters in force when it starts. */
-let chain = Promise.resolve();
-/** Solves asked for so far: a queued solve that a later request has overtaken is skipped. */
-let beamRequests = 0;
+const beamSolves = latestSolves();
 
 /**
  * Solve the beam with the parameters in force, after any solve already asked for. Rejects, keeping the
  * beam shown, when the parameters are refused (too many phyxels, or out of the solver's range); a
- * solve that fails (no convergence) shows the beam unsolved and says why in a notice. A request still
- * queued when a later one comes resolves without solving: the later one solves the parameters then in
- * force (typing a number asks several times).
+ * solve that fails (no convergence) shows the beam unsolved and says why in a notice. Queued behind the
+ * beam's other solves, and skipped if a later one is asked for meanwhile (`latestSolves`).
  */
 function rebuild() {
-  const request = ++beamRequests;
-  const work = chain.then(async () => {
-    if (request !== beamRequests) return;
+  return beamSolves.run(async () => {
     const p = { ...params };
     const count = await solvers.static(CLASS, 'phyxel_count', p.height, p.slenderness, p.across);
     if (count > MAX_PHYXELS) {
@@ -88,8 +101,6 @@ function rebuild() {
     page.notice('solve', failure ? `The static solve failed: ${failure}. The beam is drawn unsolved.` : null, 'error');
     await show();
   });
-  chain = work.catch(() => {});
-  return work;
 }
 
 // ---- The two-material cylinder -------------------------------------------------------------------
@@ -97,8 +108,7 @@ function rebuild() {
 /** The solved cylinder shown (null until the first solve), and the worker's time for its solve (ms). */
 let cylinder = null;
 let cylinderMs = NaN;
-let cylinderChain = Promise.resolve();
-let cylinderRequests = 0;
+const cylinderSolves = latestSolves();
 
 /** Refuse parameters `p` that give the cylinder more phyxels than the page solves. */
 async function checkCylinder(p) {
@@ -108,14 +118,9 @@ async function checkCylinder(p) {
   }
 }
 
-/**
- * Solve the cylinder with the parameters in force, after any solve of it already asked for; a queued
- * request that a later one has overtaken is skipped, as the beam's.
- */
+/** Solve the cylinder with the parameters in force, queued behind its other solves as the beam's. */
 function rebuildCylinder() {
-  const request = ++cylinderRequests;
-  const work = cylinderChain.then(async () => {
-    if (request !== cylinderRequests) return;
+  return cylinderSolves.run(async () => {
     const p = { ...params };
     await checkCylinder(p);
     const fresh = await cylinderSolvers.create(CYLINDER_CLASS, p.height, p.slenderness, p.cylinderAcross, p.young, p.poisson, p.density, p.ratio);
@@ -134,8 +139,6 @@ function rebuildCylinder() {
     page.notice('cylinder', failure ? `The cylinder's static solve failed: ${failure}.` : null, 'error');
     await showCylinder();
   });
-  cylinderChain = work.catch(() => {});
-  return work;
 }
 
 /** Solve the cylinder again after a change the controls accepted; a failure is a notice. */
@@ -404,7 +407,7 @@ function requestSweep(after = Promise.resolve()) {
   const request = ++sweepRequests;
   if (JSON.stringify(sweepParameters()) !== sweepKey) stopSweep();
   after.catch(() => {})
-    .then(() => Promise.all([chain, cylinderChain]))
+    .then(() => Promise.all([beamSolves.idle(), cylinderSolves.idle()]))
     .then(() => {
       if (request === sweepRequests) sweepTimer = setTimeout(startSweep, SWEEP_DELAY_MS);
     });
