@@ -36,7 +36,7 @@ use super::{Fracture, REFIT_THRESHOLD};
 use crate::meshless::body::Body;
 use crate::meshless::kernel::poly6;
 use crate::meshless::mls::{MlsWeights, DEFAULT_RELATIVE_THRESHOLD};
-use crate::meshless::neighbours::{HashGrid, Neighbourhoods};
+use crate::meshless::neighbours::HashGrid;
 use glam::{DMat3, DVec3};
 
 impl Fracture {
@@ -185,7 +185,7 @@ impl Fracture {
         let old_hoods = std::mem::take(&mut body.neighbours);
         let old_mls = std::mem::take(&mut body.mls);
         let old_weight = std::mem::take(&mut self.weight);
-        body.neighbours = Neighbourhoods::build(&body.reference, &body.support_radius);
+        body.neighbours = old_hoods.with_appended(&body.reference, &body.support_radius);
         let hoods = &body.neighbours;
         let total = body.len();
         let edges = hoods.neighbour.len();
