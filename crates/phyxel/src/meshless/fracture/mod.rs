@@ -336,7 +336,7 @@ impl Fracture {
 
     /// Each phyxel's largest principal stress ([`second_piola`]) over the strength, and its eigenvector.
     pub fn stress_ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
-        self.ratios(body, false)
+        self.ratios(body)
     }
 
     /// Each phyxel's largest principal stress over the strength, the value alone
@@ -344,41 +344,47 @@ impl Fracture {
     pub fn stress_ratio_values(&self, body: &Body) -> Vec<f64> {
         let strength = self.settings.strength;
         map_indices(body.len(), |i| {
-            let grad_u = body
-                .mls
-                .displacement_gradient(i, &body.displacement, &body.neighbours);
-            largest_eigenvalue(second_piola(body, i, grad_u)) / strength
+            largest_eigenvalue(self.second_piola_of(body, i)) / strength
         })
     }
 
-    /// [`Fracture::stress_ratios`], or with `screened` exactly only where it may exceed 1: a phyxel
-    /// whose Gershgorin bound max_r (S_rr + Σ_c≠r |S_rc|) ≥ λ_max lies below the strength reports that
-    /// bound over the strength and no eigenvector; one whose closed-form λ_max
-    /// ([`largest_eigenvalue`]) lies below it reports that and no eigenvector; only the rest take the
-    /// eigen-decomposition (the crack normal at an initiation needs the eigenvector).
-    fn ratios(&self, body: &Body, screened: bool) -> Vec<(f64, DVec3)> {
+    /// Each phyxel's largest principal stress over the strength with its eigenvector
+    /// ([`largest_principal`]).
+    fn ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
         let strength = self.settings.strength;
         map_indices(body.len(), |i| {
-            let grad_u = body
-                .mls
-                .displacement_gradient(i, &body.displacement, &body.neighbours);
-            let s = second_piola(body, i, grad_u);
-            if screened {
-                let (x, y, z) = (s.x_axis, s.y_axis, s.z_axis);
-                let bound = (x.x + y.x.abs() + z.x.abs())
-                    .max(y.y + x.y.abs() + z.y.abs())
-                    .max(z.z + x.z.abs() + y.z.abs());
-                if bound < strength {
-                    return (bound / strength, DVec3::ZERO);
-                }
-                let largest = largest_eigenvalue(s);
-                if largest < strength {
-                    return (largest / strength, DVec3::ZERO);
-                }
-            }
-            let (largest, v) = largest_principal(s);
+            let (largest, v) = largest_principal(self.second_piola_of(body, i));
             (largest / strength, v)
         })
+    }
+
+    /// Each phyxel's ratio σ₁/σ_t, exactly only where it may reach 1: a phyxel whose Gershgorin bound
+    /// max_r (S_rr + Σ_c≠r |S_rc|) ≥ σ₁ lies below the strength reports that bound over the strength;
+    /// the others the closed-form σ₁ ([`largest_eigenvalue`]). What the fronts and the initiation
+    /// compare with 1; only the phyxel a crack starts at needs its eigenvector
+    /// ([`Fracture::initiate`] takes it then).
+    fn screened_ratios(&self, body: &Body) -> Vec<f64> {
+        let strength = self.settings.strength;
+        map_indices(body.len(), |i| {
+            let s = self.second_piola_of(body, i);
+            let (x, y, z) = (s.x_axis, s.y_axis, s.z_axis);
+            let bound = (x.x + y.x.abs() + z.x.abs())
+                .max(y.y + x.y.abs() + z.y.abs())
+                .max(z.z + x.z.abs() + y.z.abs());
+            if bound < strength {
+                bound / strength
+            } else {
+                largest_eigenvalue(s) / strength
+            }
+        })
+    }
+
+    /// Phyxel i's second Piola–Kirchhoff stress S at its current displacement ([`second_piola`]).
+    fn second_piola_of(&self, body: &Body, i: usize) -> DMat3 {
+        let grad_u = body
+            .mls
+            .displacement_gradient(i, &body.displacement, &body.neighbours);
+        second_piola(body, i, grad_u)
     }
 
     /// One fracture step after a time step of Δt (seed 000 §4.1.3): the rest corrections relax; every
@@ -397,7 +403,7 @@ impl Fracture {
         self.recomputed_last = 0;
         self.changed_last.clear();
         self.relax_rest_corrections(body, dt);
-        let ratios = self.ratios(body, true);
+        let ratios = self.screened_ratios(body);
         let advance = self.settings.c_prop * dt;
         let mut changed = Vec::new();
         let mut moved = Vec::new();
@@ -474,13 +480,7 @@ impl Fracture {
 
     /// Advance the fronts of crack c; the vertices that moved, with the radius around each that holds
     /// the area their move swept ([`moved_vertices`]; none: the crack did not change).
-    fn grow(
-        &mut self,
-        c: usize,
-        body: &Body,
-        ratios: &[(f64, DVec3)],
-        advance: f64,
-    ) -> Vec<(DVec3, f64)> {
+    fn grow(&mut self, c: usize, body: &Body, ratios: &[f64], advance: f64) -> Vec<(DVec3, f64)> {
         let fronts: Vec<(usize, DVec3, DVec3)> = self.cracks[c].fronts().collect();
         let before = self.cracks[c].outline.clone();
         let mut changed = false;
@@ -497,7 +497,7 @@ impl Fracture {
                     continue;
                 }
                 ahead += 1;
-                peak = peak.max(ratios[j].0);
+                peak = peak.max(ratios[j]);
                 exhausted |= self
                     .ductility
                     .is_some_and(|cap| norm(body.plastic_strain[j]) >= EXHAUSTED * cap);
@@ -537,10 +537,10 @@ impl Fracture {
     /// Start a crack at the most stressed eligible phyxel ([`Fracture::step`]): a disc of diameter a
     /// normal to its eigenvector, centred half a spacing off the phyxel along the normal (so the plane
     /// passes between lattice layers rather than through phyxels). Returns its index.
-    fn initiate(&mut self, body: &Body, fixed: &[bool], ratios: &[(f64, DVec3)]) -> Option<usize> {
+    fn initiate(&mut self, body: &Body, fixed: &[bool], ratios: &[f64]) -> Option<usize> {
         let held = |i: usize| fixed.get(i).copied().unwrap_or(false);
-        let mut candidates: Vec<usize> = (0..body.len()).filter(|&i| ratios[i].0 > 1.0).collect();
-        candidates.sort_by(|&a, &b| ratios[b].0.total_cmp(&ratios[a].0));
+        let mut candidates: Vec<usize> = (0..body.len()).filter(|&i| ratios[i] > 1.0).collect();
+        candidates.sort_by(|&a, &b| ratios[b].total_cmp(&ratios[a]));
         let chosen = candidates.into_iter().find(|&i| {
             let hoods = &body.neighbours;
             let x = body.reference[i];
@@ -554,7 +554,8 @@ impl Fracture {
                             && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h))
                 })
         })?;
-        let (ratio, normal) = ratios[chosen];
+        let (largest, normal) = largest_principal(self.second_piola_of(body, chosen));
+        let ratio = largest / self.settings.strength;
         let centre = body.reference[chosen] + normal * (0.5 * self.spacing);
         let crack = Crack::disc(centre, normal, 0.5 * self.spacing, SEED_VERTICES);
         self.cracks.push(crack);
