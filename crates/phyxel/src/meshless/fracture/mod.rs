@@ -336,7 +336,11 @@ impl Fracture {
 
     /// Each phyxel's largest principal stress ([`second_piola`]) over the strength, and its eigenvector.
     pub fn stress_ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
-        self.ratios(body)
+        let strength = self.settings.strength;
+        map_indices(body.len(), |i| {
+            let (largest, v) = largest_principal(self.second_piola_of(body, i));
+            (largest / strength, v)
+        })
     }
 
     /// Each phyxel's largest principal stress over the strength, the value alone
@@ -345,16 +349,6 @@ impl Fracture {
         let strength = self.settings.strength;
         map_indices(body.len(), |i| {
             largest_eigenvalue(self.second_piola_of(body, i)) / strength
-        })
-    }
-
-    /// Each phyxel's largest principal stress over the strength with its eigenvector
-    /// ([`largest_principal`]).
-    fn ratios(&self, body: &Body) -> Vec<(f64, DVec3)> {
-        let strength = self.settings.strength;
-        map_indices(body.len(), |i| {
-            let (largest, v) = largest_principal(self.second_piola_of(body, i));
-            (largest / strength, v)
         })
     }
 
