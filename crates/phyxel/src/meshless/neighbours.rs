@@ -143,12 +143,11 @@ impl Neighbourhoods {
         let (old, n) = (self.len(), points.len());
         assert!(old <= n, "phyxels are appended, never removed");
         let cell = support_radius.iter().cloned().fold(0.0, f64::max);
-        if old == n || cell <= 0.0 {
-            return if old == n {
-                self.clone()
-            } else {
-                Self::build(points, support_radius)
-            };
+        if old == n {
+            return self.clone();
+        }
+        if cell <= 0.0 {
+            return Self::build(points, support_radius);
         }
         let grid = HashGrid::build(points, cell);
         // The appended phyxels' own lists, and for each old phyxel the appended ones it reaches.
