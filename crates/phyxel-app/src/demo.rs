@@ -855,7 +855,7 @@ impl<A: Accelerator> Demo<A> {
     /// [`Simulation::snapshot`] — for the page to mirror the solver worker's simulation, or to carry
     /// the motion over to another backend. With `with_reference` the rest shape travels too (needed
     /// once a reference update has moved it).
-    /// In the fracture scene the state carries, after the step count, what [`FractureView`] shows
+    /// In the fracture scene the state carries, after the step count, what `FractureView` shows
     /// (its length, then its numbers) and the cracks themselves (their length, then
     /// `Fracture::to_numbers`), so that a demo given the state — a restarted worker — cuts its body
     /// alike.

@@ -1,7 +1,7 @@
 //! What the 3D fluid page reads of a `phyxel::lessons::sph_fluids_3d::Fluid3dScene`: written once for
 //! its two solvers, the CPU worker's (`SphFluids3d` of phyxel-worker) and the WebGPU one
 //! (`GpuFluid3d` of phyxel-view) — the readouts as a JavaScript object ([`report`]), the parameter
-//! table ([`parameters`]) and the methods both classes read the scene with ([`fluid3d_readers!`]).
+//! table ([`parameters`]) and the methods both classes read the scene with (`fluid3d_readers!`).
 //! Nothing here computes physics.
 
 use phyxel::fluids3d::kernel::Vector;

@@ -460,7 +460,7 @@ impl GpuFluid {
     }
 
     /// `steps` WCSPH steps of `dt` (`Wcsph::step`), queued in one submission — unless
-    /// [`MAX_SUBMISSIONS_IN_FLIGHT`] are still unfinished: then nothing is queued and the answer is
+    /// `MAX_SUBMISSIONS_IN_FLIGHT` are still unfinished: then nothing is queued and the answer is
     /// false (the device is behind; ask again later), as [`crate::GpuSolver::step`] does. Nothing is
     /// read back; [`GpuFluid::read_state`] says whether a particle left the grid or moved too far on
     /// the way.

@@ -18,7 +18,7 @@ use glam::DVec3;
 use phyxel::meshless::fracture::scenes::GripPath;
 use phyxel::meshless::fracture::slab::Ball;
 
-/// The most values of the grips' law one batch takes ([`GripPasses::write_scales`]); a longer batch
+/// The most values of the grips' law one batch takes (`GripPasses::write_scales`); a longer batch
 /// holds the grips at the last value.
 pub const MAX_GRIP_SCALES: usize = 4096;
 

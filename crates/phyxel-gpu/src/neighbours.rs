@@ -243,7 +243,7 @@ impl NeighbourSearch {
 }
 
 /// Neighbour lists of `points` with support radii `radii` (j ∈ N(i) ⇔ j ≠ i, |x_j − x_i| < h_i), built
-/// on the GPU by the solver's own [`NeighbourSearch`] and read back: equal to `Neighbourhoods::build`
+/// on the GPU by the solver's own `NeighbourSearch` and read back: equal to `Neighbourhoods::build`
 /// on the same input.
 pub async fn build_neighbourhoods(
     gpu: &GpuContext,

@@ -325,7 +325,7 @@ impl GpuSolver {
         self.params.plastic == 1
     }
 
-    /// Queue `steps` steps of `dt` in one submission — unless [`MAX_SUBMISSIONS_IN_FLIGHT`] are still
+    /// Queue `steps` steps of `dt` in one submission — unless `MAX_SUBMISSIONS_IN_FLIGHT` are still
     /// unfinished: then nothing is queued and the answer is false (the device is behind; ask again
     /// later).
     pub fn step(&mut self, gpu: &GpuContext, dt: f64, steps: u32) -> bool {

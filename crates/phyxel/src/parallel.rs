@@ -130,7 +130,7 @@ where
 /// and every such hand-over parks it with Atomics.wait and wakes it again). And between two passes the
 /// other threads do not fall asleep: each runs a loop that takes the passes' work as soon as it is
 /// split ([`rayon::yield_now`]) until `f` is done, or until it finds none for a few milliseconds
-/// ([`help_while`]). Left to rayon, a thread that runs out of work parks
+/// (`help_while`). Left to rayon, a thread that runs out of work parks
 /// after a few dozen rounds of `yield_now` — immediate in wasm, where yielding to the OS does nothing —
 /// and waking it again at the next pass (Atomics.notify) costs a browser tens of microseconds, twice a
 /// step. Call it around a batch, not inside a pass. Without the feature, f simply runs here.

@@ -495,7 +495,7 @@ impl<A: Accelerator> Demo<A> {
 
     /// Strike the fracture scene where the pointer's ray `origin` + s·`direction` (each [x, y, z])
     /// first meets it ([`Demo::pick`] within 0.75 spacing), along the ray at `speed` (m/s, the table's
-    /// range): the free phyxels within [`STRIKE_RADIUS`] spacings of the phyxel hit gain Δv
+    /// range): the free phyxels within `STRIKE_RADIUS` spacings of the phyxel hit gain Δv
     /// ([`strike`]). Returns [phyxels struck, their mass (kg), the impulse J (N·s) x, y, z]. Refused,
     /// changing nothing, for a ray that meets no phyxel, a speed out of range, in another scene, or in
     /// a copy whose state's cracks do not fit it.

@@ -76,8 +76,8 @@ fn lame(body: &Body, i: usize) -> (f64, f64) {
 }
 
 /// The corotated elastic state of every phyxel at `displacement` with the rotations `rotations` (the
-/// nodal model; a body with background quadrature has its state at the integration points instead,
-/// [`crate::meshless::quadrature::Quadrature::stresses`]).
+/// nodal model; a body with background quadrature keeps its state at the integration points instead:
+/// [`crate::meshless::quadrature::Quadrature::rotations`] and its `point_stress`).
 pub fn stresses(body: &Body, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<PhyxelStress> {
     map_indices(body.len(), |i| {
         let (lambda, mu) = lame(body, i);

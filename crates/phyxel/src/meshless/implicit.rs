@@ -26,7 +26,7 @@
 //! which brings a phyxel that is still above the obstacle exactly onto it and holds one that rests
 //! on it (φ = 0). It is Baraff & Witkin's constraint with a prescribed velocity change (1998 §5.3,
 //! their z): the filter S_i = I − n_i n_iᵀ, Δv = z̄ + S y with z̄_i = z_i n_i, and CG on S A S y =
-//! S (b − A z̄) ([`prescribed_rhs`]). The impact's stop reaches the neighbours through the elastic
+//! S (b − A z̄) (`prescribed_rhs`). The impact's stop reaches the neighbours through the elastic
 //! forces in the same solve. Which contacts are held is an active set with one update (Hintermüller,
 //! Ito & Kunisch 2002): the first solve holds those predicted on or in the obstacle (φ(x̃_i) ≤
 //! `touching`, a millionth of h); then a held one whose impulse J_i = n_i·(A Δv − b)_i comes out
@@ -320,7 +320,7 @@ const ACTIVE_SET_PASSES: usize = 10;
 
 /// The velocity change Δv of one linearized implicit Euler step (module docs), by block-Jacobi
 /// preconditioned CG started from `guess` (the previous step's Δv is a good one; zero otherwise),
-/// deflated by the rigid translations along the axes no constraint touches ([`translations`]).
+/// deflated by the rigid translations along the axes no constraint touches (`translations`).
 /// `mass_damping` is α, the environment's damping plus the Rayleigh α.
 ///
 /// Fixed phyxels are constraints S_i Δv_i = 0, solved with Baraff & Witkin's filtered ("modified")

@@ -62,7 +62,7 @@ fn frobenius_squared(a: DMat3) -> f64 {
 /// γ = (|X⁻¹| / |X|)^{1/2} (Higham 1986, "Computing the polar decomposition — with applications",
 /// §3; Frobenius norms; γ = 1 near convergence), which converges quadratically to R for any
 /// non-singular F with det F > 0. `None` where F is inverted, nearly singular or not finite, or the
-/// iteration did not settle in [`NEWTON_ITERATIONS`].
+/// iteration did not settle in `NEWTON_ITERATIONS`.
 pub fn polar_rotation_by_newton(f: DMat3) -> Option<DMat3> {
     let norm_squared = frobenius_squared(f);
     let det = f.determinant();

@@ -13,7 +13,7 @@
 //! strain, temperature and stiffness factor. Every phyxel whose neighbour list changed — the new
 //! ones, the parent, and those whose support now holds a new one — is re-weighed against every
 //! crack and refitted, keeping its elastic gradient where the refit would raise its energy (the
-//! fracture's safeguard, [`Fracture::refit`]): the new phyxels the parent's, so that no split
+//! fracture's safeguard, `Fracture::refit`): the new phyxels the parent's, so that no split
 //! raises the elastic energy. The others keep their weights, fits and volumes untouched.
 //!
 //! **Support radii.** k phyxels share the parent's volume: the new ones get h_i/∛k, which keeps h

@@ -209,7 +209,7 @@ impl Grips {
         self.stretch * (x - self.centre)
     }
 
-    /// The held phyxels' path, u_i(t) = [`Grips::load_fraction`](t) a_i.
+    /// The held phyxels' path, u_i(t) = [`Grips::load_fraction`]\(t) a_i.
     pub fn path(&self, body: &Body) -> GripPath {
         GripPath {
             phyxels: self.phyxels.clone(),
