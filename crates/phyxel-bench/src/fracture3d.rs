@@ -40,6 +40,10 @@ pub struct Fracture3dReport {
     uncut_steps_per_s: f64,
     /// Cost of a cracking step over an uncut one.
     cost_ratio: f64,
+    /// The CPU time of all the process's threads per step (ms; Linux only), cracking and uncut: what
+    /// a machine shared with other work inflates less than the wall clock.
+    cracking_cpu_ms_per_step: Option<f64>,
+    uncut_cpu_ms_per_step: Option<f64>,
     /// The cracking run's readouts at its end: cracks, fragments, free particles.
     cracks: f64,
     fragments: f64,
@@ -105,17 +109,18 @@ fn advance(demo: &mut Demo, batches: usize, dt: f64) -> Result<(), String> {
     Ok(())
 }
 
-/// Steps per second of `demo` over [`WINDOW`] at `dt` (stepped untimed to its start), and the
-/// steps timed.
-fn rate(demo: &mut Demo, dt: f64) -> Result<(f64, usize), String> {
+/// Steps per second of `demo` over [`WINDOW`] at `dt` (stepped untimed to its start), the steps
+/// timed, and the CPU time per step (ms) of all the process's threads over them.
+fn rate(demo: &mut Demo, dt: f64) -> Result<(f64, usize, Option<f64>), String> {
     advance(demo, (WINDOW.0 / (10.0 * dt)) as usize, dt)?;
     let batches = ((WINDOW.1 - WINDOW.0) / (10.0 * dt)).ceil() as usize;
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), crate::cpu_seconds());
     advance(demo, batches, dt)?;
-    Ok((
-        (10 * batches) as f64 / start.elapsed().as_secs_f64(),
-        10 * batches,
-    ))
+    let steps = 10 * batches;
+    let cpu_ms = cpu_start
+        .zip(crate::cpu_seconds())
+        .map(|(start, end)| (end - start) * 1e3 / steps as f64);
+    Ok((steps as f64 / start.elapsed().as_secs_f64(), steps, cpu_ms))
 }
 
 /// The two scenes at each resolution of `resolutions`, on the current pool.
@@ -127,8 +132,8 @@ pub fn run(resolutions: &[usize]) -> Result<Vec<Fracture3dReport>, String> {
             let mut cracking = demo(scene, resolution, STRENGTH.default)?;
             let mut uncut = demo(scene, resolution, UNREACHED_STRENGTH)?;
             let dt = 0.1 * cracking.cfl_time_step();
-            let (cracking_rate, steps) = rate(&mut cracking, dt)?;
-            let (uncut_rate, _) = rate(&mut uncut, dt)?;
+            let (cracking_rate, steps, cracking_cpu_ms) = rate(&mut cracking, dt)?;
+            let (uncut_rate, _, uncut_cpu_ms) = rate(&mut uncut, dt)?;
             let readouts = cracking.fracture_readouts();
             let state_ms = mean_ms(20, || {
                 cracking.snapshot(false);
@@ -151,6 +156,8 @@ pub fn run(resolutions: &[usize]) -> Result<Vec<Fracture3dReport>, String> {
                 cracking_steps_per_s: cracking_rate,
                 uncut_steps_per_s: uncut_rate,
                 cost_ratio: uncut_rate / cracking_rate,
+                cracking_cpu_ms_per_step: cracking_cpu_ms,
+                uncut_cpu_ms_per_step: uncut_cpu_ms,
                 cracks: readouts[0],
                 fragments: readouts[2],
                 free_particles: readouts[3],

@@ -401,7 +401,7 @@ fn pass_costs(body: &Body) -> (f64, f64) {
 }
 
 /// CPU time of all the process's threads so far (s), from each task's schedstat (Linux).
-fn cpu_seconds() -> Option<f64> {
+pub(crate) fn cpu_seconds() -> Option<f64> {
     let mut nanoseconds = 0u64;
     for task in std::fs::read_dir("/proc/self/task").ok()? {
         let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;

@@ -86,6 +86,39 @@ impl HashGrid {
             self.sorted[range].iter().copied()
         })
     }
+
+    /// Every phyxel in the buckets of the cells within `radius` of `p` along each axis (a superset of
+    /// those within `radius`): [`HashGrid::candidates`] for a reach of any length, each bucket once
+    /// (every bucket where the cells outnumber them).
+    pub fn candidates_within(&self, p: DVec3, radius: f64) -> impl Iterator<Item = u32> + '_ {
+        let (low, high) = (
+            cell_of(p - DVec3::splat(radius), self.cell),
+            cell_of(p + DVec3::splat(radius), self.cell),
+        );
+        let extent = |a: i32, b: i32| (i64::from(b) - i64::from(a) + 1).max(0);
+        let cells = extent(low.x, high.x)
+            .saturating_mul(extent(low.y, high.y))
+            .saturating_mul(extent(low.z, high.z));
+        let buckets: Vec<usize> = if cells > self.table_size() as i64 {
+            (0..self.table_size()).collect()
+        } else {
+            let mut buckets = Vec::with_capacity(cells as usize);
+            for z in low.z..=high.z {
+                for y in low.y..=high.y {
+                    for x in low.x..=high.x {
+                        buckets.push(cell_hash(IVec3::new(x, y, z), self.table_size()));
+                    }
+                }
+            }
+            buckets.sort_unstable();
+            buckets.dedup();
+            buckets
+        };
+        buckets.into_iter().flat_map(move |b| {
+            let range = self.bucket_start[b] as usize..self.bucket_start[b + 1] as usize;
+            self.sorted[range].iter().copied()
+        })
+    }
 }
 
 fn cell_of(p: DVec3, cell: f64) -> IVec3 {
@@ -308,6 +341,46 @@ mod tests {
             hoods.neighbour.len(),
             "every edge appears in exactly one reverse list"
         );
+    }
+
+    #[test]
+    fn candidates_within_any_reach_hold_every_point_that_near_once() {
+        let mut seed = 5;
+        let points: Vec<DVec3> = (0..500)
+            .map(|_| DVec3::new(uniform(&mut seed), uniform(&mut seed), uniform(&mut seed)))
+            .collect();
+        let grid = HashGrid::build(&points, 0.1);
+        // Reaches below a cell, of several cells, and past the whole table (every bucket).
+        for (n, radius) in [0.03, 0.1, 0.27, 5.0].into_iter().enumerate() {
+            for q in 0..40 {
+                let p = DVec3::new(
+                    1.4 * uniform(&mut seed) - 0.2,
+                    uniform(&mut seed),
+                    uniform(&mut seed),
+                );
+                let mut found: Vec<u32> = grid.candidates_within(p, radius).collect();
+                let listed = found.len();
+                found.sort_unstable();
+                found.dedup();
+                assert_eq!(
+                    found.len(),
+                    listed,
+                    "reach {radius}, query {q}: a point twice"
+                );
+                let missed = (0..points.len() as u32)
+                    .filter(|&j| points[j as usize].distance(p) < radius)
+                    .filter(|j| found.binary_search(j).is_err())
+                    .count();
+                assert_eq!(missed, 0, "reach {radius}, query {q}");
+                if n == 3 {
+                    assert_eq!(
+                        listed,
+                        points.len(),
+                        "a reach past the table lists every point"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -356,11 +356,11 @@ impl Fracture {
     /// max_r (S_rr + Σ_c≠r |S_rc|) ≥ σ₁ lies below the strength reports that bound over the strength;
     /// the others the closed-form σ₁ ([`largest_eigenvalue`]). What the fronts and the initiation
     /// compare with 1; only the phyxel a crack starts at needs its eigenvector
-    /// ([`Fracture::initiate`] takes it then).
-    fn screened_ratios(&self, body: &Body) -> Vec<f64> {
+    /// ([`Fracture::initiate`] takes it then). `gradients`: every phyxel's ∇u_i.
+    fn screened_ratios(&self, body: &Body, gradients: &[DMat3]) -> Vec<f64> {
         let strength = self.settings.strength;
         map_indices(body.len(), |i| {
-            let s = self.second_piola_of(body, i);
+            let s = second_piola(body, i, gradients[i]);
             let (x, y, z) = (s.x_axis, s.y_axis, s.z_axis);
             let bound = (x.x + y.x.abs() + z.x.abs())
                 .max(y.y + x.y.abs() + z.y.abs())
@@ -396,8 +396,14 @@ impl Fracture {
         self.steps += 1;
         self.recomputed_last = 0;
         self.changed_last.clear();
-        self.relax_rest_corrections(body, dt);
-        let ratios = self.screened_ratios(body);
+        // Every phyxel's ∇u_i, once: the relaxation and the ratios both take it (the rest corrections
+        // change J_e = (I + ∇u_i) G_i, not ∇u_i).
+        let gradients = map_indices(body.len(), |i| {
+            body.mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours)
+        });
+        self.relax_rest_corrections(body, dt, &gradients);
+        let ratios = self.screened_ratios(body, &gradients);
         let advance = self.settings.c_prop * dt;
         let mut changed = Vec::new();
         let mut moved = Vec::new();
@@ -434,36 +440,31 @@ impl Fracture {
         if grown.is_empty() {
             return;
         }
-        // Each grown crack's points with the box around them widened by the largest h + r: a quick
-        // rejection before the points.
-        let reach = |points: &[(DVec3, f64)]| {
-            let r = points.iter().map(|&(_, r)| r).fold(0.0, f64::max) + self.largest_support;
-            let (low, high) = points.iter().fold(
-                (DVec3::INFINITY, DVec3::NEG_INFINITY),
-                |(low, high), &(p, _)| (low.min(p), high.max(p)),
-            );
-            (low - DVec3::splat(r), high + DVec3::splat(r))
-        };
-        let boxes: Vec<(DVec3, DVec3)> = grown.iter().map(|(_, points)| reach(points)).collect();
-        let n = body.len();
-        let near: Vec<(usize, Vec<usize>)> = map_indices(n.div_ceil(PHYXELS_PER_PIECE), |piece| {
-            (piece * PHYXELS_PER_PIECE..((piece + 1) * PHYXELS_PER_PIECE).min(n))
-                .filter_map(|i| {
-                    let (x, h) = (body.reference[i], body.support_radius[i]);
-                    let cracks: Vec<usize> = grown
-                        .iter()
-                        .zip(&boxes)
-                        .filter(|(_, (low, high))| x.cmpge(*low).all() && x.cmple(*high).all())
-                        .filter(|((_, points), _)| {
-                            points.iter().any(|&(p, r)| x.distance(p) < h + r)
-                        })
-                        .map(|((c, _), _)| *c)
-                        .collect();
-                    (!cracks.is_empty()).then_some((i, cracks))
-                })
-                .collect::<Vec<_>>()
-        })
-        .concat();
+        // The phyxels within h_i + r of a grown crack's point (p, r), found in the grid around each
+        // point, each phyxel with the cracks it lies so near in `grown`'s order (`seen[i]`: the last
+        // crack phyxel i was listed with).
+        let mut seen = vec![usize::MAX; body.len()];
+        let mut cracks_of: Vec<Vec<usize>> = vec![Vec::new(); body.len()];
+        let mut touched = Vec::new();
+        for (g, (c, points)) in grown.iter().enumerate() {
+            for &(p, r) in points {
+                for j in self.grid.candidates_within(p, r + self.largest_support) {
+                    let j = j as usize;
+                    if seen[j] != g && body.reference[j].distance(p) < body.support_radius[j] + r {
+                        if seen[j] == usize::MAX {
+                            touched.push(j);
+                        }
+                        seen[j] = g;
+                        cracks_of[j].push(*c);
+                    }
+                }
+            }
+        }
+        touched.sort_unstable();
+        let near: Vec<(usize, Vec<usize>)> = touched
+            .into_iter()
+            .map(|i| (i, std::mem::take(&mut cracks_of[i])))
+            .collect();
         let weights = map_indices(near.len(), |n| {
             let (i, cracks) = &near[n];
             self.visible_weights(body, *i, cracks)
@@ -544,7 +545,8 @@ impl Fracture {
                 && body.mls.rank[i] == 3
                 && self.cracks.iter().all(|c| {
                     c.origin.distance(x) > c.reach() + FRONT_ZONE * h
-                        || (c.distance(x) >= h
+                        // (the distance to the plane bounds the distance to the crack from below)
+                        || ((c.signed_distance(x).abs() >= h || c.distance(x) >= h)
                             && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h))
                 })
         })?;
@@ -735,8 +737,8 @@ impl Fracture {
     /// Each rest correction G_i ≠ I moves a fraction β = min(c_prop Δt / h_i, 1) of the way to I when
     /// that lowers U_i, and stays otherwise; the energy let go is added to [`Fracture::dissipated`].
     /// Each phyxel's relaxation depends on its own G_i and ∇u_i alone: they are found in parallel and
-    /// taken (and the energy let go summed) in the phyxels' order.
-    fn relax_rest_corrections(&mut self, body: &mut Body, dt: f64) {
+    /// taken (and the energy let go summed) in the phyxels' order. `gradients`: every phyxel's ∇u_i.
+    fn relax_rest_corrections(&mut self, body: &mut Body, dt: f64, gradients: &[DMat3]) {
         let corrected: Vec<usize> = (0..body.len())
             .filter(|&i| body.rest_correction[i] != DMat3::IDENTITY)
             .collect();
@@ -747,10 +749,7 @@ impl Fracture {
             let g = shared.rest_correction[i];
             let beta = (c_prop * dt / shared.support_radius[i]).min(1.0);
             let trial = g + (DMat3::IDENTITY - g) * beta;
-            let grad =
-                shared
-                    .mls
-                    .displacement_gradient(i, &shared.displacement, &shared.neighbours);
+            let grad = gradients[i];
             let now = shared.phyxel_stress_of(i, grad).energy;
             let relaxed = shared.phyxel_stress_with(i, grad, trial).energy;
             if relaxed <= now {
