@@ -443,6 +443,11 @@ impl Fracture {
         // The phyxels within h_i + r of a grown crack's point (p, r), found in the grid around each
         // point, each phyxel with the cracks it lies so near in `grown`'s order (`seen[i]`: the last
         // crack phyxel i was listed with).
+        debug_assert_eq!(
+            self.grid.sorted.len(),
+            body.len(),
+            "the grid holds every phyxel"
+        );
         let mut seen = vec![usize::MAX; body.len()];
         let mut cracks_of: Vec<Vec<usize>> = vec![Vec::new(); body.len()];
         let mut touched = Vec::new();
