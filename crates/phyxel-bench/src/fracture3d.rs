@@ -114,11 +114,11 @@ fn advance(demo: &mut Demo, batches: usize, dt: f64) -> Result<(), String> {
 fn rate(demo: &mut Demo, dt: f64) -> Result<(f64, usize, Option<f64>), String> {
     advance(demo, (WINDOW.0 / (10.0 * dt)) as usize, dt)?;
     let batches = ((WINDOW.1 - WINDOW.0) / (10.0 * dt)).ceil() as usize;
-    let (start, cpu_start) = (Instant::now(), crate::cpu_seconds());
+    let (start, cpu_start) = (Instant::now(), crate::cpu_time::cpu_seconds());
     advance(demo, batches, dt)?;
     let steps = 10 * batches;
     let cpu_ms = cpu_start
-        .zip(crate::cpu_seconds())
+        .zip(crate::cpu_time::cpu_seconds())
         .map(|(start, end)| (end - start) * 1e3 / steps as f64);
     Ok((steps as f64 / start.elapsed().as_secs_f64(), steps, cpu_ms))
 }

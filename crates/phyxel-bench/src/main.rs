@@ -37,6 +37,7 @@
 //! `run_implicit`; each fills a report that is printed as JSON. Measured numbers, with their machines
 //! and dates, are in docs/benchmarks.md.
 
+mod cpu_time;
 mod cracks;
 mod fracture3d;
 mod sph;
@@ -400,16 +401,6 @@ fn pass_costs(body: &Body) -> (f64, f64) {
     (force, product)
 }
 
-/// CPU time of all the process's threads so far (s), from each task's schedstat (Linux).
-pub(crate) fn cpu_seconds() -> Option<f64> {
-    let mut nanoseconds = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").ok()? {
-        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-        nanoseconds += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-    }
-    Some(nanoseconds as f64 * 1e-9)
-}
-
 fn millis(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
@@ -723,7 +714,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     let mut batched = None;
     let mut windows = (None, None);
     let start = Instant::now();
-    let cpu_start = cpu_seconds();
+    let cpu_start = cpu_time::cpu_seconds();
     if options.gpu {
         let gpu = pollster::block_on(phyxel_gpu::GpuContext::new()).expect("a GPU adapter");
         let mut solver = upload(&gpu, &sim, options).expect("the GPU takes the scene");
@@ -767,7 +758,7 @@ fn run_implicit(options: &Options, young: f64) -> ImplicitReport {
     let seconds = start.elapsed().as_secs_f64()
         - batched.map_or(0.0, |(per_s, _)| options.steps as f64 / per_s);
     let cpu_ms_per_step = cpu_start
-        .zip(cpu_seconds())
+        .zip(cpu_time::cpu_seconds())
         .map(|(start, end)| (end - start) * 1e3 / options.steps as f64);
     let final_top = sim
         .body
