@@ -81,7 +81,12 @@ impl HashGrid {
         buckets.sort_unstable();
         let mut unique = buckets.to_vec();
         unique.dedup();
-        unique.into_iter().flat_map(move |b| {
+        self.phyxels_in(unique)
+    }
+
+    /// The phyxels of `buckets`, bucket after bucket.
+    fn phyxels_in(&self, buckets: Vec<usize>) -> impl Iterator<Item = u32> + '_ {
+        buckets.into_iter().flat_map(move |b| {
             let range = self.bucket_start[b] as usize..self.bucket_start[b + 1] as usize;
             self.sorted[range].iter().copied()
         })
@@ -114,10 +119,7 @@ impl HashGrid {
             buckets.dedup();
             buckets
         };
-        buckets.into_iter().flat_map(move |b| {
-            let range = self.bucket_start[b] as usize..self.bucket_start[b + 1] as usize;
-            self.sorted[range].iter().copied()
-        })
+        self.phyxels_in(buckets)
     }
 }
 
