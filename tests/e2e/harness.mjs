@@ -148,12 +148,14 @@ export async function waitForText(page, selector, pattern, timeout = 10_000) {
 }
 
 /**
- * Wait until the page has finished what it asked of its lesson worker (a Step, a restart, a frame):
- * js/site/page.js keeps body[data-busy] true meanwhile.
+ * Wait until the page has finished what it had asked of its lesson worker when this was called (a Step,
+ * a restart, a frame): js/site/page.js numbers that work in body[data-asked] and counts it finished in
+ * body[data-done]. Work asked later (the next frames of a running simulation) is not waited for, so a
+ * loaded machine whose frames always have one in flight still settles.
  */
 export async function settled(page, timeout = 10_000) {
-  // Polled on a timer: a check on animation frames would always meet the frame's own drawing.
-  await page.waitForFunction(() => document.body.dataset.busy !== 'true', null, { timeout, polling: 10 });
+  const asked = await page.evaluate(() => Number(document.body.dataset.asked ?? 0));
+  await page.waitForFunction((asked) => Number(document.body.dataset.done ?? 0) >= asked, asked, { timeout, polling: 10 });
 }
 
 /** Statistics of a canvas's pixels: how many differ from white, and a hash to compare frames. */

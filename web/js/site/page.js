@@ -26,6 +26,13 @@ export class LessonPage {
     this.busy = 0;
     /** Called when busy drops to 0 (see idle()). */
     this.idleWaiters = [];
+    /**
+     * Work asked of the worker is numbered (body[data-asked]); body[data-done] is the number up to
+     * which all of it has finished. A running simulation may always have a frame in flight on a loaded
+     * machine, so "nothing pending" can be rare; "everything asked before now is done" is not.
+     */
+    this.asked = 0;
+    this.pending = new Set();
     /** Why the last frame, Step or restart failed. */
     this.lastFailure = null;
     this.accumulated = 0;
@@ -247,8 +254,13 @@ export class LessonPage {
    */
   track(promise) {
     this.busy += 1;
+    const ticket = ++this.asked;
+    this.pending.add(ticket);
+    document.body.dataset.asked = String(ticket);
     document.body.dataset.busy = 'true';
     const done = () => {
+      this.pending.delete(ticket);
+      document.body.dataset.done = String(this.pending.size ? Math.min(...this.pending) - 1 : this.asked);
       this.busy -= 1;
       if (this.busy) return;
       document.body.dataset.busy = 'false';
