@@ -179,12 +179,15 @@ impl<V: InnerProduct> Solution<V> {
 
 /// The starting point (x₀, r₀ = b − A x₀) of [`solve`] for a b ≠ 0: a guess worse than none (a warm
 /// start from a step whose motion has died out, ‖r₀‖ > ‖b‖) is replaced by x₀ = 0, whose residual is
-/// b itself.
+/// b itself. A zero x₀ takes no product.
 pub(crate) fn start<V, A>(apply: &A, b: &V, x0: V) -> (V, V)
 where
     V: InnerProduct,
     A: Fn(&V) -> V,
 {
+    if x0.dot(&x0) == 0.0 {
+        return (x0, b.clone());
+    }
     let r = b.plus_scaled(-1.0, &apply(&x0));
     if r.dot(&r) > b.dot(b) {
         (b.zeros_like(), b.clone())

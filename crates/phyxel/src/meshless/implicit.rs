@@ -26,7 +26,7 @@
 //! which brings a phyxel that is still above the obstacle exactly onto it and holds one that rests
 //! on it (φ = 0). It is Baraff & Witkin's constraint with a prescribed velocity change (1998 §5.3,
 //! their z): the filter S_i = I − n_i n_iᵀ, Δv = z̄ + S y with z̄_i = z_i n_i, and CG on S A S y =
-//! S (b − A z̄) (`prescribed_rhs`). The impact's stop reaches the neighbours through the elastic
+//! S (b − A z̄) (`residual_of` in [`velocity_change`]). The impact's stop reaches the neighbours through the elastic
 //! forces in the same solve. Which contacts are held is an active set with one update (Hintermüller,
 //! Ito & Kunisch 2002): the first solve holds those predicted on or in the obstacle (φ(x̃_i) ≤
 //! `touching`, a millionth of h); then a held one whose impulse J_i = n_i·(A Δv − b)_i comes out
@@ -363,12 +363,14 @@ pub fn velocity_change(
     let beta = settings.rayleigh.stiffness.max(0.0);
     let mass_factor = 1.0 + dt * mass_damping;
     let stiffness_factor = dt * beta + dt * dt;
-    // b = Δt (f_elastic + m g + extra − α m v) + (Δt β + Δt²) K v.
-    let kv = stiffness_product(body, &r, velocity);
+    // b = Δt (f_elastic + m g + extra − α m v) + (Δt β + Δt²) K v, held here without its K v term:
+    // every use of b is a residual b − A z, which takes K (v + z) in one product
+    // (`residual_of`), so K v alone is only formed where z = 0 (`kv`, at most once).
     let mut b = loads.total_force(body, elastic);
     for i in 0..n {
-        b[i] = dt * (b[i] - mass_damping * body.mass[i] * velocity[i]) + stiffness_factor * kv[i];
+        b[i] = dt * (b[i] - mass_damping * body.mass[i] * velocity[i]);
     }
+    let kv: std::cell::OnceCell<Vec<DVec3>> = std::cell::OnceCell::new();
     // The surface contacts' Δt² k_c = κ / w_c, and the pressing ones (at first: those inside at x̃).
     let penalty: Vec<f64> = surface
         .contacts
@@ -478,9 +480,31 @@ pub fn velocity_change(
             b[c.phyxel] += f.rhs(tangential(c.normal, velocity[c.phyxel]));
         }
         let filters = loads.filters(n, &active);
+        // b − A z = b' − (1 + Δt α) M z − (contacts) z + (Δt β + Δt²) K (v + z), b' = b less its K v.
+        let residual_of = |z: &[DVec3]| -> Vec<DVec3> {
+            let moving = z.iter().any(|z| *z != DVec3::ZERO);
+            let k_sum = if moving {
+                let sum: Vec<DVec3> = velocity.iter().zip(z).map(|(v, z)| *v + *z).collect();
+                stiffness_product(body, &r, &sum)
+            } else {
+                kv.get_or_init(|| stiffness_product(body, &r, velocity))
+                    .clone()
+            };
+            let mut residual: Vec<DVec3> = (0..n)
+                .map(|i| b[i] - mass_factor * body.mass[i] * z[i] + stiffness_factor * k_sum[i])
+                .collect();
+            if moving {
+                let mut contact_terms = vec![DVec3::ZERO; n];
+                add_contact_terms(z, &mut contact_terms);
+                for (residual, term) in residual.iter_mut().zip(contact_terms) {
+                    *residual -= term;
+                }
+            }
+            residual
+        };
         // Δv = z̄ + S y: CG on S A S y = S (b − A z̄).
         let prescribed = loads.prescribed(n, &active);
-        let rhs = prescribed_rhs(&b, &prescribed, system);
+        let rhs = residual_of(&prescribed);
         let filter =
             |v: &[DVec3]| -> Vec<DVec3> { v.iter().zip(&filters).map(|(v, s)| *s * *v).collect() };
         let apply = |z: &Vec<DVec3>| -> Vec<DVec3> {
@@ -533,14 +557,14 @@ pub fn velocity_change(
         let contact_impulses: Vec<f64> = if loads.contacts.is_empty() {
             Vec::new()
         } else {
-            let adv = system(&dv);
+            let residual = residual_of(&dv);
             loads
                 .contacts
                 .iter()
                 .zip(&active)
                 .map(|(c, &on)| {
                     if on {
-                        c.normal.dot(adv[c.phyxel] - b[c.phyxel])
+                        -c.normal.dot(residual[c.phyxel])
                     } else {
                         0.0
                     }
@@ -696,22 +720,6 @@ fn translations(
         az.push(product);
     }
     CoarseSpace::new(z, az)
-}
-
-/// The right-hand side of Baraff & Witkin's prescribed solve, b − A z̄ (module docs): CG then finds
-/// y in Δv = z̄ + S y. `system` is A; b itself where nothing is prescribed.
-fn prescribed_rhs(
-    b: &[DVec3],
-    prescribed: &[DVec3],
-    system: impl Fn(&[DVec3]) -> Vec<DVec3>,
-) -> Vec<DVec3> {
-    if prescribed.iter().all(|z| *z == DVec3::ZERO) {
-        return b.to_vec();
-    }
-    b.iter()
-        .zip(system(prescribed))
-        .map(|(b, az)| *b - az)
-        .collect()
 }
 
 /// Settings of the static (equilibrium) solve.
