@@ -21,13 +21,14 @@ export const WEBGPU = process.env.PHYXEL_WEBGPU !== '0';
  * The options of a test in a `both` file that nothing about WebGPU changes (2D pages, refusals before
  * any step): it runs in the pass with WebGPU and is skipped, saying so, in the pass without.
  */
+export const WEBGPU_PASS_ONLY = { skip: WEBGPU ? false : 'nothing in it depends on WebGPU: it ran in the pass with WebGPU' };
+
 /**
  * How long the 3D demo may take to choose its solver (a WebGPU adapter or the CPU worker, and its
  * first steps): 20 s sufficed on an idle machine, and ran out once with two builds beside the tests
  * (2026-11-29): the choice's speed is the machine's, not what the tests check.
  */
 export const SOLVER_CHOICE_MS = 60_000;
-export const WEBGPU_PASS_ONLY = { skip: WEBGPU ? false : 'nothing in it depends on WebGPU: it ran in the pass with WebGPU' };
 
 /**
  * Launch Debian's Chromium headless, with WebGPU (SwiftShader) when PHYXEL_WEBGPU is not 0, and any

@@ -26,20 +26,20 @@
 //! which brings a phyxel that is still above the obstacle exactly onto it and holds one that rests
 //! on it (φ = 0). It is Baraff & Witkin's constraint with a prescribed velocity change (1998 §5.3,
 //! their z): the filter S_i = I − n_i n_iᵀ, Δv = z̄ + S y with z̄_i = z_i n_i, and CG on S A S y =
-//! S (b − A z̄) (`residual_of` in [`velocity_change`]). The impact's stop reaches the neighbours through the elastic
-//! forces in the same solve. Which contacts are held is an active set with one update (Hintermüller,
-//! Ito & Kunisch 2002): the first solve holds those predicted on or in the obstacle (φ(x̃_i) ≤
-//! `touching`, a millionth of h); then a held one whose impulse J_i = n_i·(A Δv − b)_i comes out
-//! adhesive (J_i < 0) is let go, a free candidate that the solve carries in (n_i·Δv_i < z_i) is
-//! held, and if the set changed the system is solved once more. What the second solve still brings
-//! in, the post-step projection removes. (Until 2026-11-25 the contacts were found at x, not x̃, and
-//! a whole step's approach was projected away after the solve: a spinning ball hitting the ground at
-//! 1/60 s in the collide scene turned its neighbourhoods past the rotation check,
-//! `simulation::MAX_ROTATION_PER_STEP`. A penalty ½ k max(0, d)² in place of the
+//! S (b − A z̄) (`residual_of` in [`velocity_change`]). The impact's stop reaches the neighbours
+//! through the elastic forces in the same solve. Which contacts are held is an active set with one
+//! update (Hintermüller, Ito & Kunisch 2002): the first solve holds those predicted on or in the
+//! obstacle (φ(x̃_i) ≤ `touching`, a millionth of h); then a held one whose impulse J_i = n_i·(A Δv
+//! − b)_i comes out adhesive (J_i < 0) is let go, a free candidate that the solve carries in
+//! (n_i·Δv_i < z_i) is held, and if the set changed the system is solved once more. What the second
+//! solve still brings in, the post-step projection removes. (Until 2026-11-25 the contacts were
+//! found at x, not x̃, and a whole step's approach was projected away after the solve: a spinning
+//! ball hitting the ground at 1/60 s in the collide scene turned its neighbourhoods past the
+//! rotation check, `simulation::MAX_ROTATION_PER_STEP`. A penalty ½ k max(0, d)² in place of the
 //! constraint, as the surfaces' contacts have, was tried: with Δt² k = 100 m_i a stiff cube resting
 //! on the ground sank 1.1·10⁻⁴ m into it, 10³ times its self-weight compression. Holding only the
-//! contacts predicted at x̃ let the phyxels just above the ground that the solve itself carries in —
-//! 0.3 mm above at x̃, 6 mm in at the end — be stopped by the projection, and the rotation check
+//! contacts predicted at x̃ let the phyxels just above the ground that the solve itself carries in
+//! — 0.3 mm above at x̃, 6 mm in at the end — be stopped by the projection, and the rotation check
 //! stopped that step.)
 //!
 //! Coulomb friction acts on the held phyxels inside the solve too, lagged on the last step's normal
