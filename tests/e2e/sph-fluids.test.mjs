@@ -75,12 +75,20 @@ test('stirring with the pointer moves the water', async () => {
   const y = box.y + box.height * 0.9;
   await page.mouse.move(x, y);
   await page.mouse.down();
+  // Strokes of a quarter of the box back and forth: the page takes the pointer's speed from the real
+  // time between its events, which a loaded machine stretches (short strokes of 3 % reached only
+  // 0.46 m/s once in a full test run here, 2026-11-29): long strokes stir whatever the events' pace.
   let stirred = 0;
   for (let k = 1; k <= 12; k += 1) {
-    await page.mouse.move(x + k * box.width * 0.03, y - (k % 2) * box.height * 0.03, { steps: 2 });
+    await page.mouse.move(x + (k % 2) * box.width * 0.25, y - (k % 2) * box.height * 0.03, { steps: 2 });
     stirred = Math.max(stirred, await readNumber(page, '#readout-max-speed'));
   }
   await page.mouse.up();
+  // The readout shows the frame after the last stroke's a little later.
+  for (let k = 0; k < 5; k += 1) {
+    await page.waitForTimeout(50);
+    stirred = Math.max(stirred, await readNumber(page, '#readout-max-speed'));
+  }
   console.log(`largest speed: ${calm} m/s calm, ${stirred} m/s stirring`);
   assert.ok(calm < 0.3, `largest speed ${calm} m/s before stirring`);
   assert.ok(stirred > 0.5 && stirred > 3 * calm, `largest speed ${stirred} m/s while stirring (${calm} before)`);
