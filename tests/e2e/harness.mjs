@@ -28,7 +28,12 @@ export const WEBGPU_PASS_ONLY = { skip: WEBGPU ? false : 'nothing in it depends 
  * first steps): 20 s sufficed on an idle machine, and ran out once with two builds beside the tests
  * (2026-11-29): the choice's speed is the machine's, not what the tests check.
  */
-export const SOLVER_CHOICE_MS = 60_000;
+const SOLVER_CHOICE_MS = 60_000;
+
+/** Wait until the 3D demo has chosen its solver (body[data-solver-chosen]). */
+export function solverChosen(page) {
+  return page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+}
 
 /**
  * Launch Debian's Chromium headless, with WebGPU (SwiftShader) when PHYXEL_WEBGPU is not 0, and any

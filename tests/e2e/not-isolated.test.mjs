@@ -3,7 +3,7 @@
 // PHYXEL_WEBGPU: both — the 3D demo served without isolation, with and without a GPU backend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, benchReport, readNumber, SOLVER_CHOICE_MS } from './harness.mjs';
+import { useBrowser, openPage, benchReport, readNumber, solverChosen } from './harness.mjs';
 
 const env = useBrowser({ isolation: false });
 
@@ -24,7 +24,7 @@ test('not isolated: the single-threaded build runs the same cube without errors'
 test('not isolated: the 3D demo steps in the single-threaded worker, the thread control says why it is off', async () => {
   const { page, context, problems } = await openPage(env, 'phyxels.html');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   await page.selectOption('#param-backend', 'cpu');
   await page.waitForSelector('body[data-cpu-worker="single"]', { timeout: 30_000 });
   await page.waitForFunction(() => /Web Worker, single-threaded build \(the page is not cross-origin isolated/.test(document.getElementById('readout-solver').textContent));

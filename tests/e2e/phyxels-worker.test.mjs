@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser, openPage, readNumber, WEBGPU, SOLVER_CHOICE_MS } from './harness.mjs';
+import { useBrowser, openPage, readNumber, WEBGPU, solverChosen } from './harness.mjs';
 
 const env = useBrowser({ browserPerTest: true });
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
@@ -20,7 +20,7 @@ async function openOnCpu(query = '') {
   const opened = await openPage(env, `phyxels.html${query}`);
   const { page } = opened;
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   await page.selectOption('#param-backend', 'cpu');
   await page.waitForSelector('body[data-cpu-worker="threaded"]', { timeout: 30_000 });
   return opened;

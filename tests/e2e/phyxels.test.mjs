@@ -4,7 +4,7 @@
 // PHYXEL_WEBGPU: both — the 3D demo steps on WebGPU compute with the flag, on the CPU without.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage, readNumber, screenshotPixels, waitForText, WEBGPU, SOLVER_CHOICE_MS } from './harness.mjs';
+import { useBrowser, openPage, readNumber, screenshotPixels, waitForText, WEBGPU, solverChosen } from './harness.mjs';
 
 const env = useBrowser({ browserPerTest: true });
 
@@ -180,7 +180,7 @@ test('a step beyond the stability bound is stopped and explained; refused input 
 
 test('the collide scene drops a ball on a cube; the GPU, which has no surface contact, hands it to the CPU', async (testContext) => {
   const { page, context, problems } = await openDemo();
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   const onGpu = (await page.getAttribute('body', 'data-solver')) === 'gpu';
   testContext.diagnostic(onGpu ? 'on the GPU before: the refusal is checked' : 'on the CPU from the start');
   await page.selectOption('#param-scene', 'collide');
@@ -204,7 +204,7 @@ test('implicit Euler lands a 1 GPa cube at 1/60 s, where the explicit step is st
   const { page, context, problems } = await openDemo();
   // The integrator on the page, on the CPU whatever the browser grants (the GPU's implicit step is
   // checked against the CPU's by the wasm tests, and a software GPU takes seconds per step).
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   await page.selectOption('#param-backend', 'cpu');
   await page.waitForSelector('body[data-solver="cpu"]', { timeout: 10_000 });
   assert.equal(await page.locator('#param-cgTolerance').isVisible(), false, 'CG settings only for implicit Euler');
@@ -273,7 +273,7 @@ test('on a touch screen one finger pulls the cube and two fingers pinch to zoom'
 test('the solver runs on WebGPU compute where granted, and back on the CPU when the device is lost', async (testContext) => {
   const { page, context, problems } = await openDemo();
   // Where the browser grants WebGPU the page chooses it by itself; otherwise the CPU, silently.
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   if (WEBGPU && (await page.getAttribute('body', 'data-solver')) === 'cpu'
       && (await page.evaluate(async () => (await navigator.gpu.requestAdapter()) === null))) {
     // Headless SwiftShader sometimes withholds every adapter once a WebGPU canvas failed to present
@@ -368,7 +368,7 @@ async function assertReadBack(page, solver, batches) {
 test('the notched bar cracks at its notch and parts in two, on the GPU with WebGPU and on the CPU; a non-positive strength is refused at its control', async (testContext) => {
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   // 10 across: a bar of 24 × 5 × 5 phyxels, the notch a crack from the start, one piece.
   assert.equal(await readNumber(page, '#readout-phyxels'), 600);
   const solver = await fractureBackend(page, testContext);
@@ -423,7 +423,7 @@ test('the notched bar cracks at its notch and parts in two, on the GPU with WebG
 test('the slab struck by a ball cracks at the impact and breaks into fragments, on the GPU with WebGPU and on the CPU; a negative ball speed is refused at its control', async (testContext) => {
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=struck-slab');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   // 10 across: a slab of 20 × 3 × 20 phyxels held by its rim, the ball above its centre — and those
   // resampling appends once it cracks (it may have cracked already while the page chose its solver).
   assert.ok((await readNumber(page, '#readout-phyxels')) >= 1200);
@@ -459,7 +459,7 @@ test('the slab struck by a ball cracks at the impact and breaks into fragments, 
 test('the ductile bar stretches, yields and tears in its neck, on the GPU with WebGPU and on the CPU; its plasticity is the scene’s own', async (testContext) => {
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=ductile-bar');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   // 10 across: the notched bar's 24 × 5 × 5 phyxels, no notch, a waist at mid-length.
   assert.equal(await readNumber(page, '#readout-phyxels'), 600);
   const solver = await fractureBackend(page, testContext);
@@ -552,7 +552,7 @@ test('the cut tool: a stroke across the notched bar cuts it in two, one beside i
   // Drawn with its surface: the box's cell faces and the notch's (2 layers × 5 across, two sides each).
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar&tool=cut&load=0.2&showSurface=true');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   assert.equal(await page.inputValue('#param-tool'), 'cut');
   assert.match(await page.locator('#readout-drawn').textContent(), /^phyxels and the surface, 550 cell faces \(20 on cracks\)/);
   assert.match(await page.locator('.view-hint').textContent(), /stroke across the body/);
@@ -610,7 +610,7 @@ test('a worker restarted with another thread count goes on from the cut bar, cut
   // On the CPU's worker (named in the address: with WebGPU the page would choose the GPU).
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=notched-bar&tool=cut&load=0.2&backend=cpu');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
   await waitForReadout(page, 'sim-time', (s) => s > 0.2, 30_000);
   const body = await bodyOnScreen(page, 0.3);
@@ -638,7 +638,7 @@ test('a worker restarted with another thread count goes on from the cut bar, cut
 test('the strike tool cracks the slab where the ball does not fly (ball speed 0): a click on it at 4 m/s', async (testContext) => {
   const { page, context, problems } = await openPage(env, 'phyxels.html?scene=struck-slab&tool=strike&ballSpeed=0');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
-  await page.waitForSelector('body[data-solver-chosen="true"]', { timeout: SOLVER_CHOICE_MS });
+  await solverChosen(page);
   await waitForReadout(page, 'sim-time', (s) => s > 0.2, 30_000);
   assert.equal((await fractureReadouts(page)).cracks, 0, 'the resting slab has no crack');
   // A click on the slab a quarter of the way across it (away from the ball resting above its centre).

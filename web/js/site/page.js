@@ -22,8 +22,6 @@ export class LessonPage {
     this.panel = document.getElementById('panel');
     this.notices = document.getElementById('notices');
     this.running = true;
-    /** Frames, Steps and restarts still waiting for a lesson worker (js/site/page.js run). */
-    this.busy = 0;
     /** Called when busy drops to 0 (see idle()). */
     this.idleWaiters = [];
     /**
@@ -32,6 +30,7 @@ export class LessonPage {
      * machine, so "nothing pending" can be rare; "everything asked before now is done" is not.
      */
     this.asked = 0;
+    /** The numbers of the frames, Steps and restarts still waiting for a lesson worker (run). */
     this.pending = new Set();
     /** Why the last frame, Step or restart failed. */
     this.lastFailure = null;
@@ -220,6 +219,11 @@ export class LessonPage {
     if (this.simulation && this.sim) this.updateReadouts();
   }
 
+  /** How many frames, Steps and restarts are still waiting for the lesson worker. */
+  get busy() {
+    return this.pending.size;
+  }
+
   /**
    * Resolves when nothing asked of the lesson worker is pending any more: a frame already on its way
    * when the simulation was paused has landed.
@@ -253,7 +257,6 @@ export class LessonPage {
    * frame waits for it, and body[data-busy] tells tests and tools when everything asked is done.
    */
   track(promise) {
-    this.busy += 1;
     const ticket = ++this.asked;
     this.pending.add(ticket);
     document.body.dataset.asked = String(ticket);
@@ -261,7 +264,6 @@ export class LessonPage {
     const done = () => {
       this.pending.delete(ticket);
       document.body.dataset.done = String(this.pending.size ? Math.min(...this.pending) - 1 : this.asked);
-      this.busy -= 1;
       if (this.busy) return;
       document.body.dataset.busy = 'false';
       for (const resolve of this.idleWaiters.splice(0)) resolve();
