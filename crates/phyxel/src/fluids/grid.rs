@@ -102,12 +102,40 @@ impl CellGrid {
     /// Calls `f(j)` for every point j in the 3×3 cells around x (a superset of those within `cell`).
     #[inline]
     pub fn for_each_near(&self, x: Vector, mut f: impl FnMut(usize)) {
-        self.for_each_near_with_position(x, |j, _| f(j));
+        self.for_each_row(x, |rows| {
+            self.sorted[rows].iter().for_each(|&j| f(j as usize))
+        });
     }
 
-    /// Calls `f(j, x_j)` for every point j in the 3×3 cells around x, with its position as built.
+    /// Appends to `out` the points j in the 3×3 cells around x with |x − x_j|² < `h2` (positions as
+    /// built), in the order [`CellGrid::for_each_near`] visits them: the list that testing each
+    /// candidate and pushing the close ones gives, without a branch per candidate. In 3D about one
+    /// candidate in seven is kept, in no order a branch predictor learns (a test and push took 3.6 ns
+    /// a candidate on the 3D dam break, the test alone 1.6), so the tests of up to 64 candidates
+    /// are first packed into the bits of a mask and the kept ones then taken from its set bits.
     #[inline]
-    pub fn for_each_near_with_position(&self, x: Vector, mut f: impl FnMut(usize, Vector)) {
+    pub fn push_within(&self, x: Vector, h2: f64, out: &mut Vec<u32>) {
+        self.for_each_row(x, |rows| {
+            let candidates = self.sorted[rows.clone()]
+                .chunks(64)
+                .zip(self.sorted_x[rows].chunks(64));
+            for (ids, xs) in candidates {
+                let mut mask = 0u64;
+                for (k, &xj) in xs.iter().enumerate() {
+                    mask |= u64::from((x - xj).length_squared() < h2) << k;
+                }
+                while mask != 0 {
+                    out.push(ids[mask.trailing_zeros() as usize]);
+                    mask &= mask - 1;
+                }
+            }
+        });
+    }
+
+    /// Calls `f(a..b)` for each row of cells along x among the 3×3 cells around x: `sorted[a..b]`
+    /// are the row's points, x fastest, the rows in the order of the other axes (an odometer).
+    #[inline(always)]
+    fn for_each_row(&self, x: Vector, mut f: impl FnMut(std::ops::Range<usize>)) {
         // Divided, not multiplied by 1/cell: the cell must be the one `build` put an equal point in.
         let x = coordinates(x);
         let mut first = [0usize; DIM];
@@ -120,15 +148,12 @@ impl CellGrid {
             }
             (first[d], last[d]) = (a as usize, b as usize);
         }
-        // The rows of cells along x, over every cell of the other axes in range (an odometer).
         let mut at = first;
         loop {
             let row: usize = (1..DIM).map(|d| at[d] * self.stride[d]).sum();
             let a = self.cell_start[row + first[0]] as usize;
             let b = self.cell_start[row + last[0] + 1] as usize;
-            for (&j, &xj) in self.sorted[a..b].iter().zip(&self.sorted_x[a..b]) {
-                f(j as usize, xj);
-            }
+            f(a..b);
             let mut d = 1;
             loop {
                 if d == DIM {
@@ -172,13 +197,7 @@ impl NeighbourLists {
     pub fn build(&mut self, queries: &[Vector], grid: &CellGrid, points: &[Vector], h: f64) {
         debug_assert_eq!(points.len(), grid.sorted.len());
         let h2 = h * h;
-        let near = |xi: Vector, index: &mut Vec<u32>| {
-            grid.for_each_near_with_position(xi, |j, xj| {
-                if (xi - xj).length_squared() < h2 {
-                    index.push(j as u32);
-                }
-            });
-        };
+        let near = |xi: Vector, index: &mut Vec<u32>| grid.push_within(xi, h2, index);
         self.start.clear();
         self.index.clear();
         self.start.push(0);

@@ -429,10 +429,12 @@ fn a_blow_up_is_caught_before_nan_and_explained() {
 }
 
 /// The cell grid's neighbour lists are exactly the pairs closer than h, found by brute force, on
-/// scattered points (cells at the grid's edges included).
+/// scattered points (cells at the grid's edges included), and each list keeps the order in which
+/// the grid visits the candidates (the sums over a list, and so a run, do not depend on how the
+/// close ones are picked out). Sparse points (a few per cell) and dense ones (rows of hundreds of
+/// candidates: `push_within` tests them 64 at a time).
 #[test]
 fn neighbour_lists_are_the_pairs_closer_than_h() {
-    let mut points = Vec::new();
     let mut seed = 12345u64;
     let mut random = || {
         seed = seed
@@ -440,22 +442,35 @@ fn neighbour_lists_are_the_pairs_closer_than_h() {
             .wrapping_add(1442695040888963407);
         (seed >> 11) as f64 / (1u64 << 53) as f64
     };
-    for _ in 0..500 {
-        points.push(Vector::new(random(), 0.5 * random()));
-    }
     let h = 0.07;
-    let mut grid = CellGrid::new(Vector::ZERO, Vector::new(1.0, 0.5), h);
-    grid.build(&points).expect("inside");
-    let mut lists = NeighbourLists::default();
-    lists.build(&points, &grid, &points, h);
-    for (i, &xi) in points.iter().enumerate() {
-        let mut found: Vec<u32> = lists.of(i).to_vec();
-        found.sort_unstable();
-        let expected: Vec<u32> = (0..points.len() as u32)
-            .filter(|&j| (xi - points[j as usize]).length() < h)
+    for (count, size) in [(500, Vector::new(1.0, 0.5)), (3000, Vector::new(0.2, 0.1))] {
+        let points: Vec<Vector> = (0..count)
+            .map(|_| Vector::new(random(), random()) * size)
             .collect();
-        assert_eq!(found, expected, "particle {i}");
+        let mut grid = CellGrid::new(Vector::ZERO, size, h);
+        grid.build(&points).expect("inside");
+        let mut lists = NeighbourLists::default();
+        lists.build(&points, &grid, &points, h);
+        let mut longest = 0;
+        for (i, &xi) in points.iter().enumerate() {
+            let mut visited = Vec::new();
+            grid.for_each_near(xi, |j| visited.push(j as u32));
+            longest = longest.max(visited.len());
+            visited.retain(|&j| (xi - points[j as usize]).length_squared() < h * h);
+            assert_eq!(lists.of(i), visited, "particle {i}: the grid's order");
+            let mut found: Vec<u32> = lists.of(i).to_vec();
+            found.sort_unstable();
+            let expected: Vec<u32> = (0..points.len() as u32)
+                .filter(|&j| (xi - points[j as usize]).length() < h)
+                .collect();
+            assert_eq!(found, expected, "particle {i}");
+        }
+        println!("{count} points: up to {longest} candidates");
+        if count == 3000 {
+            assert!(longest > 1000, "the dense case fills rows: {longest}");
+        }
     }
+    let mut grid = CellGrid::new(Vector::ZERO, Vector::new(1.0, 0.5), h);
     assert!(grid.build(&[Vector::new(2.0, 0.0)]).is_err());
 }
 
