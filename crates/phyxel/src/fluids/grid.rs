@@ -260,3 +260,12 @@ impl NeighbourLists {
         self.index.len()
     }
 }
+
+/// The points closer than h to x, by brute force, in index order: the reference the neighbour-list
+/// tests (2D and 3D) hold the grid's lists to.
+#[cfg(test)]
+pub fn closer_than(points: &[Vector], x: Vector, h: f64) -> Vec<u32> {
+    (0..points.len() as u32)
+        .filter(|&j| (x - points[j as usize]).length() < h)
+        .collect()
+}

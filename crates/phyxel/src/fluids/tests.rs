@@ -5,7 +5,7 @@
 //! file with the lesson's tests took 26–61 s as other work shared the machine).
 
 use super::experiment::MARTIN_MOYCE_FRONT;
-use super::grid::{CellGrid, NeighbourLists};
+use super::grid::{closer_than, CellGrid, NeighbourLists};
 use super::kernel::Vector;
 use super::*;
 
@@ -431,8 +431,8 @@ fn a_blow_up_is_caught_before_nan_and_explained() {
 /// The cell grid's neighbour lists are exactly the pairs closer than h, found by brute force, on
 /// scattered points (cells at the grid's edges included), and each list keeps the order in which
 /// the grid visits the candidates (the sums over a list, and so a run, do not depend on how the
-/// close ones are picked out). Sparse points (a few per cell) and dense ones (rows of hundreds of
-/// candidates: `push_within` tests them 64 at a time).
+/// close ones are picked out). Sparse points (a few per cell) and dense ones (about a thousand
+/// candidates a row: `push_within` tests them 64 at a time).
 #[test]
 fn neighbour_lists_are_the_pairs_closer_than_h() {
     let mut seed = 12345u64;
@@ -460,10 +460,7 @@ fn neighbour_lists_are_the_pairs_closer_than_h() {
             assert_eq!(lists.of(i), visited, "particle {i}: the grid's order");
             let mut found: Vec<u32> = lists.of(i).to_vec();
             found.sort_unstable();
-            let expected: Vec<u32> = (0..points.len() as u32)
-                .filter(|&j| (xi - points[j as usize]).length() < h)
-                .collect();
-            assert_eq!(found, expected, "particle {i}");
+            assert_eq!(found, closer_than(&points, xi, h), "particle {i}");
         }
         println!("{count} points: up to {longest} candidates");
         if count == 3000 {

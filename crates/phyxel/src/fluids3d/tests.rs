@@ -2,7 +2,7 @@
 //! fluid) — the 2D fluid's tests where they carry over, at the sizes a debug-profile test affords
 //! (phyxel itself is built at opt-level 3 in the test profile).
 
-use super::grid::{CellGrid, NeighbourLists};
+use super::grid::{closer_than, CellGrid, NeighbourLists};
 use super::kernel::Vector;
 use super::*;
 use crate::fluids::experiment::MARTIN_MOYCE_FRONT;
@@ -86,10 +86,7 @@ fn neighbour_lists_are_the_pairs_closer_than_h_in_3d() {
     for (i, &xi) in points.iter().enumerate() {
         let mut found: Vec<u32> = lists.of(i).to_vec();
         found.sort_unstable();
-        let expected: Vec<u32> = (0..points.len() as u32)
-            .filter(|&j| (xi - points[j as usize]).length() < h)
-            .collect();
-        assert_eq!(found, expected, "particle {i}");
+        assert_eq!(found, closer_than(&points, xi, h), "particle {i}");
         pairs += found.len();
     }
     assert!(pairs > 10 * points.len(), "{pairs} pairs");
