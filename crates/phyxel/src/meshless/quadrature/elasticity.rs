@@ -14,6 +14,7 @@
 //! threads write one force, and the sums do not depend on the thread count. A held surface
 //! ([`super::HeldSurface`]) adds its penalty's (linear) force, energy and stiffness to each.
 
+use super::single_precision::{flushed_matrix, SingleDirections, FLUSHED_BELOW};
 use super::{Lame, Quadrature};
 use crate::meshless::elasticity::{
     corotated_force_differential, corotated_stress, hooke_stress, plastic_inverse_of, PhyxelStress,
@@ -125,15 +126,21 @@ impl Quadrature {
     /// K δu at frozen rotations (module docs), in single precision over the edges: the gather
     /// ∇δu_I = Σ_i δu_i ∇φ_iᵀ and the scatter of δM_I ∇φ_i run on `Vec3A` (four f32 lanes of SSE2
     /// or wasm's simd128: three vector operations per edge and step where `DVec3` takes nine scalar
-    /// ones), each point's δM_I = −v_I δP_I in double. δu's mean is taken out first (Σ_i ∇φ_i = 0
+    /// ones), each point's δM_I = −v_I δP_I in double. δu is taken without its mean (Σ_i ∇φ_i = 0
     /// makes a translation exert no force; what is left is the deformation, not a large common
-    /// velocity rounded to 2⁻²⁴ of itself). The product is then exact to about 10⁻⁶ relative, far
-    /// below what CG asks of it (10⁻⁴); the forces, the energy and the diagonal stay in double.
-    /// Measured on the 3D demo's cube (152 048 edges, one thread): 0.68 ms in double, 0.48 ms so.
+    /// velocity rounded to 2⁻²⁴ of itself), scaled by a power of two, and every f32 operand is kept
+    /// free of subnormal numbers ([`single_precision`]; their tails cost a landing 30 products at
+    /// 40× the time). The product is then exact to about 10⁻⁶ relative, far below what CG asks of it
+    /// (10⁻⁴); the forces, the energy and the diagonal stay in double. Measured on the 3D demo's cube
+    /// (152 048 edges, one thread): 0.68 ms in double, 0.48 ms so.
+    ///
+    /// [`single_precision`]: super::single_precision
     pub fn stiffness_product(&self, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
         let shape = &self.shape;
-        let mean = du.iter().sum::<DVec3>() / du.len().max(1) as f64;
-        let du_single: Vec<Vec3A> = du.iter().map(|d| (*d - mean).as_vec3a()).collect();
+        let SingleDirections {
+            values: du_single,
+            scale,
+        } = SingleDirections::of(du);
         let sums = self.sum_over_points(Vec3A::ZERO, |k, forces| {
             let edges = shape.edges(k);
             let (mut x, mut y, mut z) = (Vec3A::ZERO, Vec3A::ZERO, Vec3A::ZERO);
@@ -147,9 +154,13 @@ impl Quadrature {
                 z += u * g.z;
             }
             let gradient = Mat3A::from_cols(x, y, z).as_dmat3();
-            let m = Mat3A::from(
-                self.force_matrix_differential(k, rotations[k], gradient)
-                    .as_mat3(),
+            // δM_I's scale for the largest ∇δu the scaled field can give: v_I (λ_I + 2μ_I) max|∇φ|.
+            let Lame { lambda, mu } = self.point_lame(k);
+            let floor =
+                FLUSHED_BELOW * self.points.volume[k] * (lambda + 2.0 * mu) * shape.gradient_bound;
+            let m = flushed_matrix(
+                self.force_matrix_differential(k, rotations[k], gradient),
+                floor,
             );
             for (&i, &g) in shape.particle[edges.clone()]
                 .iter()
@@ -158,7 +169,8 @@ impl Quadrature {
                 forces[i as usize] += m * g;
             }
         });
-        let mut product: Vec<DVec3> = sums.into_iter().map(Vec3A::as_dvec3).collect();
+        let unscale = scale.recip();
+        let mut product: Vec<DVec3> = sums.into_iter().map(|f| unscale * f.as_dvec3()).collect();
         if let Some(held) = &self.held {
             held.add_forces(du, &mut product);
         }

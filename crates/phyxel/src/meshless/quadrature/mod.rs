@@ -11,12 +11,14 @@
 //! * [`points`]: the grid, its Gauss points, the cut cells at the surface.
 //! * [`shape_functions`]: φ_i(x_I) and ∇φ_i(x_I), in compressed rows with reverse lists.
 //! * [`elasticity`]: forces, energy, stiffness product and diagonal blocks.
+//! * [`single_precision`]: the product's f32 operands, free of subnormal numbers.
 //! * [`held`]: a clamped face held by a penalty, and its implicit part of an explicit step.
 
 pub mod elasticity;
 pub mod held;
 pub mod points;
 pub mod shape_functions;
+pub mod single_precision;
 
 use crate::meshless::material::Material;
 pub use held::HeldSurface;

@@ -15,6 +15,7 @@
 //! of them coplanar) gets a pseudo-inverse of A and is counted as degenerate; its shape functions are
 //! finite but reproduce only the affine fields in the directions the particles span.
 
+use super::single_precision;
 use crate::meshless::neighbours::HashGrid;
 use crate::parallel::map_indices;
 use glam::{DMat4, DVec3, DVec4, Vec3A};
@@ -32,8 +33,11 @@ pub struct ShapeFunctions {
     pub particle: Vec<u32>,
     pub value: Vec<f64>,
     pub gradient: Vec<DVec3>,
-    /// ∇φ_e in single precision, for the stiffness product (`Quadrature::stiffness_product`).
+    /// ∇φ_e in single precision, for the stiffness product (`Quadrature::stiffness_product`), with
+    /// round-off components flushed to zero ([`single_precision::flushed_gradients`]).
     pub gradient_single: Vec<Vec3A>,
+    /// The largest component of any ∇φ_e: the scale of the gradients.
+    pub gradient_bound: f64,
     /// Edges reaching particle i: `reverse[reverse_start[i]..reverse_start[i + 1]]`.
     pub reverse_start: Vec<u32>,
     pub reverse: Vec<u32>,
@@ -135,11 +139,13 @@ impl ShapeFunctions {
                 shape.particle.push(i);
                 shape.value.push(phi);
                 shape.gradient.push(grad);
-                shape.gradient_single.push(grad.as_vec3a());
                 shape.owner.push(k as u32);
             }
             shape.start.push(shape.particle.len() as u32);
         }
+        shape.gradient_bound = single_precision::gradient_bound(&shape.gradient);
+        shape.gradient_single =
+            single_precision::flushed_gradients(&shape.gradient, shape.gradient_bound);
         // Reverse lists by counting sort of the edges on their particle.
         let mut reverse_start = vec![0u32; n + 1];
         for &i in &shape.particle {

@@ -260,6 +260,20 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
     }
     let work: f64 = du.iter().zip(&k_du).map(|(a, b)| a.dot(*b)).sum();
     assert!(work < 0.0);
+    // K is linear to the f32 arithmetic's scale: δu scaled by 2⁻¹⁶⁰ (below f32's range, where
+    // rounded directly it would be zero) and by 2⁶⁰ gives K δu scaled alike.
+    for power in [-160, 60] {
+        let s = 2f64.powi(power);
+        let scaled: Vec<DVec3> = du.iter().map(|d| s * *d).collect();
+        let k_scaled = q.stiffness_product(&r, &scaled);
+        for (a, b) in k_scaled.iter().zip(&k_du) {
+            assert!(
+                (*a / s).distance(*b) < 1e-6 * b.length().max(1.0),
+                "2^{power}: {} vs {b}",
+                *a / s
+            );
+        }
+    }
     // The diagonal blocks are those of the product: e_x at particle i alone (to the product's single
     // precision, ~10⁻⁷ relative, as the blocks are).
     let diagonal = q.stiffness_diagonal(&r);
