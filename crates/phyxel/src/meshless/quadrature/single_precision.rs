@@ -18,21 +18,9 @@ use glam::{DMat3, DVec3, Mat3A, Vec3A};
 /// Below this fraction of its scale an f32 operand is zero: 2⁻⁴⁰.
 pub const FLUSHED_BELOW: f64 = 1.0 / (1u64 << 40) as f64;
 
-/// x, or zero where |x| < `floor`.
-fn flushed(x: f32, floor: f32) -> f32 {
-    if x.abs() < floor {
-        0.0
-    } else {
-        x
-    }
-}
-
+/// v with the components below `floor` in magnitude set to zero.
 fn flushed_vector(v: Vec3A, floor: f32) -> Vec3A {
-    Vec3A::new(
-        flushed(v.x, floor),
-        flushed(v.y, floor),
-        flushed(v.z, floor),
-    )
+    Vec3A::select(v.abs().cmplt(Vec3A::splat(floor)), Vec3A::ZERO, v)
 }
 
 /// A field of vectors in single precision for the edge passes: `values[i]` = s (δu_i − mean δu)
