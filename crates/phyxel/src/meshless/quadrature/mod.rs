@@ -11,7 +11,8 @@
 //! * [`points`]: the grid, its Gauss points, the cut cells at the surface.
 //! * [`shape_functions`]: φ_i(x_I) and ∇φ_i(x_I), in compressed rows with reverse lists.
 //! * [`elasticity`]: forces, energy, stiffness product and diagonal blocks.
-//! * [`single_precision`]: the product's f32 operands, free of subnormal numbers.
+//! * [`single_precision`]: the f32 operands of the product and the diagonal, free of subnormal
+//!   numbers.
 //! * [`held`]: a clamped face held by a penalty, and its implicit part of an explicit step.
 
 pub mod elasticity;
