@@ -154,14 +154,7 @@ impl Quadrature {
                 z += u * g.z;
             }
             let gradient = Mat3A::from_cols(x, y, z).as_dmat3();
-            // δM_I's scale for the largest ∇δu the scaled field can give: v_I (λ_I + 2μ_I) max|∇φ|.
-            let Lame { lambda, mu } = self.point_lame(k);
-            let floor =
-                FLUSHED_BELOW * self.points.volume[k] * (lambda + 2.0 * mu) * shape.gradient_bound;
-            let m = flushed_matrix(
-                self.force_matrix_differential(k, rotations[k], gradient),
-                floor,
-            );
+            let m = self.force_matrix_differential(k, rotations[k], gradient);
             for (&i, &g) in shape.particle[edges.clone()]
                 .iter()
                 .zip(&shape.gradient_single[edges])
@@ -177,19 +170,26 @@ impl Quadrature {
         product
     }
 
-    /// δM_I = −v_I δP_I for the displacement gradient ∇δu_I at point I with its rotation R_I frozen:
-    /// δF_I = ∇δu_I F_p,I⁻¹, δP_I = R_I C(sym(R_Iᵀ δF_I)) F_p,I⁻ᵀ (module docs).
-    fn force_matrix_differential(&self, k: usize, rotation: DMat3, gradient: DMat3) -> DMat3 {
+    /// δM_I = −v_I δP_I for the displacement gradient ∇δu_I of the product's scaled field at point I
+    /// with its rotation R_I frozen: δF_I = ∇δu_I F_p,I⁻¹, δP_I = R_I C(sym(R_Iᵀ δF_I)) F_p,I⁻ᵀ
+    /// (module docs); in f32, its entries below 2⁻⁴⁰ of v_I (λ_I + 2μ_I) max|∇φ| (δM_I's scale for
+    /// the largest ∇δu the scaled field can give) set to zero ([`single_precision`]).
+    ///
+    /// [`single_precision`]: super::single_precision
+    fn force_matrix_differential(&self, k: usize, rotation: DMat3, gradient: DMat3) -> Mat3A {
         let Lame { lambda, mu } = self.point_lame(k);
         let volume = self.points.volume[k];
-        if self.plastic_deformation[k] == DMat3::IDENTITY {
+        let floor = FLUSHED_BELOW * volume * (lambda + 2.0 * mu) * self.shape.gradient_bound;
+        let m = if self.plastic_deformation[k] == DMat3::IDENTITY {
             // δM = −v R C(sym(Rᵀ δF)): the same without the two products with F_p⁻¹ = I.
             let dsigma = hooke_stress(symmetric_part(rotation.transpose() * gradient), lambda, mu);
-            return -volume * (rotation * dsigma);
-        }
-        let plastic_inverse = self.plastic_inverse(k);
-        let df = gradient * plastic_inverse;
-        corotated_force_differential(df, rotation, plastic_inverse, volume, lambda, mu)
+            -volume * (rotation * dsigma)
+        } else {
+            let plastic_inverse = self.plastic_inverse(k);
+            let df = gradient * plastic_inverse;
+            corotated_force_differential(df, rotation, plastic_inverse, volume, lambda, mu)
+        };
+        flushed_matrix(m, floor)
     }
 
     /// The 3 × 3 diagonal blocks K_ii = −Σ_I v_I R_I (μ|c|² I + (λ + μ) c cᵀ) R_Iᵀ with
