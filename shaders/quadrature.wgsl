@@ -5,9 +5,10 @@
 // crates/phyxel-gpu/src/quadrature.rs). In the step's order (implicit.wgsl's header), these replace the
 // nodal model's corotated.wgsl passes and gather_forces:
 //
-// * `point_stress` — `Quadrature::rotations` and `Quadrature::point_stress` (quadrature/elasticity.rs)
-//   at every point: F_I = I + Σ_i u_i ∇φ_i(x_I)ᵀ, F_e,I = F_I F_p,I⁻¹, R_I = polar(F_e,I) (seed 003
-//   §3.4), and `corotated_stress`'s force matrix M_I = −v_I R_I σ_I F_p,I⁻ᵀ (seed 003 eqs. 9–12);
+// * `point_stress` — the per-point half of `Quadrature::rotations_and_forces` (`Quadrature::rotations`
+//   and `Quadrature::point_stress`, quadrature/elasticity.rs) at every point: F_I = I + Σ_i u_i
+//   ∇φ_i(x_I)ᵀ, F_e,I = F_I F_p,I⁻¹, R_I = polar(F_e,I) (seed 003 §3.4), and `corotated_stress`'s force
+//   matrix M_I = −v_I R_I σ_I F_p,I⁻ᵀ (seed 003 eqs. 9–12);
 // * `gather` — `Quadrature::gather`: f_i = Σ_I M_I ∇φ_i(x_I) over the points whose row holds particle i
 //   (its reverse list; seed 003 eq. 12). One invocation per particle writes its own force: no atomics,
 //   no write conflicts;

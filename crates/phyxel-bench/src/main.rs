@@ -339,6 +339,9 @@ struct ImplicitPhases {
     rotations: f64,
     /// The elastic forces at frozen rotations.
     forces: f64,
+    /// Both, as the implicit step takes them (`corotated::rotations_and_forces`: one pass over the
+    /// integration points, F_I gathered once; the nodal model's two passes).
+    rotations_and_forces: f64,
     /// One stiffness product K·v (CG runs one per iteration).
     stiffness_product: f64,
     /// The diagonal blocks of K (block-Jacobi preconditioner).
@@ -370,6 +373,9 @@ fn implicit_phases(body: &Body) -> ImplicitPhases {
         }),
         forces: time(&mut || {
             std::hint::black_box(corotated::elastic_forces(body, u, &rotations));
+        }),
+        rotations_and_forces: time(&mut || {
+            std::hint::black_box(corotated::rotations_and_forces(body, u));
         }),
         stiffness_product: time(&mut || {
             std::hint::black_box(corotated::stiffness_product(body, &rotations, &probe));

@@ -38,7 +38,7 @@
 //! | `corotated::rotations` + `corotated::stresses` | `corotated_stresses` |
 //! | `corotated::stiffness_product` (per phyxel; then the force gather) | `stiffness_stresses`, `cg_stiffness_stresses` |
 //! | `corotated::stiffness_diagonal` + the block-Jacobi inverses | `stiffness_diagonal` |
-//! | `Quadrature::rotations` + `Quadrature::point_stress` (background quadrature: F_I, R_I, M_I = −v_I R_I σ_I F_p,I⁻ᵀ; seed 003 eqs. 9–12) | `point_stress` (quadrature.wgsl) |
+//! | `Quadrature::rotations_and_forces`' per-point half (`Quadrature::rotations` + `Quadrature::point_stress`; background quadrature: F_I, R_I, M_I = −v_I R_I σ_I F_p,I⁻ᵀ; seed 003 eqs. 9–12) | `point_stress` (quadrature.wgsl) |
 //! | `Quadrature::gather` (f_i = Σ_I M_I ∇φ_i(x_I) over particle i's reverse list; with `HeldSurface::add_forces`) | `gather`, `cg_gather` |
 //! | `Quadrature::stiffness_product` (per integration point, seed 003 eq. 14; then the gather) | `stiffness_product`, `cg_stiffness_product`, and `cg_gathered_product` in CG's place of `cg_product` |
 //! | `Quadrature::stiffness_diagonal` (with `HeldSurface::add_diagonal`) + the block-Jacobi inverses | `stiffness_diagonal` (quadrature.wgsl) |

@@ -99,6 +99,18 @@ pub fn forces(body: &Body, displacement: &[DVec3]) -> Vec<DVec3> {
     elastic_forces(body, displacement, &rotations(body, displacement))
 }
 
+/// The frames ([`rotations`]) and the elastic forces with them ([`elastic_forces`]) at
+/// `displacement`: for a body with background quadrature in one pass over its points
+/// ([`crate::meshless::quadrature::Quadrature::rotations_and_forces`]).
+pub fn rotations_and_forces(body: &Body, displacement: &[DVec3]) -> (Vec<DMat3>, Vec<DVec3>) {
+    if let Some(q) = body.quadrature() {
+        return q.rotations_and_forces(displacement);
+    }
+    let rotations = rotations(body, displacement);
+    let forces = elastic_forces(body, displacement, &rotations);
+    (rotations, forces)
+}
+
 /// Elastic forces at `displacement` with the frames `rotations` (from [`rotations`]): the nodal
 /// model's gather of [`stresses`], or the quadrature's sum over integration points.
 pub fn elastic_forces(body: &Body, displacement: &[DVec3], rotations: &[DMat3]) -> Vec<DVec3> {

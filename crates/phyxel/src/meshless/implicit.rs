@@ -58,7 +58,7 @@
 
 use super::body::Body;
 use super::contact::Contact;
-use super::corotated::{elastic_forces, rotations, stiffness_diagonal, stiffness_product};
+use super::corotated::{rotations_and_forces, stiffness_diagonal, stiffness_product};
 use crate::conjugate_gradient::{self, block_jacobi, block_jacobi_inverses, Tolerance};
 use crate::deflation::{solve_deflated, CoarseSpace};
 use glam::{DMat3, DVec3};
@@ -358,8 +358,7 @@ pub fn velocity_change(
     guess: Option<&[DVec3]>,
 ) -> VelocityChange {
     let n = body.len();
-    let r = rotations(body, &body.displacement);
-    let elastic = elastic_forces(body, &body.displacement, &r);
+    let (r, elastic) = rotations_and_forces(body, &body.displacement);
     let beta = settings.rayleigh.stiffness.max(0.0);
     let mass_factor = 1.0 + dt * mass_damping;
     let stiffness_factor = dt * beta + dt * dt;
@@ -779,8 +778,7 @@ pub fn solve_static(body: &mut Body, loads: Loads, settings: StaticSolve) -> Sta
     };
     body.velocity.iter_mut().for_each(|v| *v = DVec3::ZERO);
     loop {
-        let r = rotations(body, &body.displacement);
-        let elastic = elastic_forces(body, &body.displacement, &r);
+        let (r, elastic) = rotations_and_forces(body, &body.displacement);
         let residual = loads.total_force(body, elastic);
         let norm = residual
             .iter()

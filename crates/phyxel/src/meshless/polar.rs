@@ -13,9 +13,12 @@ const DEGENERATE_SINGULAR_VALUE: f64 = 1e-10;
 /// for a rotation; 0 for a flattened or inverted F, which the SVD handles).
 const NEWTON_DETERMINANT: f64 = 1e-3;
 
-/// The iteration stops once an update changes X by less than this (Frobenius): the error of the
-/// last iterate is then of the order of its square, below round-off.
-const NEWTON_STEP: f64 = 1e-9;
+/// The iteration stops once an update changes X by less than this (Frobenius). Near convergence the
+/// iteration acts on each singular value alone, s ← ½(s + 1/s), so an update of size δ leaves the new
+/// iterate within δ²/2 of R (Higham 1986 §3, quadratic convergence): at most 5·10⁻¹³ here. (Until
+/// 2026-11-29 the bound was 10⁻⁹, which took one more iteration to confirm a result already right to
+/// 10⁻¹³ or so; the rotations of the 3D demo's 8 000 integration points went 1.17 → 1.10 ms.)
+const NEWTON_STEP: f64 = 1e-6;
 
 /// Updates larger than this are scaled (Higham 1986 §3); the last few, near convergence, are not.
 const NEWTON_SCALED_STEP: f64 = 1e-2;
