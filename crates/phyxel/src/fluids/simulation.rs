@@ -137,16 +137,22 @@ impl FluidSimulation {
         Ok(report)
     }
 
-    /// Steps until `duration` more seconds are simulated (the last step shortened to land on it).
+    /// Steps until `duration` more seconds are simulated, landing on it: each step divides what is
+    /// left, T, into n = ⌈T/Δt⌉ equal parts (Δt the CFL or the fixed step) and takes one, T/n ≤ Δt.
+    /// No step is then much shorter than Δt/2 unless `duration` itself is. (Until 2026-11-29 the
+    /// last step was shortened to what was left, as short as it came: a DFSPH column at rest settled
+    /// for 1 s ended with a step of 4·10⁻⁵ s, 1/35 of its CFL step, and its constant-density solve,
+    /// which removes the density error left within that Δt, threw the column up 4 mm — kinetic energy
+    /// 100× its rest value, the averaged bottom pressure over the next 0.25 s 0.91 ρ₀gH instead of
+    /// 1.06. Which runs hit such a sliver was chance: a 10⁻⁷ change of ∇W decided it.)
     pub fn advance(&mut self, duration: f64) -> Result<u32, FluidError> {
         let end = self.fluid.time + duration;
         let mut steps = 0;
         while self.fluid.time < end - 1e-12 {
             let saved = self.fixed_dt;
             let dt = saved.unwrap_or_else(|| self.time_step());
-            if self.fluid.time + dt > end {
-                self.fixed_dt = Some(end - self.fluid.time);
-            }
+            let left = end - self.fluid.time;
+            self.fixed_dt = Some(left / (left / dt).ceil().max(1.0));
             let result = self.step();
             self.fixed_dt = saved;
             result?;
