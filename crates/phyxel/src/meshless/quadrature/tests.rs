@@ -294,7 +294,7 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
 fn the_sums_over_the_points_do_not_depend_on_the_thread_count() {
     // The passes add fixed ranges of points into their own copies and the copies in order
     // (`Quadrature::sum_over_points`): one thread and three give the same forces, product and
-    // diagonal to the bit.
+    // diagonal to the bit, and the one-pass rotations and forces the two passes' bits.
     let mut seed = 5;
     let (_, particles, q) = block(0.1, 0.2, &mut seed);
     let u: Vec<DVec3> = particles
@@ -309,11 +309,9 @@ fn the_sums_over_the_points_do_not_depend_on_the_thread_count() {
             .unwrap();
         pool.install(|| {
             let r = q.rotations(&u);
-            (
-                q.forces(&u, &r),
-                q.stiffness_product(&r, &du),
-                q.stiffness_diagonal(&r),
-            )
+            let f = q.forces(&u, &r);
+            assert_eq!(q.rotations_and_forces(&u), (r.clone(), f.clone()));
+            (f, q.stiffness_product(&r, &du), q.stiffness_diagonal(&r))
         })
     };
     assert_eq!(passes(1), passes(3));
