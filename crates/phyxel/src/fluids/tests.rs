@@ -57,9 +57,9 @@ fn pressure_line(f: &Fluid) -> (f64, f64) {
 /// WCSPH (c = 10 √(2gH)): p(0)/(ρ₀ g H) averaged over 1 s after 1 s of settling, as DFSPH's and
 /// PBF's ([`bottom_pressure_converges_to_rho_g_h`]). Measured: 1.097 at 10 across, 1.050 at 20,
 /// extrapolated 1.003. (Until 2026-11-29 this test took the pressure line of the one state at 1 s and
-/// read 1.0025 at 20 across, but the settling column still rings: the same state a few steps apart,
-/// after `FluidSimulation::advance` stopped ending on a sliver of a step, read 1.0997. The average
-/// over 1 s scatters by 0.2 % under such changes.) About 8 s.
+/// read 1.0025 at 20 across, but the settling column still rings: once `FluidSimulation::advance`
+/// stopped ending on a sliver of a step, the state at 1 s was a few steps' phase away and read
+/// 1.0997. The average over 1 s scatters by 0.2 % under such changes.) About 8 s.
 #[test]
 fn hydrostatic_pressure_at_the_bottom_is_rho_g_h() {
     bottom_pressure_converges_to_rho_g_h(Solver::Wcsph);
@@ -118,7 +118,7 @@ fn averaged_bottom_pressure(solver: Solver, per_width: usize, settle: f64, avera
 /// extrapolation is within 2 % of ρ₀ g H, and at 20 across the error is below 7 %. The 1 s average
 /// is what makes this a measurement: with ∇W changed by ±10⁻⁷ or 10⁻¹³ the values above moved by at
 /// most 0.2 % at 20 across and 0.6 % at 10 (PBF), against 0.8 % and 3.7 % for a 0.25 s average
-/// (docs/benchmarks.md, "SPlisHSPlasH side by side").
+/// (docs/benchmarks.md, "The hydrostatic column's clock").
 fn bottom_pressure_converges_to_rho_g_h(solver: Solver) {
     let coarse = averaged_bottom_pressure(solver, 10, 1.0, 1.0);
     let fine = averaged_bottom_pressure(solver, 20, 1.0, 1.0);
@@ -157,8 +157,8 @@ fn pbf_time_averaged_bottom_pressure_converges_to_rho_g_h() {
 /// solve removes the density error left within one Δt, so a step of a fiftieth of the CFL step asks
 /// fifty times the velocity of a whole one. A column at rest (20 across, settled 0.5 s) advanced by 3
 /// CFL steps and a fiftieth stays at rest: before 2026-11-29, when the last step was shortened to
-/// what was left, that sliver threw the column up (the largest speed 0.06 → 0.6 m/s at 1 s in the
-/// hydrostatic test's run). About 2 s.
+/// what was left, that sliver threw the column up (here the largest speed 0.12 → 1.34 m/s; in a
+/// hydrostatic test's run that ended its settling on a 1/35 step, 0.06 → 0.6 m/s). About 2 s.
 #[test]
 fn advancing_by_a_sliver_more_than_whole_steps_keeps_a_dfsph_column_at_rest() {
     let mut sim = settled(Solver::Dfsph, 20, 0.5);
