@@ -108,18 +108,11 @@ impl Quadrature {
     /// either way). Storing every point's (R_I, M_I) first and scattering after gained nothing even
     /// with one thread (1.15 MB written and read back a step).
     pub fn rotations_and_forces(&self, displacement: &[DVec3]) -> (Vec<DMat3>, Vec<DVec3>) {
-        let shape = &self.shape;
         let mut rotations = vec![DMat3::IDENTITY; self.len()];
-        let mut forces = self.sum_over_points_into(DVec3::ZERO, &mut rotations, |k, r, forces| {
+        let mut forces = self.scatter_into(&mut rotations, |k, r| {
             let (rotation, stress) = self.point_stress_with(k, displacement, polar_rotation);
             *r = rotation;
-            let edges = shape.edges(k);
-            for (&i, &g) in shape.particle[edges.clone()]
-                .iter()
-                .zip(&shape.gradient[edges])
-            {
-                forces[i as usize] += stress.force_matrix * g;
-            }
+            stress.force_matrix
         });
         if let Some(held) = &self.held {
             held.add_forces(displacement, &mut forces);
@@ -272,9 +265,20 @@ impl Quadrature {
     /// `force_matrix`, in one pass over the edges in their order ([`Quadrature::sum_over_points`]):
     /// each point's M_I is computed and at once applied to its edges.
     fn scatter(&self, force_matrix: impl Fn(usize) -> DMat3 + Sync + Send) -> Vec<DVec3> {
+        let mut nothing = vec![(); self.len()];
+        self.scatter_into(&mut nothing, |k, _| force_matrix(k))
+    }
+
+    /// [`Quadrature::scatter`] whose `force_matrix(I, &mut outputs[I])` also writes one value per
+    /// point.
+    fn scatter_into<O: Send>(
+        &self,
+        outputs: &mut [O],
+        force_matrix: impl Fn(usize, &mut O) -> DMat3 + Sync + Send,
+    ) -> Vec<DVec3> {
         let shape = &self.shape;
-        self.sum_over_points(DVec3::ZERO, |k, forces| {
-            let m = force_matrix(k);
+        self.sum_over_points_into(DVec3::ZERO, outputs, |k, output, forces| {
+            let m = force_matrix(k, output);
             let edges = shape.edges(k);
             for (&i, &g) in shape.particle[edges.clone()]
                 .iter()
