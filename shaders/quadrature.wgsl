@@ -9,9 +9,10 @@
 //   and `Quadrature::point_stress`, quadrature/elasticity.rs) at every point: F_I = I + Σ_i u_i
 //   ∇φ_i(x_I)ᵀ, F_e,I = F_I F_p,I⁻¹, R_I = polar(F_e,I) (seed 003 §3.4), and `corotated_stress`'s force
 //   matrix M_I = −v_I R_I σ_I F_p,I⁻ᵀ (seed 003 eqs. 9–12);
-// * `gather` — `Quadrature::gather`: f_i = Σ_I M_I ∇φ_i(x_I) over the points whose row holds particle i
-//   (its reverse list; seed 003 eq. 12). One invocation per particle writes its own force: no atomics,
-//   no write conflicts;
+// * `gather` — the per-particle half of `Quadrature::rotations_and_forces` (`Quadrature::scatter`):
+//   f_i = Σ_I M_I ∇φ_i(x_I) over the points whose row holds particle i (its reverse list; seed 003
+//   eq. 12). The CPU scatters each point's shares into per-range sums; here one invocation per
+//   particle gathers its own force: no atomics, no write conflicts;
 // * `stiffness_product` / `cg_stiffness_product` — the per-point half of `Quadrature::stiffness_product`
 //   (seed 003 eq. 14 without assembling K): δF_e,I = Σ_i q_i ∇φ_iᵀ F_p,I⁻¹ and
 //   `corotated_force_differential`'s δM_I = −v_I R_I C(sym(R_Iᵀ δF_e,I)) F_p,I⁻ᵀ at the rotations

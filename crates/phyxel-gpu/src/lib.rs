@@ -39,8 +39,8 @@
 //! | `corotated::stiffness_product` (per phyxel; then the force gather) | `stiffness_stresses`, `cg_stiffness_stresses` |
 //! | `corotated::stiffness_diagonal` + the block-Jacobi inverses | `stiffness_diagonal` |
 //! | `Quadrature::rotations_and_forces`' per-point half (`Quadrature::rotations` + `Quadrature::point_stress`; background quadrature: F_I, R_I, M_I = −v_I R_I σ_I F_p,I⁻ᵀ; seed 003 eqs. 9–12) | `point_stress` (quadrature.wgsl) |
-//! | `Quadrature::gather` (f_i = Σ_I M_I ∇φ_i(x_I) over particle i's reverse list; with `HeldSurface::add_forces`) | `gather`, `cg_gather` |
-//! | `Quadrature::stiffness_product` (per integration point, seed 003 eq. 14; then the gather) | `stiffness_product`, `cg_stiffness_product`, and `cg_gathered_product` in CG's place of `cg_product` |
+//! | `Quadrature::scatter`, the per-particle half of `Quadrature::rotations_and_forces` (f_i = Σ_I M_I ∇φ_i(x_I); the CPU scatters each point's shares into per-range sums, the GPU gathers them over particle i's reverse list: the same sum; with `HeldSurface::add_forces`) | `gather`, `cg_gather` |
+//! | `Quadrature::stiffness_product` (per integration point, seed 003 eq. 14; then the CPU's scatter, the GPU's gather) | `stiffness_product`, `cg_stiffness_product`, and `cg_gathered_product` in CG's place of `cg_product` |
 //! | `Quadrature::stiffness_diagonal` (with `HeldSurface::add_diagonal`) + the block-Jacobi inverses | `stiffness_diagonal` (quadrature.wgsl) |
 //! | `corotated_stress`, `corotated_force_differential`, `corotated_diagonal_block` (`meshless/elasticity.rs`), `polar_rotation` (`meshless/polar.rs`): the corotated point of both models | functions of `elasticity.wgsl` and `polar.wgsl` |
 //! | `implicit::velocity_change`: right-hand side, contacts, impulses, second solve | `implicit_begin`, `implicit_rhs`, `contact_impulses`, `cg_restart`, `prescribed_rhs` |
