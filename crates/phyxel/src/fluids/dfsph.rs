@@ -235,7 +235,7 @@ impl Dfsph {
                     .iter()
                     .zip(&mut grad_fluid[range.start - fluid_at..range.end - fluid_at])
                 {
-                    let g = fluid.mass * pair.grad;
+                    let g = fluid.mass * pair.grad();
                     *out = g;
                     sum_grad += g;
                     sum_square += g.length_squared();
@@ -248,7 +248,7 @@ impl Dfsph {
                     .zip(&fluid.boundary_kernels[range.clone()])
                     .zip(&mut grad_boundary[range.start - boundary_at..range.end - boundary_at])
                 {
-                    let g = rho0 * fluid.boundary.volume[b as usize] * pair.grad;
+                    let g = rho0 * fluid.boundary.volume[b as usize] * pair.grad();
                     *out = g;
                     sum_grad += g;
                 }

@@ -479,8 +479,9 @@ impl Fluid {
                 let range = this.fluid_neighbours.range(i);
                 let fluid = &mut fluid[range.start - fluid_at..range.end - fluid_at];
                 for (&j, pair) in this.fluid_neighbours.of(i).iter().zip(fluid.iter_mut()) {
-                    *pair = kernel.w_and_grad(xi - this.x[j as usize]);
-                    rho += pair.w;
+                    let (w, grad) = kernel.w_and_grad(xi - this.x[j as usize]);
+                    *pair = PairKernel::new(w, grad);
+                    rho += w;
                 }
                 rho *= this.mass;
                 let range = this.boundary_neighbours.range(i);
@@ -492,8 +493,9 @@ impl Fluid {
                     .zip(boundary.iter_mut())
                 {
                     let b = b as usize;
-                    *pair = kernel.w_and_grad(xi - this.boundary.x[b]);
-                    rho += rho0 * this.boundary.volume[b] * pair.w;
+                    let (w, grad) = kernel.w_and_grad(xi - this.boundary.x[b]);
+                    *pair = PairKernel::new(w, grad);
+                    rho += rho0 * this.boundary.volume[b] * w;
                 }
                 *density = rho;
                 *out = then(ParticlePairs {
@@ -608,7 +610,7 @@ impl Fluid {
                     .zip(&this.fluid_kernels[range])
                 {
                     let j = j as usize;
-                    sum += (this.v[j] - vi) * (this.mass / this.density[j] * pair.w);
+                    sum += (this.v[j] - vi) * (this.mass / this.density[j] * pair.w());
                 }
                 *out = vi + xi_coefficient * sum;
             }

@@ -3,7 +3,7 @@
 //! type and the dimension come from `space.rs` (2D here, 3D in `crate::fluids3d`).
 
 pub use super::space::Vector;
-use super::space::DIMENSION;
+use super::space::{from_single, to_single, SingleVector, DIMENSION};
 use crate::kernels::Kernel;
 
 /// W(r) = σ_d / h^d f(r/h) and ∇W(x) = σ_d / h^(d+1) f′(|x|/h) x/|x| of the cubic spline.
@@ -60,7 +60,7 @@ impl SmoothingKernel {
     /// W(|x|) and ∇W(x) together, from one square root and one evaluation of the spline: bit for bit
     /// what [`SmoothingKernel::w`] and [`SmoothingKernel::grad_w`] return.
     #[inline(always)]
-    pub fn w_and_grad(&self, x: Vector) -> PairKernel {
+    pub fn w_and_grad(&self, x: Vector) -> (f64, Vector) {
         let r = x.length();
         let (f, df) = Self::shape(r * self.inv_h);
         let grad = if r <= 1e-9 * self.h || r >= self.h {
@@ -68,18 +68,45 @@ impl SmoothingKernel {
         } else {
             x * (self.grad_scale * df / r)
         };
-        PairKernel {
-            w: self.w_scale * f,
-            grad,
-        }
+        (self.w_scale * f, grad)
     }
 }
 
 /// W_ij and ∇W_ij of one neighbour pair (x = x_i − x_j), kept per pair by
 /// [`crate::fluids::Fluid::compute_densities`] so the passes after it, and every iteration of DFSPH
 /// and PBF at the same positions, read them instead of evaluating the kernel again.
+///
+/// Kept in single precision: half the bytes of the passes' largest stream (16 instead of 32 bytes a
+/// pair in 3D, 12 instead of 24 in the plane), read once or more per pass. The rounding (relative
+/// 6·10⁻⁸) is far below what the solvers resolve: with W and ∇W rounded so, every hydrostatic test
+/// passes with the same first-order convergence (docs/benchmarks.md, "The hydrostatic column's
+/// clock"), and each ρ_i is still summed from the kernels in double precision before they are
+/// rounded. Everything computed from them is in double precision.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PairKernel {
-    pub w: f64,
-    pub grad: Vector,
+    w: f32,
+    grad: SingleVector,
+}
+
+impl PairKernel {
+    /// W and ∇W rounded to single precision.
+    #[inline(always)]
+    pub fn new(w: f64, grad: Vector) -> Self {
+        Self {
+            w: w as f32,
+            grad: to_single(grad),
+        }
+    }
+
+    /// W_ij.
+    #[inline(always)]
+    pub fn w(&self) -> f64 {
+        f64::from(self.w)
+    }
+
+    /// ∇W_ij.
+    #[inline(always)]
+    pub fn grad(&self) -> Vector {
+        from_single(self.grad)
+    }
 }

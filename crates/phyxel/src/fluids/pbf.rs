@@ -101,12 +101,12 @@ impl Pbf {
                 let mut grad_i = Vector::ZERO;
                 let mut sum_square = 0.0;
                 for pair in p.fluid {
-                    let g = (mass / rho0) * pair.grad;
+                    let g = (mass / rho0) * pair.grad();
                     grad_i += g;
                     sum_square += g.length_squared();
                 }
                 for (&b, pair) in p.boundary.iter().zip(p.boundary_kernels) {
-                    grad_i += p.volume[b as usize] * pair.grad;
+                    grad_i += p.volume[b as usize] * pair.grad();
                 }
                 -constraint / (grad_i.length_squared() + sum_square + epsilon)
             });
@@ -167,11 +167,11 @@ impl Pbf {
             .zip(&fluid.fluid_kernels[range])
         {
             let scorr = if self.scorr_k > 0.0 {
-                -self.scorr_k * (pair.w / scorr_w).powi(self.scorr_n)
+                -self.scorr_k * (pair.w() / scorr_w).powi(self.scorr_n)
             } else {
                 0.0
             };
-            dx += (fluid.mass / rho0 * (li + self.lambda[j as usize] + scorr)) * pair.grad;
+            dx += (fluid.mass / rho0 * (li + self.lambda[j as usize] + scorr)) * pair.grad();
         }
         if li != 0.0 {
             let range = fluid.boundary_neighbours.range(i);
@@ -181,7 +181,7 @@ impl Pbf {
                 .iter()
                 .zip(&fluid.boundary_kernels[range])
             {
-                let push = (fluid.boundary.volume[b as usize] * li) * pair.grad;
+                let push = (fluid.boundary.volume[b as usize] * li) * pair.grad();
                 dx += push;
                 if let Some(impulse) = impulse.get_mut(b as usize) {
                     *impulse -= (fluid.mass / dt) * push;

@@ -4,10 +4,13 @@
 //! solver files over its own `space.rs` (3D vectors, 3 × 3 × 3 cells).
 
 use crate::kernels::Dimension;
-use glam::DVec2;
+use glam::{DVec2, Vec2};
 
 /// A position, velocity or gradient.
 pub type Vector = DVec2;
+/// A vector in single precision: the pair kernels' gradients as the fluid keeps them
+/// (`kernel::PairKernel`).
+pub type SingleVector = Vec2;
 /// The dimension the kernel is normalized in.
 pub const DIMENSION: Dimension = Dimension::Two;
 /// Coordinates per vector.
@@ -22,6 +25,18 @@ pub const MAX_FLUID_PARTICLES: usize = 50_000;
 /// surface only above that; below 1, so particles resting on a wall, 1 Δx from its particles, are
 /// left alone.
 pub const WALL_DISTANCE: f64 = 0.75;
+
+/// `v` rounded to single precision.
+#[inline(always)]
+pub fn to_single(v: Vector) -> SingleVector {
+    v.as_vec2()
+}
+
+/// `v` in double precision (exact).
+#[inline(always)]
+pub fn from_single(v: SingleVector) -> Vector {
+    v.as_dvec2()
+}
 
 /// The coordinates of `v`, x first.
 #[inline(always)]

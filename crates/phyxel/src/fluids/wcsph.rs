@@ -121,7 +121,7 @@ fn particle_acceleration(f: &Fluid, i: usize, dt: f64, impulse: &mut [Vector]) -
     let range = f.fluid_neighbours.range(i);
     for (&j, pair) in f.fluid_neighbours.of(i).iter().zip(&f.fluid_kernels[range]) {
         let pj_rho2 = f.scratch_scalar[j as usize];
-        a -= (f.mass * (pi_rho2 + pj_rho2)) * pair.grad;
+        a -= (f.mass * (pi_rho2 + pj_rho2)) * pair.grad();
     }
     let range = f.boundary_neighbours.range(i);
     for (&b, pair) in f
@@ -130,7 +130,7 @@ fn particle_acceleration(f: &Fluid, i: usize, dt: f64, impulse: &mut [Vector]) -
         .iter()
         .zip(&f.boundary_kernels[range])
     {
-        let push = (rho0 * f.boundary.volume[b as usize] * pi_rho2) * pair.grad;
+        let push = (rho0 * f.boundary.volume[b as usize] * pi_rho2) * pair.grad();
         a -= push;
         if let Some(impulse) = impulse.get_mut(b as usize) {
             *impulse += (dt * f.mass) * push;

@@ -2,10 +2,13 @@
 //! in the 3D demo.
 
 use crate::kernels::Dimension;
-use glam::DVec3;
+use glam::{DVec3, Vec3};
 
 /// A position, velocity or gradient.
 pub type Vector = DVec3;
+/// A vector in single precision: the pair kernels' gradients as the fluid keeps them
+/// (`kernel::PairKernel`).
+pub type SingleVector = Vec3;
 /// The dimension the kernel is normalized in.
 pub const DIMENSION: Dimension = Dimension::Three;
 /// Coordinates per vector.
@@ -20,6 +23,18 @@ pub const MAX_FLUID_PARTICLES: usize = 100_000;
 /// surface only above that; below 1, so particles resting on a wall, 1 Δx from its particles, are
 /// left alone.
 pub const WALL_DISTANCE: f64 = 0.9;
+
+/// `v` rounded to single precision.
+#[inline(always)]
+pub fn to_single(v: Vector) -> SingleVector {
+    v.as_vec3()
+}
+
+/// `v` in double precision (exact).
+#[inline(always)]
+pub fn from_single(v: SingleVector) -> Vector {
+    v.as_dvec3()
+}
 
 /// The coordinates of `v`, x first.
 #[inline(always)]
