@@ -1,9 +1,11 @@
 //! Neighbourhoods on a uniform cell grid (seed 002 §5.2 with a dense table instead of a hash: the
-//! fluid lives in a box, so the grid of cells of edge h over the box is small and every cell has its
-//! own slot — no hash collisions to scan). The points are counting-sorted by cell (count → prefix sum
-//! → scatter, as `meshless/neighbours.rs` does for the phyxels), and each query scans the 3×3 (3×3×3
-//! in 3D) cells around it, one row of three cells along x at a time. Neighbour lists are kept in compressed rows (`start`, `index`) whose buffers are reused
-//! from step to step: no allocation once they have grown to the fluid's size.
+//! fluid lives in a box, so the grid of cells of edge h — or a little wider, for candidates — over
+//! the box is small and every cell has its own slot — no hash collisions to scan). The points are counting-sorted by cell
+//! (count → prefix sum → scatter, as `meshless/neighbours.rs` does for the phyxels), and each query
+//! scans the 3×3 (3×3×3 in 3D) cells around it, one row of three cells along x at a time. Lists
+//! found so with a radius larger than h can serve as candidates for several steps (Verlet's lists:
+//! [`NeighbourLists::keep_within`]). Neighbour lists are kept in compressed rows (`start`, `index`)
+//! whose buffers are reused from step to step: no allocation once they have grown to the fluid's size.
 
 use super::kernel::Vector;
 use super::space::{coordinates, DIM};
@@ -192,30 +194,70 @@ pub struct NeighbourLists {
 
 impl NeighbourLists {
     /// Neighbours j of each query x_i with |x_i − x_j| < h among `points` (sorted in `grid`, which
-    /// keeps their positions as they were when it was built); a query that is itself one of the points
-    /// finds itself.
+    /// keeps their positions as they were when it was built; its cells at least h across); a query
+    /// that is itself one of the points finds itself.
     pub fn build(&mut self, queries: &[Vector], grid: &CellGrid, points: &[Vector], h: f64) {
         debug_assert_eq!(points.len(), grid.sorted.len());
+        debug_assert!(
+            grid.cell >= h,
+            "the 3×3 cells around a query hold its neighbours"
+        );
         let h2 = h * h;
-        let near = |xi: Vector, index: &mut Vec<u32>| grid.push_within(xi, h2, index);
+        self.fill(queries.len(), |i, index| {
+            grid.push_within(queries[i], h2, index)
+        });
+    }
+
+    /// The points j of `candidates`' lists (found by [`NeighbourLists::build`] with a larger radius,
+    /// for the same queries and points, when they were elsewhere) with |x_i − x_j| < h now, in the
+    /// candidates' order: the neighbour lists, as long as no query and no point has moved by more
+    /// than half the difference of the radii since (Verlet's lists, Verlet 1967; the test of
+    /// `neighbour_lists_are_the_pairs_closer_than_h`). Up to 64 candidates' tests are packed into the
+    /// bits of a mask, as in [`CellGrid::push_within`].
+    pub fn keep_within(
+        &mut self,
+        candidates: &NeighbourLists,
+        queries: &[Vector],
+        points: &[Vector],
+        h: f64,
+    ) {
+        debug_assert_eq!(candidates.start.len(), queries.len() + 1);
+        let h2 = h * h;
+        self.fill(queries.len(), |i, index| {
+            let xi = queries[i];
+            for ids in candidates.of(i).chunks(64) {
+                let mut mask = 0u64;
+                for (k, &j) in ids.iter().enumerate() {
+                    mask |= u64::from((xi - points[j as usize]).length_squared() < h2) << k;
+                }
+                while mask != 0 {
+                    index.push(ids[mask.trailing_zeros() as usize]);
+                    mask &= mask - 1;
+                }
+            }
+        });
+    }
+
+    /// The lists of `queries` queries, `near(i, index)` appending query i's to `index`.
+    fn fill(&mut self, queries: usize, near: impl Fn(usize, &mut Vec<u32>) + Sync + Send) {
         self.start.clear();
         self.index.clear();
         self.start.push(0);
-        if crate::parallel::thread_count() == 1 || queries.len() <= PIECE {
-            for &xi in queries {
-                near(xi, &mut self.index);
+        if crate::parallel::thread_count() == 1 || queries <= PIECE {
+            for i in 0..queries {
+                near(i, &mut self.index);
                 self.start.push(self.index.len() as u32);
             }
             return;
         }
         // In parallel: each piece of PIECE queries lists its rows, then the pieces are joined in
         // order (the same rows as one pass over the queries, whatever the thread count).
-        let pieces = crate::parallel::map_indices(queries.len().div_ceil(PIECE), |p| {
-            let queries = &queries[p * PIECE..((p + 1) * PIECE).min(queries.len())];
-            let mut ends = Vec::with_capacity(queries.len());
+        let pieces = crate::parallel::map_indices(queries.div_ceil(PIECE), |p| {
+            let range = p * PIECE..((p + 1) * PIECE).min(queries);
+            let mut ends = Vec::with_capacity(range.len());
             let mut index = Vec::new();
-            for &xi in queries {
-                near(xi, &mut index);
+            for i in range {
+                near(i, &mut index);
                 ends.push(index.len() as u32);
             }
             (ends, index)

@@ -145,8 +145,8 @@ fn the_walls_stand_in_for_fluid_at_rest_density_in_3d() {
 /// mean density error stays below 1 % (the bound for WCSPH) and the mass is kept bit for bit.
 /// Measured 2026-11-24 at 6, 8, 10, 12 across: 0.992, 1.022, 1.019, 1.019 (mean density error
 /// 0.27–0.29 %): within 3 % at every resolution, but not the 2 % with room, and with no
-/// convergence trend at these sizes (the interior is 2–8 particles across). 0.985 and 1.022 at 6 and
-/// 10 across since the pair kernels are kept in single precision (2026-11-29). About 12 s.
+/// convergence trend at these sizes (the interior is 2–8 particles across). 0.996 and 1.022 at 6 and
+/// 10 across on 2026-11-29 (pair kernels in single precision, Verlet's lists). About 12 s.
 #[test]
 fn hydrostatic_pressure_at_the_bottom_is_rho_g_h_in_3d() {
     for per_width in [6, 10] {

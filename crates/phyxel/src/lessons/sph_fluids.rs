@@ -237,7 +237,8 @@ mod tests {
     }
 
     /// The page's body (ρ_body = 0.5 ρ₀, 20 across) drops into the dam break and rides the water for 2 s
-    /// with WCSPH without a blow-up or a particle inside it, partly submerged; out-of-range bodies and a
+    /// with WCSPH without a blow-up or a particle inside it, partly submerged over the second second on
+    /// average; out-of-range bodies and a
     /// body with DFSPH or PBF are refused with the reason. (The water still sloshes at 2 s: the
     /// fraction against Archimedes is `fluids::coupling_tests`' claim, in a calm tank.)
     #[test]
@@ -249,12 +250,25 @@ mod tests {
         let mut body = drop_body(&mut simulation, settings)
             .expect("builds")
             .expect("a body");
+        // The fraction read every 20 steps over the second second: one reading is a phase of the
+        // slosh (on 2026-11-29 the reading at 2 s went 0.43 → 0.000 when the neighbour lists changed
+        // their pairs' order, the body riding a trough's edge above the tank's median level).
+        let (mut sum, mut readings, mut steps) = (0.0, 0, 0);
         while simulation.fluid.time < 2.0 {
             body.step(&mut simulation).expect("no blow-up");
+            steps += 1;
+            if simulation.fluid.time >= 1.0 && steps % 20 == 0 {
+                sum += submerged_fraction(&simulation, &body).expect("water").0;
+                readings += 1;
+                assert_eq!(body.fluid_inside(&simulation.fluid), 0, "at {steps} steps");
+            }
         }
-        let (fraction, theory) = submerged_fraction(&simulation, &body).expect("water");
-        println!("WCSPH: submerged fraction {fraction:.3} at 2 s (Archimedes {theory})");
-        assert!(fraction > 0.0 && fraction < 1.0, "{fraction}");
+        let (_, theory) = submerged_fraction(&simulation, &body).expect("water");
+        let fraction = sum / f64::from(readings);
+        println!(
+            "WCSPH: submerged fraction {fraction:.3} over 1-2 s, {readings} readings (Archimedes {theory})"
+        );
+        assert!(fraction > 0.1 && fraction < 0.9, "{fraction}");
         assert_eq!(body.fluid_inside(&simulation.fluid), 0);
         for bad in [0.1, 3.5, f64::NAN, -1.0] {
             let error = settings.with_body(bad).expect_err("refused").to_string();
