@@ -351,14 +351,7 @@ impl Fluid {
             && self.searched_at.len() == self.x.len()
             && travel <= half_skin
         {
-            self.fluid_neighbours
-                .keep_within(&self.fluid_candidates, &self.x, &self.x, h);
-            self.boundary_neighbours.keep_within(
-                &self.boundary_candidates,
-                &self.x,
-                &self.boundary.x,
-                h,
-            );
+            self.keep_candidates_within(h);
             return Ok(());
         }
         let per_call = travel / f64::from(self.calls_since_search);
@@ -385,14 +378,7 @@ impl Fluid {
                 &self.boundary.x,
                 reach,
             );
-            self.fluid_neighbours
-                .keep_within(&self.fluid_candidates, &self.x, &self.x, h);
-            self.boundary_neighbours.keep_within(
-                &self.boundary_candidates,
-                &self.x,
-                &self.boundary.x,
-                h,
-            );
+            self.keep_candidates_within(h);
         } else {
             self.fluid_neighbours.build(&self.x, &self.grid, &self.x, h);
             self.boundary_neighbours
@@ -403,6 +389,18 @@ impl Fluid {
         self.calls_since_search = 0;
         self.boundary_moved = false;
         Ok(())
+    }
+
+    /// The neighbour lists: the candidates closer than h now.
+    fn keep_candidates_within(&mut self, h: f64) {
+        self.fluid_neighbours
+            .keep_within(&self.fluid_candidates, &self.x, &self.x, h);
+        self.boundary_neighbours.keep_within(
+            &self.boundary_candidates,
+            &self.x,
+            &self.boundary.x,
+            h,
+        );
     }
 
     /// Replace the boundary particles from `first` on by `points` with volumes `volume` (a moving body's,

@@ -450,6 +450,17 @@ fn a_blow_up_is_caught_before_nan_and_explained() {
     }
 }
 
+/// Numbers uniform in [0, 1) from a linear congruential generator (Knuth's MMIX constants): the
+/// neighbour tests' random points, the same on every run.
+fn uniform(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// The cell grid's neighbour lists are exactly the pairs closer than h, found by brute force, on
 /// scattered points (cells at the grid's edges included), and each list keeps the order in which
 /// the grid visits the candidates (the sums over a list, and so a run, do not depend on how the
@@ -457,13 +468,7 @@ fn a_blow_up_is_caught_before_nan_and_explained() {
 /// candidates a row: `push_within` tests them 64 at a time).
 #[test]
 fn neighbour_lists_are_the_pairs_closer_than_h() {
-    let mut seed = 12345u64;
-    let mut random = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = uniform(12345);
     let h = 0.07;
     for (count, size) in [(500, Vector::new(1.0, 0.5)), (3000, Vector::new(0.2, 0.1))] {
         let points: Vec<Vector> = (0..count)
@@ -499,13 +504,7 @@ fn neighbour_lists_are_the_pairs_closer_than_h() {
 /// bound is what makes the lists right.
 #[test]
 fn candidates_within_the_skin_keep_exactly_the_pairs_closer_than_h() {
-    let mut seed = 777u64;
-    let mut random = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut random = uniform(777);
     let h = 0.07;
     let reach = (1.0 + fluid::SKIN) * h;
     let size = Vector::new(0.4, 0.3);
