@@ -243,8 +243,8 @@ impl Fluid {
                 limits.cells
             )));
         }
-        // Cells of the candidates' radius: the 3 × 3 cells around a particle hold its candidates.
         let grid = CellGrid::new(lo - pad, hi + pad + above, kernel.h);
+        // Cells of the candidates' radius: the 3 × 3 cells around a particle hold its candidates.
         let wide_grid = CellGrid::new(lo - pad, hi + pad + above, (1.0 + SKIN) * kernel.h);
         let (mut boundary_grid, mut wide_boundary_grid) = (grid.clone(), wide_grid.clone());
         for walls in [&mut boundary_grid, &mut wide_boundary_grid] {
