@@ -1,11 +1,12 @@
 //! Neighbourhoods on a uniform cell grid (seed 002 §5.2 with a dense table instead of a hash: the
 //! fluid lives in a box, so the grid of cells of edge h — or a little wider, for candidates — over
-//! the box is small and every cell has its own slot — no hash collisions to scan). The points are counting-sorted by cell
-//! (count → prefix sum → scatter, as `meshless/neighbours.rs` does for the phyxels), and each query
-//! scans the 3×3 (3×3×3 in 3D) cells around it, one row of three cells along x at a time. Lists
-//! found so with a radius larger than h can serve as candidates for several steps (Verlet's lists:
-//! [`NeighbourLists::keep_within`]). Neighbour lists are kept in compressed rows (`start`, `index`)
-//! whose buffers are reused from step to step: no allocation once they have grown to the fluid's size.
+//! the box is small and every cell has its own slot — no hash collisions to scan). The points are
+//! counting-sorted by cell (count → prefix sum → scatter, as `meshless/neighbours.rs` does for the
+//! phyxels), and each query scans the 3×3 (3×3×3 in 3D) cells around it, one row of three cells
+//! along x at a time. Lists found so with a radius larger than h can serve as candidates for several
+//! steps (Verlet's lists: [`NeighbourLists::keep_within`]). Neighbour lists are kept in compressed
+//! rows (`start`, `index`) whose buffers are reused from step to step: no allocation once they have
+//! grown to the fluid's size.
 
 use super::kernel::Vector;
 use super::space::{coordinates, DIM};
@@ -211,8 +212,8 @@ impl NeighbourLists {
     /// The points j of `candidates`' lists (found by [`NeighbourLists::build`] with a larger radius,
     /// for the same queries and points, when they were elsewhere) with |x_i − x_j| < h now, in the
     /// candidates' order: the neighbour lists, as long as no query and no point has moved by more
-    /// than half the difference of the radii since (Verlet's lists, Verlet 1967; the test of
-    /// `neighbour_lists_are_the_pairs_closer_than_h`). Up to 64 candidates' tests are packed into the
+    /// than half the difference of the radii since (Verlet's lists, Verlet 1967; the test
+    /// `candidates_within_the_skin_keep_exactly_the_pairs_closer_than_h`). Up to 64 candidates' tests are packed into the
     /// bits of a mask, as in [`CellGrid::push_within`].
     pub fn keep_within(
         &mut self,
