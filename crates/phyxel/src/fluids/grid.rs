@@ -213,8 +213,8 @@ impl NeighbourLists {
     /// for the same queries and points, when they were elsewhere) with |x_i − x_j| < h now, in the
     /// candidates' order: the neighbour lists, as long as no query and no point has moved by more
     /// than half the difference of the radii since (Verlet's lists, Verlet 1967; the test
-    /// `candidates_within_the_skin_keep_exactly_the_pairs_closer_than_h`). Up to 64 candidates' tests are packed into the
-    /// bits of a mask, as in [`CellGrid::push_within`].
+    /// `candidates_within_the_skin_keep_exactly_the_pairs_closer_than_h`). Up to 64 candidates'
+    /// tests are packed into the bits of a mask, as in [`CellGrid::push_within`].
     pub fn keep_within(
         &mut self,
         candidates: &NeighbourLists,
