@@ -11,9 +11,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
-// In a dedicated worker, as the site runs the pool (web/js/workers/solver-worker.js): a page's main thread may
-// not block, and wasm-bindgen-rayon's start sometimes waits on a lock there (about one run in forty
-// failed on the main thread with "Atomics.wait cannot be called in this context").
+// In a dedicated worker, as the site runs the pool (web/js/workers/solver-worker.js): a page's main
+// thread may not block, and wasm-bindgen-rayon's start sometimes waits on a lock there (about one run
+// in forty failed on the main thread with "Atomics.wait cannot be called in this context").
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
 #[wasm_bindgen(inline_js = "export function in_dedicated_worker() { \

@@ -146,6 +146,9 @@ pub struct Fluid {
     calls_since_search: u32,
     /// The moving boundary changed since the candidates were searched.
     boundary_moved: bool,
+    /// `wide_boundary_grid` holds the walls as they are now (a moving boundary rebuilds only
+    /// `boundary_grid` at once: its next search is a direct one).
+    wide_boundary_current: bool,
     /// W_ij and ∇W_ij of every fluid pair, in `fluid_neighbours`' order, and W_ib, ∇W_ib of every wall
     /// pair (not multiplied by V_b), at the positions of the last [`Fluid::compute_densities`]: what
     /// the passes after it read (pressure forces, XSPH, DFSPH's α, PBF's λ and Δx) as long as the
@@ -282,6 +285,7 @@ impl Fluid {
             candidates_valid: false,
             calls_since_search: 0,
             boundary_moved: true,
+            wide_boundary_current: true,
             fluid_kernels: Vec::new(),
             boundary_kernels: Vec::new(),
             limits,
@@ -355,7 +359,13 @@ impl Fluid {
             return Ok(());
         }
         let per_call = travel / f64::from(self.calls_since_search);
-        let reuse = !self.boundary_moved && per_call <= 0.5 * half_skin;
+        let mut reuse = !self.boundary_moved && per_call <= 0.5 * half_skin;
+        if reuse && !self.wide_boundary_current {
+            // The wider cells' grid may end a little short of the other's far corner: walls beyond
+            // it leave the search direct.
+            reuse = self.wide_boundary_grid.build(&self.boundary.x).is_ok();
+            self.wide_boundary_current = reuse;
+        }
         let grid = if reuse {
             &mut self.wide_grid
         } else {
@@ -430,12 +440,10 @@ impl Fluid {
         self.boundary.volume.truncate(first);
         self.boundary.volume.extend_from_slice(volume);
         self.boundary_moved = true;
-        for walls in [&mut self.boundary_grid, &mut self.wide_boundary_grid] {
-            walls.build(&self.boundary.x).map_err(|i| {
-                FluidError::BadInput(format!("boundary particle {i} left the grid"))
-            })?;
-        }
-        Ok(())
+        self.wide_boundary_current = false;
+        self.boundary_grid
+            .build(&self.boundary.x)
+            .map_err(|i| FluidError::BadInput(format!("boundary particle {i} left the grid")))
     }
 
     /// For every particle i, `write(self, i, impulse, &mut scratch[i])`: over threads in pieces of

@@ -127,10 +127,7 @@ impl CellGrid {
                 for (k, &xj) in xs.iter().enumerate() {
                     mask |= u64::from((x - xj).length_squared() < h2) << k;
                 }
-                while mask != 0 {
-                    out.push(ids[mask.trailing_zeros() as usize]);
-                    mask &= mask - 1;
-                }
+                push_set_bits(ids, mask, out);
             }
         });
     }
@@ -179,6 +176,16 @@ impl CellGrid {
         } else {
             q.floor() as i64
         }
+    }
+}
+
+/// Appends `ids[k]` for every set bit k of `mask`, in order: the kept candidates of up to 64 tests
+/// packed into a mask ([`CellGrid::push_within`], [`NeighbourLists::keep_within`]).
+#[inline(always)]
+fn push_set_bits(ids: &[u32], mut mask: u64, out: &mut Vec<u32>) {
+    while mask != 0 {
+        out.push(ids[mask.trailing_zeros() as usize]);
+        mask &= mask - 1;
     }
 }
 
@@ -231,10 +238,7 @@ impl NeighbourLists {
                 for (k, &j) in ids.iter().enumerate() {
                     mask |= u64::from((xi - points[j as usize]).length_squared() < h2) << k;
                 }
-                while mask != 0 {
-                    index.push(ids[mask.trailing_zeros() as usize]);
-                    mask &= mask - 1;
-                }
+                push_set_bits(ids, mask, index);
             }
         });
     }
