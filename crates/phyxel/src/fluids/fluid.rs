@@ -361,23 +361,13 @@ impl Fluid {
         let per_call = travel / f64::from(self.calls_since_search);
         let mut reuse = !self.boundary_moved && per_call <= 0.5 * half_skin;
         if reuse && !self.wide_boundary_current {
-            // The wider cells' grid may end a little short of the other's far corner: walls beyond
-            // it leave the search direct.
+            // Walls beyond the wider cells' grid leave the search direct, as particles do below.
             reuse = self.wide_boundary_grid.build(&self.boundary.x).is_ok();
             self.wide_boundary_current = reuse;
         }
-        let grid = if reuse {
-            &mut self.wide_grid
-        } else {
-            &mut self.grid
-        };
-        if let Err(i) = grid.build(&self.x) {
-            return Err(FluidError::LeftDomain {
-                particle: i,
-                x: self.x[i].x,
-                y: self.x[i].y,
-            });
-        }
+        // A particle beyond the wider cells' grid (it may end a little short of the other's far
+        // corner) leaves the search direct; one beyond the grid of h is refused.
+        reuse = reuse && self.wide_grid.build(&self.x).is_ok();
         if reuse {
             let reach = (1.0 + SKIN) * h;
             self.fluid_candidates
@@ -390,6 +380,13 @@ impl Fluid {
             );
             self.keep_candidates_within(h);
         } else {
+            if let Err(i) = self.grid.build(&self.x) {
+                return Err(FluidError::LeftDomain {
+                    particle: i,
+                    x: self.x[i].x,
+                    y: self.x[i].y,
+                });
+            }
             self.fluid_neighbours.build(&self.x, &self.grid, &self.x, h);
             self.boundary_neighbours
                 .build(&self.x, &self.boundary_grid, &self.boundary.x, h);
