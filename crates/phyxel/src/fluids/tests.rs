@@ -11,9 +11,12 @@ use super::*;
 
 const G: f64 = 9.81;
 
+/// The column's (and its box's) width, m.
+const WIDTH: f64 = 0.1;
+
 /// A column 0.1 m wide and 0.2 m high filling its box's width, `per_width` particles across.
 fn column(per_width: usize) -> Column {
-    let mut c = Column::martin_moyce(0.1, 2.0, 1.0, per_width);
+    let mut c = Column::martin_moyce(WIDTH, 2.0, 1.0, per_width);
     c.box_height = 0.25;
     c
 }
@@ -55,11 +58,12 @@ fn pressure_line(f: &Fluid) -> (f64, f64) {
 }
 
 /// WCSPH (c = 10 √(2gH)): p(0)/(ρ₀ g H) averaged over 1 s after 1 s of settling, as DFSPH's and
-/// PBF's ([`bottom_pressure_converges_to_rho_g_h`]). Measured: 1.097 at 10 across, 1.050 at 20,
-/// extrapolated 1.003. (Until 2026-11-29 this test took the pressure line of the one state at 1 s and
-/// read 1.0025 at 20 across, but the settling column still rings: once `FluidSimulation::advance`
-/// stopped ending on a sliver of a step, the state at 1 s was a few steps' phase away and read
-/// 1.0997. The average over 1 s scatters by 0.2 % under such changes.) About 8 s.
+/// PBF's ([`bottom_pressure_converges_to_rho_g_h`]). Measured: 1.098 at 10 across, 1.050 at 20,
+/// extrapolated 1.003; 1.012 at 20 across away from the side walls. (Until 2026-11-29 this test took
+/// the pressure line of the one state at 1 s and read 1.0025 at 20 across, but the settling column
+/// still rings: once `FluidSimulation::advance` stopped ending on a sliver of a step, the state at
+/// 1 s was a few steps' phase away and read 1.0997. The average over 1 s scatters by 0.2 % under
+/// such changes.) About 8 s.
 #[test]
 fn hydrostatic_pressure_at_the_bottom_is_rho_g_h() {
     bottom_pressure_converges_to_rho_g_h(Solver::Wcsph);
@@ -68,8 +72,8 @@ fn hydrostatic_pressure_at_the_bottom_is_rho_g_h() {
 /// p(0)/(ρ₀ g H) of the least-squares line through the particles' pressures averaged over `average`
 /// seconds of steps after `settle` seconds of settling (positions averaged alike), fitted only where
 /// every particle's kernel support lies inside the fluid (more than h above the floor and below the
-/// rest height H): the row on the floor carries the wall's boundary-layer artefact (+60 % at both
-/// resolutions, every solver) and the top rows the free surface's clamped pressure. H is the rest
+/// rest height H): the row on the floor carries the wall's boundary-layer artefact (+60 % at every
+/// resolution, every solver) and the top rows the free surface's clamped pressure. H is the rest
 /// height N m/(ρ₀ W) = 0.2 m: the bottom carries the weight per width whatever the compression.
 ///
 /// Averaged, because the incompressible solvers' pressure is an impulse per step: DFSPH's p_i = ρ_i
@@ -77,56 +81,84 @@ fn hydrostatic_pressure_at_the_bottom_is_rho_g_h() {
 /// applied for Δt gives the step's correction, and a step may correct little (PBF stops as soon as
 /// every C_i ≤ 1 %, and then its λ are 0) while the next corrects more. Over many steps the
 /// corrections must carry the column's weight, so the averaged pressure is what hydrostatics predicts.
-fn averaged_bottom_pressure(solver: Solver, per_width: usize, settle: f64, average: f64) -> f64 {
+fn averaged_bottom_pressure(
+    solver: Solver,
+    per_width: usize,
+    settle: f64,
+    average: f64,
+) -> BottomPressure {
     let mut sim = settled(solver, per_width, settle);
     let n = sim.fluid.len();
-    let (mut p, mut y, mut steps) = (vec![0.0; n], vec![0.0; n], 0);
+    let (mut p, mut x, mut steps) = (vec![0.0; n], vec![Vector::ZERO; n], 0);
     let end = sim.fluid.time + average;
     while sim.fluid.time < end {
         sim.step()
             .expect("the column stays at rest without a blow-up");
         for i in 0..n {
             p[i] += sim.fluid.pressure[i];
-            y[i] += sim.fluid.x[i].y;
+            x[i] += sim.fluid.x[i];
         }
         steps += 1;
     }
+    let (p, x): (Vec<f64>, Vec<Vector>) = (0..n)
+        .map(|i| (p[i] / steps as f64, x[i] / steps as f64))
+        .unzip();
     let height = rest_height(&sim.fluid, per_width);
     let h = sim.fluid.kernel.h;
-    let mut interior = sim.fluid.clone();
-    let keep: Vec<usize> = (0..n)
-        .filter(|&i| {
-            let y = y[i] / steps as f64;
-            y > h && y < height - h
-        })
-        .collect();
-    interior.x = keep
-        .iter()
-        .map(|&i| Vector::new(sim.fluid.x[i].x, y[i] / steps as f64))
-        .collect();
-    interior.pressure = keep.iter().map(|&i| p[i] / steps as f64).collect();
     let rho_g_h = sim.fluid.rest_density() * G * height;
-    pressure_line(&interior).0 / rho_g_h
+    let fit = |beside_walls: bool| {
+        let mut interior = sim.fluid.clone();
+        let keep: Vec<usize> = (0..n)
+            .filter(|&i| {
+                let away = x[i].x > 2.0 * h && x[i].x < WIDTH - 2.0 * h;
+                x[i].y > h && x[i].y < height - h && (beside_walls || away)
+            })
+            .collect();
+        interior.x = keep.iter().map(|&i| x[i]).collect();
+        interior.pressure = keep.iter().map(|&i| p[i]).collect();
+        pressure_line(&interior).0 / rho_g_h
+    };
+    BottomPressure {
+        whole_width: fit(true),
+        away_from_side_walls: fit(false),
+    }
 }
 
-/// The bottom pressure of a solver's column converges to ρ₀ g H at first order: measured (interior fit,
-/// averaged over 1 s after 1 s), p(0)/(ρ₀gH) at 10 and 20 across and the first-order Richardson
-/// extrapolation 2 p₂₀ − p₁₀ (the limit Δx → 0): WCSPH 1.097, 1.050, 1.003; DFSPH 1.103, 1.056, 1.008;
-/// PBF 1.076, 1.042, 1.008. Every solver is 4–6 % high at 20 across (the wall's boundary layer, which
-/// halves with Δx), so the issue's "within 2 % of ρgh" holds for the extrapolation, not at 20 across;
-/// asserted: the error falls by at least 1.5× from 10 to 20 across (measured 1.8–1.9×), the
-/// extrapolation is within 2 % of ρ₀ g H, and at 20 across the error is below 7 %. The 1 s average
-/// is what makes this a measurement: with ∇W changed by ±10⁻⁷ or 10⁻¹³ the values above moved by at
-/// most 0.2 % at 20 across and 0.6 % at 10 (PBF), against 0.8 % and 3.7 % for a 0.25 s average
-/// (docs/benchmarks.md, "The hydrostatic column's clock").
+/// p(0)/(ρ₀gH) of a column's pressure line (every particle more than h from the floor and from the
+/// rest height H), fitted through the whole width, and only through the particles more than 2h from
+/// either side wall, where no wall particle is in any neighbour's support.
+#[derive(Clone, Copy, Debug)]
+struct BottomPressure {
+    whole_width: f64,
+    away_from_side_walls: f64,
+}
+
+/// The bottom pressure of a solver's column against ρ₀ g H (interior fit, averaged over 1 s after 1 s).
+/// Measured p(0)/(ρ₀gH) at 10 and 20 across and 2 p₂₀ − p₁₀ (Richardson's extrapolation, were the
+/// error first order): WCSPH 1.098, 1.050, 1.003; DFSPH 1.096, 1.056, 1.017; PBF 1.083, 1.042, 1.000.
+/// Fitted away from the side walls at 20 across: WCSPH 1.012, DFSPH 1.020, PBF 1.003. Across the
+/// whole width every solver is 4–6 % high at 20 across, most of it the side walls' layer; the error
+/// is first order only up to 20 across (at 40 and 80 it falls about 1.5× per halving, and the bulk
+/// away from the side walls stays 1–2 % high: [`bottom_pressure_at_finer_resolutions`]), so the
+/// extrapolation is a check of the trend, not the limit. Asserted: the error falls by at least 1.5×
+/// from 10 to 20 across (measured 1.7–2.0×), the extrapolation is within 2 % of ρ₀ g H, at 20 across
+/// the whole width's error is below 7 %, and away from the side walls it is below 2 % (the issue's
+/// bound; 2.5 % for DFSPH, whose 1.0199 is too close to 2 % to assert it at 20 across). The 1 s
+/// average is what makes this a measurement: with ∇W changed by ±10⁻⁷ or 10⁻¹³ the whole width's
+/// values moved by at most 0.2 % at 20 across and 0.6 % at 10 (PBF), against 0.8 % and 3.7 % for a
+/// 0.25 s average (docs/benchmarks.md, "The hydrostatic column's clock").
 fn bottom_pressure_converges_to_rho_g_h(solver: Solver) {
     let coarse = averaged_bottom_pressure(solver, 10, 1.0, 1.0);
     let fine = averaged_bottom_pressure(solver, 20, 1.0, 1.0);
-    let extrapolated = 2.0 * fine - coarse;
+    let (p10, p20) = (coarse.whole_width, fine.whole_width);
+    let extrapolated = 2.0 * p20 - p10;
+    let bulk = fine.away_from_side_walls;
     println!(
-        "{solver:?}: p(0)/(ρ₀gH) at 10, 20 across {coarse:.4}, {fine:.4}; extrapolated {extrapolated:.4}"
+        "{solver:?}: p(0)/(ρ₀gH) at 10, 20 across {p10:.4}, {p20:.4}; extrapolated {extrapolated:.4}; \
+         at 20 across away from the side walls {bulk:.4} (at 10: {:.4})",
+        coarse.away_from_side_walls
     );
-    let (e10, e20) = ((coarse - 1.0).abs(), (fine - 1.0).abs());
+    let (e10, e20) = ((p10 - 1.0).abs(), (p20 - 1.0).abs());
     assert!(
         e10 > 1.5 * e20,
         "{solver:?}: no first-order convergence: {e10} → {e20}"
@@ -135,11 +167,64 @@ fn bottom_pressure_converges_to_rho_g_h(solver: Solver) {
         (extrapolated - 1.0).abs() < 0.02,
         "{solver:?}: {extrapolated}"
     );
-    assert!(e20 < 0.07, "{solver:?} at 20 across: {fine}");
+    assert!(e20 < 0.07, "{solver:?} at 20 across: {p20}");
+    // DFSPH's bulk reads 1.0199 at 20 across, too close to the issue's 2 % to assert it there; it
+    // reads 1.016 at 40 (`bottom_pressure_at_finer_resolutions`).
+    let bound = if solver == Solver::Dfsph { 0.025 } else { 0.02 };
+    assert!(
+        (bulk - 1.0).abs() < bound,
+        "{solver:?} at 20 across, away from the side walls: {bulk}"
+    );
 }
 
-/// DFSPH's pressure p_i = ρ_i Σκ_i over both solves (Bender & Koschier 2015: the pressure whose force
-/// over Δt is the step's velocity correction). About 10 s.
+/// Every solver's column at 10, 20 and 40 across, WCSPH's also at 80 (12 800 particles; about 8 min
+/// in release, so ignored: `cargo test --release -p phyxel --lib finer -- --ignored --nocapture`):
+/// p(0)/(ρ₀gH) fitted across the whole width and away from the side walls. Measured 2026-11-29
+/// (whole width, away from the side walls):
+///
+/// | across | WCSPH | DFSPH | PBF |
+/// | --- | --- | --- | --- |
+/// | 10 | 1.098, 1.025 | 1.096, 1.020 | 1.083, 1.015 |
+/// | 20 | 1.050, 1.012 | 1.056, 1.020 | 1.042, 1.003 |
+/// | 40 | 1.034, 1.016 | 1.035, 1.016 | 1.015, 0.997 |
+/// | 80 | 1.023, 1.013 | | |
+///
+/// The whole width's error falls 1.95×, 1.46×, 1.50× per halving of Δx with WCSPH (first order
+/// only up to 20 across), and what is left beyond 20 is mostly the side walls' layer: Akinci's wall
+/// takes p_i once, not twice as pressure mirroring would (Koschier et al. 2019 eq. 85), so the
+/// particles beside a wall carry more pressure to be held (the row on the floor 1.6 ρ₀gH at every
+/// resolution). (Mirroring, tried with WCSPH, took that excess away but threw a particle out of the
+/// box at its present time step.) Asserted: the whole width's error falls at every halving, and away
+/// from the side walls p(0) is within 2 % of ρ₀gH from 40 across on, every solver.
+#[test]
+#[ignore]
+fn bottom_pressure_at_finer_resolutions() {
+    for (solver, finest) in [(Solver::Wcsph, 80), (Solver::Dfsph, 40), (Solver::Pbf, 40)] {
+        let mut last = f64::INFINITY;
+        let mut across = 10;
+        while across <= finest {
+            let p = averaged_bottom_pressure(solver, across, 1.0, 1.0);
+            let (whole, bulk) = (p.whole_width, p.away_from_side_walls);
+            println!(
+                "{solver:?} at {across} across: p(0)/(ρ₀gH) {whole:.4} whole width, {bulk:.4} away \
+                 from the side walls"
+            );
+            assert!(
+                (whole - 1.0).abs() < last,
+                "{solver:?} at {across} across: {whole}, no closer than {last}"
+            );
+            last = (whole - 1.0).abs();
+            if across >= 40 {
+                assert!(
+                    (bulk - 1.0).abs() < 0.02,
+                    "{solver:?} at {across} across, away from the side walls: {bulk}"
+                );
+            }
+            across *= 2;
+        }
+    }
+}
+
 #[test]
 fn dfsph_bottom_pressure_converges_to_rho_g_h() {
     bottom_pressure_converges_to_rho_g_h(Solver::Dfsph);
