@@ -177,7 +177,7 @@ fn bottom_pressure_converges_to_rho_g_h(solver: Solver) {
     );
 }
 
-/// Every solver's column at 10, 20 and 40 across, WCSPH's also at 80 (12 800 particles; about 8 min
+/// Every solver's column at 10, 20 and 40 across, WCSPH's also at 80 (12 800 particles; about 4 min
 /// in release, so ignored: `cargo test --release -p phyxel --lib finer -- --ignored --nocapture`):
 /// p(0)/(ρ₀gH) fitted across the whole width and away from the side walls. Measured 2026-11-29
 /// (whole width, away from the side walls):
