@@ -15,8 +15,10 @@
 //! α_i = ρ_i / (|Σ_j m ∇W_ij + Σ_b ρ₀ V_b ∇W_ib|² + Σ_j |m ∇W_ij|²)
 //!
 //! makes κ_i alone cancel particle i's error (the Jacobi diagonal); it depends on the positions only, so
-//! it is computed once per position. Only compression is corrected (κ ≥ 0): the free surface is not
-//! pulled in. The pressure shown is p_i = ρ_i Σ κ_i over the step's iterations of both solvers.
+//! it is computed once per position. Only compression is corrected: each solve's Σκ_i stays ≥ 0 (an
+//! increment may be negative, undoing an earlier push or the warm start's guess, down to 0), so the
+//! free surface is not pulled in. The pressure shown is p_i = ρ_i Σ κ_i over the step's iterations of
+//! both solvers.
 //!
 //! The time step (measured 2026-11-24; tables in docs/benchmarks.md, "SPlisHSPlasH side by side").
 //! With the CFL step on the particles' speed alone, a column released at rest *erupts* — the bottom row
@@ -70,20 +72,26 @@ pub struct Dfsph {
     /// κ_i/ρ_i of the iteration being applied.
     kappa_over_rho: Vec<f64>,
     kappa_sum: Vec<f64>,
+    /// The solve's Σκ_i so far (its warm guess and its iterations).
+    kappa_total: Vec<f64>,
     /// m ∇W_ij for every fluid pair and ρ₀ V_b ∇W_ib for every wall pair, in the neighbour lists'
     /// order, taken with α (the positions do not move during a solve): the iterations then only
     /// form dot products.
     grad_fluid: Vec<Vector>,
     grad_boundary: Vec<Vector>,
-    /// Each solve's Σκ over the last step's iterations (density, divergence) and that step's Δt: the
-    /// next step's first guess (warm start, Bender & Koschier 2017 §4.4).
+    /// The density solve's Σκ in the last step and that step's Δt: the next step's first guess (warm
+    /// start, Bender & Koschier 2017 §4.4).
     warm_density: Vec<f64>,
-    warm_divergence: Vec<f64>,
     warm_dt: f64,
-    /// Whether each solve starts from the last step's Σκ. Off: measured on the lesson's dam break (40
-    /// across, after 0.5 s) it halves the iterations (14.8 → 7.6 per step) but, since only compression
-    /// is corrected, a guess that pushes too hard is never undone — the dam-break front at 10 across
-    /// then ran 28–30 % ahead of Martin & Moyce early on (14–16 % without).
+    /// Whether the density solve starts from half the last step's Σκ (on by default). Measured on the
+    /// lesson's dam break at 71 across, 300 steps from rest, one thread: 50.3 → 30.4 iterations a step,
+    /// 39–40 → 60–65 steps/s (runs alternated); on the 3D dam break (48 778 particles, 2 threads)
+    /// 20.1 → 17.4 iterations, 10.6 → 11.1 steps/s. A guess that pushes too hard is undone by the
+    /// iterations (the solve's Σκ_i may fall back to 0, not below). Before that was so (2026-11-25),
+    /// only positive increments were taken, and with the warm start the dam-break front at 10 across
+    /// ran 28–30 % ahead of Martin & Moyce early on (14–16 % without); now 15–17 %. The divergence
+    /// solve starts from 0: guessing it too changed neither iterations nor speed beyond noise, and put
+    /// the 3D dam break's front at 6 across 0.4 % further ahead.
     pub warm_start: bool,
     /// Whether the CFL step also counts the hydrostatic speed √(|g| H), H the fluid's extent along
     /// gravity (√(p/ρ₀) at the bottom of a column of height H at rest), beside the particles' largest
@@ -112,12 +120,12 @@ impl Default for Dfsph {
             kappa: Vec::new(),
             kappa_over_rho: Vec::new(),
             kappa_sum: Vec::new(),
+            kappa_total: Vec::new(),
             grad_fluid: Vec::new(),
             grad_boundary: Vec::new(),
             warm_density: Vec::new(),
-            warm_divergence: Vec::new(),
             warm_dt: 0.0,
-            warm_start: false,
+            warm_start: true,
             hydrostatic_speed: true,
             source: Vec::new(),
             error: Vec::new(),
@@ -126,6 +134,11 @@ impl Default for Dfsph {
         }
     }
 }
+
+/// The fraction of a negative increment κ_i applied in an iteration. A whole Jacobi step back
+/// overshoots: with 1 the lesson's dam break at 71 across moved a particle 0.64 h in its first step,
+/// with 1/2 the 3D column left its box; with 1/4 every fluid test holds (measured 2026-11-29).
+const RELEASE: f64 = 0.25;
 
 /// Particles with fewer neighbours (itself and walls counted) are left out of the divergence solve:
 /// at a splash's edge Dρ/Dt says nothing about compression.
@@ -137,7 +150,6 @@ impl Dfsph {
         self.ready = false;
         self.warm_dt = 0.0;
         self.warm_density.iter_mut().for_each(|k| *k = 0.0);
-        self.warm_divergence.iter_mut().for_each(|k| *k = 0.0);
     }
 
     /// Δt = λ Δx / max(v_max, √(|g| H)), at most `dt_max`, H the fluid's extent along gravity; without
@@ -174,8 +186,6 @@ impl Dfsph {
             self.kappa_sum.resize(n, 0.0);
             self.warm_density.clear();
             self.warm_density.resize(n, 0.0);
-            self.warm_divergence.clear();
-            self.warm_divergence.resize(n, 0.0);
             self.source.resize(n, 0.0);
             self.error.resize(n, 0.0);
             self.ready = false;
@@ -301,50 +311,53 @@ impl Dfsph {
             Solve::Density => self.density_tolerance,
             Solve::Divergence => self.divergence_tolerance,
         };
-        // Warm start: half of the last step's Σκ of this solve (as SPlisHSPlasH does), rescaled to this
-        // Δt (κ ∝ 1/Δt² for density, 1/Δt for divergence), applied once before iterating. `warm` then
-        // collects this step's Σκ of the solve: minus the total before it, plus the total after.
-        let mut warm = std::mem::take(match which {
-            Solve::Density => &mut self.warm_density,
-            Solve::Divergence => &mut self.warm_divergence,
-        });
-        let scale = match which {
-            Solve::Density => 0.5 * (self.warm_dt / dt).powi(2),
-            Solve::Divergence => 0.5 * self.warm_dt / dt,
-        };
-        let guess = self.warm_start && self.warm_dt > 0.0;
-        for ((kappa, w), sum) in self
+        // Warm start (the density solve only): half of the last step's Σκ (as SPlisHSPlasH does),
+        // rescaled to this Δt (κ ∝ 1/Δt²), applied once before iterating. `total` is the solve's Σκ_i:
+        // the guess and every iteration's increment.
+        let guess = which == Solve::Density && self.warm_start && self.warm_dt > 0.0;
+        let scale = 0.5 * (self.warm_dt / dt).powi(2);
+        let mut total = std::mem::take(&mut self.kappa_total);
+        total.resize(n, 0.0);
+        for ((kappa, total), &warm) in self
             .kappa
             .iter_mut()
-            .zip(warm.iter_mut())
-            .zip(&self.kappa_sum)
+            .zip(total.iter_mut())
+            .zip(&self.warm_density)
         {
-            *kappa = if guess { scale * *w } else { 0.0 };
-            *w = -sum;
+            *kappa = if guess { scale * warm } else { 0.0 };
+            *total = *kappa;
         }
         if guess {
             self.apply_kappa(fluid, dt);
         }
         let mut iterations = 0;
         while iterations < self.max_iterations {
-            // The error each κ_i cancels, and the mean error.
-            // κ_i and the error it cancels, of particle i.
-            let kappa_and_error = |this: &Self, shared: &Fluid, i: usize| {
+            // Particle i's increment κ_i and its error. The increment may be negative (an over-push
+            // undone, at the rate `RELEASE`) down to this solve's total Σκ_i = 0: the solve's pressure
+            // stays a push, never a pull. A particle still pushing while expanded counts its
+            // expansion in the error, so a solve does not stop on an over-push it has not undone.
+            let kappa_and_error = |this: &Self, shared: &Fluid, total: &[f64], i: usize| {
                 let rate = this.density_rate(shared, i);
-                match which {
+                let (kappa, error) = match which {
                     Solve::Density => {
-                        let predicted = shared.density[i] + dt * rate;
-                        let compression = (predicted - rho0).max(0.0);
+                        let compression = shared.density[i] + dt * rate - rho0;
                         (compression / (dt * dt) * this.alpha[i], compression)
                     }
                     Solve::Divergence => {
                         let enough = shared.fluid_neighbours.of(i).len()
                             + shared.boundary_neighbours.of(i).len()
                             >= MIN_DIVERGENCE_NEIGHBOURS;
-                        let rate = if enough { rate.max(0.0) } else { 0.0 };
+                        let rate = if enough { rate } else { 0.0 };
                         (rate / dt * this.alpha[i], rate * dt)
                     }
-                }
+                };
+                let error = if total[i] > 0.0 {
+                    error.abs()
+                } else {
+                    error.max(0.0)
+                };
+                let kappa = if kappa < 0.0 { RELEASE * kappa } else { kappa };
+                (kappa.max(-total[i]), error)
             };
             // The errors are summed in the particles' order, whatever the thread count.
             let mut error_sum = 0.0;
@@ -356,10 +369,10 @@ impl Dfsph {
                     .zip(error.chunks_mut(PIECE))
                     .enumerate()
                     .collect();
-                let (this, shared) = (&*self, &*fluid);
+                let (this, shared, total) = (&*self, &*fluid, &total[..]);
                 crate::parallel::for_each_piece(pieces, |(p, (kappa, error))| {
                     for (k, (kappa, error)) in kappa.iter_mut().zip(error.iter_mut()).enumerate() {
-                        (*kappa, *error) = kappa_and_error(this, shared, p * PIECE + k);
+                        (*kappa, *error) = kappa_and_error(this, shared, total, p * PIECE + k);
                     }
                 });
                 for &e in &error {
@@ -369,7 +382,7 @@ impl Dfsph {
                 self.error = error;
             } else {
                 for i in 0..n {
-                    let (kappa, error) = kappa_and_error(self, fluid, i);
+                    let (kappa, error) = kappa_and_error(self, fluid, &total, i);
                     self.kappa[i] = kappa;
                     error_sum += error;
                 }
@@ -380,14 +393,14 @@ impl Dfsph {
             }
             iterations += 1;
             self.apply_kappa(fluid, dt);
+            for (total, kappa) in total.iter_mut().zip(&self.kappa) {
+                *total += kappa;
+            }
         }
-        for (w, sum) in warm.iter_mut().zip(&self.kappa_sum) {
-            *w += sum;
+        if which == Solve::Density {
+            self.warm_density.copy_from_slice(&total);
         }
-        match which {
-            Solve::Density => self.warm_density = warm,
-            Solve::Divergence => self.warm_divergence = warm,
-        }
+        self.kappa_total = total;
         iterations
     }
 

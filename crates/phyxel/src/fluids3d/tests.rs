@@ -302,8 +302,9 @@ fn a_fluid_within_limits_of_its_own_is_refused_beyond_each_and_only_there() {
 /// solver at 6 and 10 particles across a (864 and 4 000 particles), over the experiment's range: the
 /// front (the furthest particle along the channel) against Martin & Moyce. Measured 2026-11-24 (6 / 8
 /// / 10 across): from T = 4.4 on every solver is within 8 % (WCSPH 6.2 / 4.4 / 3.1 %, PBF 4.9 / 3.1 /
-/// 2.9 %, DFSPH 7.3 / 6.2 / 7.6 %, the last not converging), the mean |deviation| over the whole range
-/// 6.6–11.4 %; the early points run ahead, +20 … +32 % for T < 2.6 (the 2D fluid's +11 … +19 %): the
+/// 2.9 %, DFSPH 7.3 / 6.2 / 7.6 %, the last not converging; 7.5 % and 6.9 % at 6 and 10 across with
+/// its warm start, 2026-11-29), the mean |deviation| over the whole range 6.6–11.6 %; the early points
+/// run ahead, +20 … +34 % for T < 2.6 (the 2D fluid's +11 … +20 %): the
 /// experiment's released gate, which no inviscid simulation has. Asserted: from T = 4.4 within 8 %,
 /// the mean within 12 %, every point within 35 %, and WCSPH's and PBF's late error shrinking from 6
 /// to 10 across. NOT the "within 10 % over the whole range". About 18 s.

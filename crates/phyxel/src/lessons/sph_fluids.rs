@@ -207,7 +207,7 @@ mod tests {
             simulation.advance(0.15).expect("no blow-up");
         }
         // What the page's E2E test reads: DFSPH's mean density error after every step of the first
-        // second stays below 0.5 % (measured 0.21 %, at the impact on the far wall, where the density
+        // second stays below 0.5 % (measured 0.19 %, at the impact on the far wall, where the density
         // solve reaches its 100 iterations; at rest it is below 0.1 %: `fluids::tests`).
         let mut dfsph = dam_break(settings, Solver::Dfsph).expect("builds");
         let mut worst: f64 = 0.0;
@@ -282,7 +282,7 @@ mod tests {
 
     /// The collapse's speed does not depend on the resolution and stays below the shallow-water
     /// front speed 2√(g h₀) of Ritter's dam-break solution (h₀ = 2a = 1 m: 6.26 m/s): DFSPH's largest
-    /// speed in the first 0.3 s at 30, 60 and 80 across is 4.18, 4.12 and 4.09 m/s (at 80 across a
+    /// speed in the first 0.3 s at 30, 60 and 80 across is 4.06, 4.12 and 4.16 m/s (at 80 across a
     /// particle ejected from the corner reached 31 m/s before DFSPH's step took the hydrostatic speed
     /// √(gH) into account).
     #[test]
