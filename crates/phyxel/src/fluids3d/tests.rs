@@ -176,8 +176,9 @@ fn hydrostatic_pressure_at_the_bottom_is_rho_g_h_in_3d() {
 }
 
 /// DFSPH in 3D keeps the settled column at its density: mean error below 0.1 % (the bound for
-/// the incompressible solver) at 8 across after 0.4 s (measured 0.073 %), with no eruption: the
-/// fastest particle, one of the free surface's, under ½ √(gH) (measured 0.28 m/s; DFSPH's defect in
+/// the incompressible solver) at 8 across after 0.4 s (measured 0.073 % when written, 0.045 % with
+/// the warm start, 2026-11-29), with no eruption: the fastest particle, one of the free surface's,
+/// under ½ √(gH) (measured 0.28 m/s, then 0.26 m/s; DFSPH's defect in
 /// 2D, `crate::fluids::dfsph`, throws particles at several √(gH)).
 #[test]
 fn dfsph_keeps_a_3d_column_at_its_density() {
