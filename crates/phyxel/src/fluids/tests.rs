@@ -226,6 +226,8 @@ fn bottom_pressure_at_finer_resolutions() {
     }
 }
 
+/// DFSPH's pressure p_i = ρ_i Σκ_i over both solves (Bender & Koschier 2015: the pressure whose force
+/// over Δt is the step's velocity correction). About 10 s.
 #[test]
 fn dfsph_bottom_pressure_converges_to_rho_g_h() {
     bottom_pressure_converges_to_rho_g_h(Solver::Dfsph);
@@ -354,8 +356,9 @@ fn dam_break_front(solver: Solver, per_width: usize) -> Vec<f64> {
 /// experiment's released gate that every inviscid simulation shows — and later lies within 10 %
 /// except at T = 4.03 (+7 … +15 %, a point 5 % off its neighbours' trend in the data); DFSPH at 20
 /// across, +10.5 % at T = 9.24 before the hydrostatic speed entered its time step, was +9.1 %
-/// (2026-11-24) and is +8.5 % with its warm start (2026-11-29; early on +19.6 % against +18.4 %). The claim asserted is the one that holds: every point within 20 %,
-/// the mean |deviation| over the range within 12 %, and from T = 4.4 on within 11 %.
+/// (2026-11-24) and is +8.5 % with its warm start (2026-11-29; early on +19.6 % against +18.4 %).
+/// The claim asserted is the one that holds: every point within 20 %, the mean |deviation| over the
+/// range within 12 %, and from T = 4.4 on within 11 %.
 /// NOT the "within 10 % over the whole range": that fails (see docs). About 5 s.
 #[test]
 fn the_dam_break_front_follows_martin_and_moyce() {
