@@ -41,20 +41,19 @@ fn rest_height(f: &Fluid, per_width: usize) -> f64 {
     (f.len() / per_width) as f64 * f.spacing()
 }
 
-/// p(0) and the slope β of the least-squares line p = p(0) + β y through every particle's pressure:
-/// the pressure at the bottom without the particle-to-particle noise of the rows next to the wall.
-fn pressure_line(f: &Fluid) -> (f64, f64) {
-    let n = f.len() as f64;
-    let (mut sy, mut sp, mut syy, mut syp) = (0.0, 0.0, 0.0, 0.0);
-    for i in 0..f.len() {
-        let (y, p) = (f.x[i].y, f.pressure[i]);
+/// p(0) of the least-squares line p = p(0) + β y through the points (y_k, p_k): the pressure at the
+/// bottom without the particle-to-particle noise of the rows next to the wall.
+fn pressure_line(points: impl Iterator<Item = (f64, f64)>) -> f64 {
+    let (mut n, mut sy, mut sp, mut syy, mut syp) = (0.0, 0.0, 0.0, 0.0, 0.0);
+    for (y, p) in points {
+        n += 1.0;
         sy += y;
         sp += p;
         syy += y * y;
         syp += y * p;
     }
     let beta = (n * syp - sy * sp) / (n * syy - sy * sy);
-    ((sp - beta * sy) / n, beta)
+    (sp - beta * sy) / n
 }
 
 /// WCSPH (c = 10 √(2gH)): p(0)/(ρ₀ g H) averaged over 1 s after 1 s of settling, as DFSPH's and
@@ -107,16 +106,13 @@ fn averaged_bottom_pressure(
     let h = sim.fluid.kernel.h;
     let rho_g_h = sim.fluid.rest_density() * G * height;
     let fit = |beside_walls: bool| {
-        let mut interior = sim.fluid.clone();
-        let keep: Vec<usize> = (0..n)
+        let interior = (0..n)
             .filter(|&i| {
                 let away = x[i].x > 2.0 * h && x[i].x < WIDTH - 2.0 * h;
                 x[i].y > h && x[i].y < height - h && (beside_walls || away)
             })
-            .collect();
-        interior.x = keep.iter().map(|&i| x[i]).collect();
-        interior.pressure = keep.iter().map(|&i| p[i]).collect();
-        pressure_line(&interior).0 / rho_g_h
+            .map(|i| (x[i].y, p[i]));
+        pressure_line(interior) / rho_g_h
     };
     BottomPressure {
         whole_width: fit(true),
