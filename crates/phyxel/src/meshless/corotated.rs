@@ -20,7 +20,7 @@
 //!   derivative of R drops out because RᵀδR is skew and σ symmetric).
 //!
 //! With the rotations frozen the forces are linear in the displacements, f = K u + f₀, and
-//! K = ∂f/∂u is applied matrix-free by [`stiffness_product`] (Zhou eqs. 19–22: f = −Lᵀ C L Q + …;
+//! K = ∂f/∂u is applied matrix-free by [`FrozenStiffness`] (Zhou eqs. 19–22: f = −Lᵀ C L Q + …;
 //! Brunet eq. 14: K_ij = Σ_I v_I R B_iᵀ C B_j Rᵀ). Sign convention: K here is ∂f/∂x — symmetric and
 //! negative semidefinite, the Baraff–Witkin sign of [`crate::integrators::LinearizedDynamics`].
 //! The plastic part is frozen within a step too: [`super::plasticity::Plasticity::flow_multiplicative`]
@@ -36,6 +36,7 @@ use super::elasticity::{
     PhyxelStress,
 };
 pub use super::polar::{polar_rotation, symmetric_part};
+use super::quadrature;
 use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 
@@ -132,17 +133,62 @@ pub fn energy(body: &Body, displacement: &[DVec3]) -> f64 {
         .sum()
 }
 
-/// K·δu with K = ∂f/∂u at frozen rotations (negative semidefinite; Zhou et al. 2013 eqs. 19–22,
-/// Brunet et al. 2019 eq. 14), without assembling K:
-///
-/// δF_e,i = Σ_j (δu_j − δu_i) d_ijᵀ F_p,i⁻¹,  δσ_i = C sym(R_iᵀ δF_e,i),  δM_i = −V_i R_i δσ_i F_p,i⁻ᵀ,
-///
-/// then the same gather as the forces. The displacements themselves do not enter (K does not depend
-/// on them once the rotations are frozen).
-pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
-    if let Some(q) = body.quadrature() {
-        return q.stiffness_product(rotations, du);
+/// K = ∂f/∂u at frozen rotations (negative semidefinite; Zhou et al. 2013 eqs. 19–22, Brunet et
+/// al. 2019 eq. 14), applied without assembling it: what the products and the diagonal blocks of
+/// one solve share — the nodal model's rotations, or the quadrature's per-point frames in f32,
+/// prepared once ([`quadrature::elasticity::FrozenStiffness`]). The displacements themselves do not
+/// enter (K does not depend on them once the rotations are frozen).
+pub enum FrozenStiffness<'a> {
+    Nodal {
+        body: &'a Body,
+        rotations: &'a [DMat3],
+    },
+    Quadrature(quadrature::elasticity::FrozenStiffness<'a>),
+}
+
+impl<'a> FrozenStiffness<'a> {
+    /// K of `body` at the frames `rotations` (from [`rotations`]: one per phyxel, or per
+    /// integration point for a quadrature).
+    pub fn at(body: &'a Body, rotations: &'a [DMat3]) -> Self {
+        match body.quadrature() {
+            Some(q) => Self::Quadrature(q.frozen_stiffness(rotations)),
+            None => Self::Nodal { body, rotations },
+        }
     }
+
+    /// K δu: for the nodal model δF_e,i = Σ_j (δu_j − δu_i) d_ijᵀ F_p,i⁻¹, δσ_i = C sym(R_iᵀ
+    /// δF_e,i), δM_i = −V_i R_i δσ_i F_p,i⁻ᵀ, then the same gather as the forces; for the quadrature
+    /// the same at its points ([`quadrature::elasticity::FrozenStiffness::product`]).
+    pub fn product(&self, du: &[DVec3]) -> Vec<DVec3> {
+        match self {
+            Self::Nodal { body, rotations } => nodal_stiffness_product(body, rotations, du),
+            Self::Quadrature(k) => k.product(du),
+        }
+    }
+
+    /// The 3 × 3 diagonal blocks K_kk of K, for block-Jacobi preconditioning (for the nodal model
+    /// see `nodal_stiffness_diagonal`).
+    pub fn diagonal(&self) -> Vec<DMat3> {
+        match self {
+            Self::Nodal { body, rotations } => nodal_stiffness_diagonal(body, rotations),
+            Self::Quadrature(k) => k.diagonal(),
+        }
+    }
+}
+
+/// K·δu at frozen rotations, for one product ([`FrozenStiffness::product`]; a solve prepares the
+/// [`FrozenStiffness`] once).
+pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
+    FrozenStiffness::at(body, rotations).product(du)
+}
+
+/// The diagonal blocks of K at frozen rotations ([`FrozenStiffness::diagonal`]).
+pub fn stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
+    FrozenStiffness::at(body, rotations).diagonal()
+}
+
+/// The nodal model's K·δu ([`FrozenStiffness::product`]).
+fn nodal_stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<DVec3> {
     let differentials = map_indices(body.len(), |i| {
         let (lambda, mu) = lame(body, i);
         let plastic_inverse = plastic_inverse(body, i);
@@ -159,16 +205,13 @@ pub fn stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Vec<
     body.gather_forces(&differentials)
 }
 
-/// The 3×3 diagonal blocks K_kk of K = ∂f/∂u at frozen rotations, for block-Jacobi preconditioning.
+/// The nodal model's 3×3 diagonal blocks K_kk of K = ∂f/∂u at frozen rotations.
 ///
 /// Phyxel i's energy depends on u_k through δF_e,i = δu_k c_ikᵀ with c_ik = F_p,i⁻ᵀ d_ik (k a
 /// neighbour) or c_ii = −F_p,i⁻ᵀ Σ_j d_ij, and δ²U_i = V_i wᵀ (μ|c|² I + (λ + μ) c cᵀ) w with
 /// w = R_iᵀ δu_k, so K_kk = −Σ_i V_i R_i (μ|c_ik|² I + (λ + μ) c_ik c_ikᵀ) R_iᵀ — gathered per phyxel
 /// like the forces.
-pub fn stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
-    if let Some(q) = body.quadrature() {
-        return q.stiffness_diagonal(rotations);
-    }
+fn nodal_stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
     let hoods = &body.neighbours;
     let block = |i: usize, d: DVec3| {
         let (lambda, mu) = lame(body, i);

@@ -3,7 +3,7 @@
 //! Baraff & Witkin 1998 §4 for the linearized step).
 //!
 //! With the rotations R_i frozen at the start of the step, the forces are linear in the displacements
-//! (f(u + δu) = f(u) + K δu, K = ∂f/∂u from [`super::corotated::stiffness_product`]), and one
+//! (f(u + δu) = f(u) + K δu, K = ∂f/∂u from [`super::corotated::FrozenStiffness`]), and one
 //! linearized backward Euler step is
 //!
 //! (M − Δt·D − Δt²·K) Δv = Δt·(f + Δt·K·v)   (Brunet eq. 16; Baraff & Witkin eq. 18),
@@ -58,7 +58,7 @@
 
 use super::body::Body;
 use super::contact::Contact;
-use super::corotated::{rotations_and_forces, stiffness_diagonal, stiffness_product};
+use super::corotated::{rotations_and_forces, FrozenStiffness};
 use crate::conjugate_gradient::{self, block_jacobi, block_jacobi_inverses, Tolerance};
 use crate::deflation::{solve_deflated, CoarseSpace};
 use glam::{DMat3, DVec3};
@@ -359,6 +359,7 @@ pub fn velocity_change(
 ) -> VelocityChange {
     let n = body.len();
     let (r, elastic) = rotations_and_forces(body, &body.displacement);
+    let stiffness = FrozenStiffness::at(body, &r);
     let beta = settings.rayleigh.stiffness.max(0.0);
     let mass_factor = 1.0 + dt * mass_damping;
     let stiffness_factor = dt * beta + dt * dt;
@@ -392,12 +393,13 @@ pub fn velocity_change(
     let base_b = b.clone();
     // A z = (1 + Δt α) M z − (Δt β + Δt²) K z (+ the pressing contacts' Δt² k_c (c n)(c n)ᵀ z).
     let elastic_system = |z: &[DVec3]| -> Vec<DVec3> {
-        let kz = stiffness_product(body, &r, z);
+        let kz = stiffness.product(z);
         (0..n)
             .map(|i| mass_factor * body.mass[i] * z[i] - stiffness_factor * kz[i])
             .collect()
     };
-    let elastic_blocks: Vec<DMat3> = stiffness_diagonal(body, &r)
+    let elastic_blocks: Vec<DMat3> = stiffness
+        .diagonal()
         .into_iter()
         .enumerate()
         .map(|(i, k)| DMat3::IDENTITY * (mass_factor * body.mass[i]) - stiffness_factor * k)
@@ -484,10 +486,9 @@ pub fn velocity_change(
             let moving = z.iter().any(|z| *z != DVec3::ZERO);
             let k_sum = if moving {
                 let sum: Vec<DVec3> = velocity.iter().zip(z).map(|(v, z)| *v + *z).collect();
-                stiffness_product(body, &r, &sum)
+                stiffness.product(&sum)
             } else {
-                kv.get_or_init(|| stiffness_product(body, &r, velocity))
-                    .clone()
+                kv.get_or_init(|| stiffness.product(velocity)).clone()
             };
             let mut residual: Vec<DVec3> = (0..n)
                 .map(|i| b[i] - mass_factor * body.mass[i] * z[i] + stiffness_factor * k_sum[i])
@@ -779,6 +780,7 @@ pub fn solve_static(body: &mut Body, loads: Loads, settings: StaticSolve) -> Sta
     body.velocity.iter_mut().for_each(|v| *v = DVec3::ZERO);
     loop {
         let (r, elastic) = rotations_and_forces(body, &body.displacement);
+        let stiffness = FrozenStiffness::at(body, &r);
         let residual = loads.total_force(body, elastic);
         let norm = residual
             .iter()
@@ -796,12 +798,13 @@ pub fn solve_static(body: &mut Body, loads: Loads, settings: StaticSolve) -> Sta
         let apply = |z: &Vec<DVec3>| -> Vec<DVec3> {
             let mut free = z.clone();
             loads.zero_fixed(&mut free);
-            let kz = stiffness_product(body, &r, &free);
+            let kz = stiffness.product(&free);
             (0..n)
                 .map(|i| if loads.is_fixed(i) { z[i] } else { -kz[i] })
                 .collect()
         };
-        let blocks: Vec<DMat3> = stiffness_diagonal(body, &r)
+        let blocks: Vec<DMat3> = stiffness
+            .diagonal()
             .into_iter()
             .enumerate()
             .map(|(i, k)| {

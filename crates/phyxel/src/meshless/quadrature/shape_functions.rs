@@ -33,7 +33,7 @@ pub struct ShapeFunctions {
     pub particle: Vec<u32>,
     pub value: Vec<f64>,
     pub gradient: Vec<DVec3>,
-    /// ∇φ_e in single precision, for the stiffness product (`Quadrature::stiffness_product`), with
+    /// ∇φ_e in single precision, for the stiffness product (`FrozenStiffness::product`), with
     /// round-off components flushed to zero ([`single_precision::flushed_gradients`]).
     pub gradient_single: Vec<Vec3A>,
     /// The largest component of any ∇φ_e: the scale of the gradients.

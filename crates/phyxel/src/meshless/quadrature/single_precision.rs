@@ -1,21 +1,21 @@
 //! The single-precision operands of the stiffness product and diagonal, kept free of subnormal
 //! numbers.
 //!
-//! The product K δu runs over the edges in f32 ([`Quadrature::stiffness_product`]), and CG feeds it
+//! The product K δu runs over the edges in f32 ([`FrozenStiffness::product`]), and CG feeds it
 //! search directions that spread from a contact with amplitudes falling geometrically across the
 //! body. In f32 their tails, and the products of a point's matrix entries that are rotation round-off
 //! (10⁻¹⁷ of the rest) with small gradients, fall below 2⁻¹²⁶: subnormal numbers, on which x86 and
 //! wasm arithmetic runs tens of times slower. Measured on the 3D demo's cube at its landing: 31
 //! products of 15–24 ms instead of 0.45 ms, a third of 100 steps' time. The diagonal blocks
-//! ([`Quadrature::stiffness_diagonal`]) take R_I in f32, whose round-off entries reach 10⁻⁴⁰ while the
+//! ([`FrozenStiffness::diagonal`]) take R_I in f32, whose round-off entries reach 10⁻⁴⁰ while the
 //! cube falls undeformed: its diagonals took 2.5–11 ms instead of 0.6. So every f32 operand is zero
 //! or within 2⁴⁰ of its own scale: δu is scaled by a power of two to a largest component near 1, and
 //! components, gradients and point-matrix entries below 2⁻⁴⁰ of their scale are set to zero (10⁻¹²
 //! relative, 10⁻⁵ of f32's own rounding). Products of two such operands stay above 2⁻⁸⁰ of the
 //! physical scale, far from 2⁻¹²⁶ in any sane units.
 //!
-//! [`Quadrature::stiffness_product`]: super::Quadrature::stiffness_product
-//! [`Quadrature::stiffness_diagonal`]: super::Quadrature::stiffness_diagonal
+//! [`FrozenStiffness::product`]: super::elasticity::FrozenStiffness::product
+//! [`FrozenStiffness::diagonal`]: super::elasticity::FrozenStiffness::diagonal
 
 use glam::{DMat3, DVec3, Mat3A, Vec3A};
 

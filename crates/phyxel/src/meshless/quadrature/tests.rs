@@ -260,6 +260,34 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
     }
     let work: f64 = du.iter().zip(&k_du).map(|(a, b)| a.dot(*b)).sum();
     assert!(work < 0.0);
+    // The same with every third point plastic (F_p ≠ I: its δM_I taken in double, the elastic
+    // points' in f32 from their frozen frames), the product against the forces' change.
+    let mut plastic = q.clone();
+    for k in (0..plastic.len()).step_by(3) {
+        plastic.plastic_deformation[k] = DMat3::IDENTITY
+            + 0.05
+                * DMat3::from_cols(
+                    random_vector(&mut seed),
+                    random_vector(&mut seed),
+                    random_vector(&mut seed),
+                );
+    }
+    let r_plastic = plastic.rotations(&u);
+    let f_plastic = plastic.forces(&u, &r_plastic);
+    let f_plastic_moved = plastic.forces(&moved, &r_plastic);
+    let k_plastic = plastic.stiffness_product(&r_plastic, &du);
+    for i in 0..particles.len() {
+        let finite = (f_plastic_moved[i] - f_plastic[i]) / eps;
+        assert!(
+            finite.distance(k_plastic[i]) < 1e-6 * k_plastic[i].length().max(1.0),
+            "plastic: {finite} vs {}",
+            k_plastic[i]
+        );
+    }
+    assert!(k_plastic
+        .iter()
+        .zip(&k_du)
+        .any(|(a, b)| a.distance(*b) > 1e-3 * b.length()));
     // K is linear to the f32 arithmetic's scale: δu scaled by 2⁻¹⁶⁰ (below f32's range, where
     // rounded directly it would be zero) and by 2⁶⁰ gives K δu scaled alike.
     for power in [-160, 60] {
