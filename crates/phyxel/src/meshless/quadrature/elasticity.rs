@@ -10,10 +10,10 @@
 //! stiffness product is K δu: δF_I = Σ_j δu_j ∇φ_jᵀ F_p,I⁻¹, δP_I = R_I C(sym(R_Iᵀ δF_I)) F_p,I⁻ᵀ,
 //! (K δu)_i = −Σ_I v_I δP_I ∇φ_i — eq. 14 without assembling K ([`FrozenStiffness`]: the frozen
 //! frames prepared once per solve, the ~15 products of an implicit step then share them). Each pass
-//! runs once over the edges in
-//! their order, each point's matrix applied to its edges as soon as it is formed, into per-range copies
-//! of the particles' sums that are added in a fixed order (`Quadrature::sum_over_points`): no two
-//! threads write one force, and the sums do not depend on the thread count. A held surface
+//! runs once over the edges in their order, each point's matrix applied to its edges as soon as it
+//! is formed, into per-range copies of the particles' sums that are added in a fixed order
+//! (`Quadrature::sum_over_points`): no two threads write one force, and the sums do not depend on
+//! the thread count. A held surface
 //! ([`super::HeldSurface`]) adds its penalty's (linear) force, energy and stiffness to each.
 
 use super::single_precision::{flushed_matrix, SingleDirections, FLUSHED_BELOW};
@@ -329,7 +329,8 @@ impl FrozenStiffness<'_> {
     /// 30 products at 40× the time). The product is then exact to about 10⁻⁶ relative, far below
     /// what CG asks of it (10⁻⁴); the forces, the energy and Newton's residual stay in double.
     /// Measured on the 3D demo's cube (152 048 edges, one thread): 0.68 ms in double, 0.48 ms with
-    /// the edges in f32 and δM_I in double.
+    /// the edges in f32 and δM_I in double (2026-11-24); on a slower VM (2026-12-01) 0.99–1.01 ms
+    /// so and 0.80–0.84 ms with δM_I in f32 from the prepared frames.
     ///
     /// [`single_precision`]: super::single_precision
     pub fn product(&self, du: &[DVec3]) -> Vec<DVec3> {
@@ -462,8 +463,9 @@ impl ElasticFrame {
     ///
     /// δM_I = −v_I λ_I tr(H) R − v_I μ_I (G + R Hᵀ),
     ///
-    /// two 3 × 3 products on four f32 lanes (in double, Rᵀ G, its symmetric part, Hooke's law and
-    /// R δσ took as long as the point's 19 edges), its entries below the floor set to zero.
+    /// two 3 × 3 products on four f32 lanes, its entries below the floor set to zero. (In double,
+    /// from R_I and F_p,I read each product, the work per point took 36 % of the product's pass,
+    /// beside 35 % for the gather and 25 % for the scatter over its 19 edges: `perf` on the demo.)
     fn force_matrix_differential(&self, gradient: Mat3A) -> Mat3A {
         let h = self.rotation_transposed * gradient;
         let trace = h.x_axis.x + h.y_axis.y + h.z_axis.z;
