@@ -248,16 +248,22 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
     let du: Vec<DVec3> = particles.iter().map(|_| random_vector(&mut seed)).collect();
     let eps = 1e-6;
     let moved: Vec<DVec3> = u.iter().zip(&du).map(|(u, d)| *u + eps * *d).collect();
-    let f_moved = q.forces(&moved, &r);
-    let k_du = q.stiffness_product(&r, &du);
-    for i in 0..particles.len() {
-        let finite = (f_moved[i] - f[i]) / eps;
-        assert!(
-            finite.distance(k_du[i]) < 1e-6 * k_du[i].length().max(1.0),
-            "{finite} vs {}",
-            k_du[i]
-        );
-    }
+    // K δu of `q` at the rotations of u, checked against (f(u + ε δu) − f(u)) / ε at them.
+    let product_is_the_forces_change = |q: &Quadrature, label: &str| {
+        let r = q.rotations(&u);
+        let (f, f_moved) = (q.forces(&u, &r), q.forces(&moved, &r));
+        let k_du = q.stiffness_product(&r, &du);
+        for i in 0..particles.len() {
+            let finite = (f_moved[i] - f[i]) / eps;
+            assert!(
+                finite.distance(k_du[i]) < 1e-6 * k_du[i].length().max(1.0),
+                "{label}: {finite} vs {}",
+                k_du[i]
+            );
+        }
+        k_du
+    };
+    let k_du = product_is_the_forces_change(&q, "elastic");
     let work: f64 = du.iter().zip(&k_du).map(|(a, b)| a.dot(*b)).sum();
     assert!(work < 0.0);
     // The same with every third point plastic (F_p ≠ I: its δM_I taken in double, the elastic
@@ -272,18 +278,7 @@ fn forces_are_minus_the_energy_gradient_and_the_stiffness_product_their_derivati
                     random_vector(&mut seed),
                 );
     }
-    let r_plastic = plastic.rotations(&u);
-    let f_plastic = plastic.forces(&u, &r_plastic);
-    let f_plastic_moved = plastic.forces(&moved, &r_plastic);
-    let k_plastic = plastic.stiffness_product(&r_plastic, &du);
-    for i in 0..particles.len() {
-        let finite = (f_plastic_moved[i] - f_plastic[i]) / eps;
-        assert!(
-            finite.distance(k_plastic[i]) < 1e-6 * k_plastic[i].length().max(1.0),
-            "plastic: {finite} vs {}",
-            k_plastic[i]
-        );
-    }
+    let k_plastic = product_is_the_forces_change(&plastic, "plastic");
     assert!(k_plastic
         .iter()
         .zip(&k_du)
