@@ -179,13 +179,13 @@ impl Quadrature {
         let plastic_inverse = self.plastic_inverse(k);
         let df = gradient * plastic_inverse;
         let m = corotated_force_differential(df, rotation, plastic_inverse, volume, lambda, mu);
-        flushed_matrix(m, self.differential_floor(k))
+        flushed_matrix(m, self.differential_floor(volume, lambda, mu))
     }
 
-    /// 2⁻⁴⁰ of v_I (λ_I + 2μ_I) max|∇φ|: below it an entry of a point's δM_I is zero.
-    fn differential_floor(&self, k: usize) -> f64 {
-        let Lame { lambda, mu } = self.point_lame(k);
-        FLUSHED_BELOW * self.points.volume[k] * (lambda + 2.0 * mu) * self.shape.gradient_bound
+    /// 2⁻⁴⁰ of v_I (λ_I + 2μ_I) max|∇φ| for a point of volume v_I and Lamé parameters λ_I, μ_I:
+    /// below it an entry of the point's δM_I is zero.
+    fn differential_floor(&self, volume: f64, lambda: f64, mu: f64) -> f64 {
+        FLUSHED_BELOW * volume * (lambda + 2.0 * mu) * self.shape.gradient_bound
     }
 
     /// The diagonal blocks of K at frozen rotations ([`FrozenStiffness::diagonal`]).
@@ -454,7 +454,7 @@ impl ElasticFrame {
             rotation_transposed: flushed_matrix(rotation.transpose(), FLUSHED_BELOW),
             volume_lambda: (volume * lambda) as f32,
             volume_mu: (volume * mu) as f32,
-            floor: quadrature.differential_floor(k) as f32,
+            floor: quadrature.differential_floor(volume, lambda, mu) as f32,
         }
     }
 
