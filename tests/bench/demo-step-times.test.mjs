@@ -16,10 +16,8 @@
 // overrides the pages measured.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import { openPage, solverChosen, useBrowser } from '../e2e/harness.mjs';
-import { spread } from './sampler.mjs';
+import { record, spread } from './sampler.mjs';
 
 const env = useBrowser();
 const QUERIES = process.env.CASES?.split(',') ?? ['', '?integrator=implicit-euler', '?integrator=implicit-euler&implicitModel=nodal'];
@@ -91,20 +89,18 @@ for (const query of QUERIES) {
           ];
         }),
       );
-      const row = {
-        page: `phyxels.html${query}`,
-        solver: samples.at(-1).solver,
-        integration: samples.at(-1).integration,
-        phases,
-        cg_readings: samples.map((s) => s.cg),
-        simulated_s: samples.at(-1).time,
-        date: new Date().toISOString(),
-        load: os.loadavg()[0],
-        cpus: os.cpus().length,
-      };
-      console.log(JSON.stringify(row));
-      rows.push(row);
-      fs.writeFileSync(OUT, JSON.stringify(rows, null, 1));
+      record(
+        {
+          page: `phyxels.html${query}`,
+          solver: samples.at(-1).solver,
+          integration: samples.at(-1).integration,
+          phases,
+          cg_readings: samples.map((s) => s.cg),
+          simulated_s: samples.at(-1).time,
+        },
+        rows,
+        OUT,
+      );
     } finally {
       await context.close();
     }

@@ -26,23 +26,32 @@ export async function measurePage(env, path, { settleMs = 0, until = () => true,
       await page.waitForTimeout(1000);
       readings.push(await page.evaluate(read));
     }
-    const row = {
-      page: path,
-      ...summarise(readings),
-      waited_s: (Date.now() - started) / 1000,
-      first: readings[0],
-      last: readings.at(-1),
-      date: new Date().toISOString(),
-      load: os.loadavg()[0],
-      cpus: os.cpus().length,
-    };
-    console.log(JSON.stringify(row));
-    rows.push(row);
-    fs.writeFileSync(out, JSON.stringify(rows, null, 1));
-    return row;
+    return record(
+      {
+        page: path,
+        ...summarise(readings),
+        waited_s: (Date.now() - started) / 1000,
+        first: readings[0],
+        last: readings.at(-1),
+      },
+      rows,
+      out,
+    );
   } finally {
     await context.close();
   }
+}
+
+/**
+ * Stamp `row` with the date and the machine's load and cores, print it as one JSON line, append it to
+ * `rows` and write `rows` to `out`; returns the stamped row.
+ */
+export function record(row, rows, out) {
+  const stamped = { ...row, date: new Date().toISOString(), load: os.loadavg()[0], cpus: os.cpus().length };
+  console.log(JSON.stringify(stamped));
+  rows.push(stamped);
+  fs.writeFileSync(out, JSON.stringify(rows, null, 1));
+  return stamped;
 }
 
 /** The median, smallest and largest of the finite numbers in `values`, as `{prefix}median` etc. */
