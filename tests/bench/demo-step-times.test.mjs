@@ -7,9 +7,10 @@
 //
 // Each page is opened as a user opens it (the defaults: symplectic Euler with its automatic substeps;
 // then implicit Euler with background quadrature, the implicit integrator's default model, and with
-// nodal integration), put on the threaded CPU worker, restarted, and read every 100 ms for 8 s: the
-// solver's step count and simulated time (so steps/s and the real-time factor over each interval) and
-// the worker's own time per step. Each interval is assigned to the phase its simulated time is in: the
+// nodal integration), put on the threaded CPU worker, restarted, and read 80 times, 100 ms apart plus
+// the read's own time (about 0.16 s apart on a loaded 2-core machine): the solver's step count and
+// simulated time (so steps/s and the real-time factor over each interval) and the worker's own time per
+// step (the page averages it over the last second, so it lags the phases a little). Each interval is assigned to the phase its simulated time is in: the
 // fall (t < 0.24 s), the landing (0.24–1.0 s: the impact and the ringing, where the implicit solves take
 // 20–60 CG iterations) and the rest (t ≥ 1.0 s). The JSON goes to stdout and to $OUT (default
 // /tmp/demo-step-times.json), with the date and the machine's load. CASES (comma-separated queries)
