@@ -23,7 +23,17 @@ async function waitForReadout(page, id, accept, timeout = 15_000) {
     if (accept(value)) return value;
     await page.waitForTimeout(200);
   }
-  assert.fail(`readout ${id} stayed at ${value}`);
+  assert.fail(`readout ${id} stayed at ${value}; ${await pageState(page)}`);
+}
+
+/** What a stalled wait reports: the page's flags, who steps and how it was last told to run, the notices. */
+function pageState(page) {
+  return page.evaluate(() => {
+    const { solver } = window.phyxelDemo;
+    const flags = ['solver', 'cpuWorker', 'busy', 'visible'].map((k) => `${k}=${document.body.dataset[k]}`).join(' ');
+    const worker = `workerSteps=${solver.workerSteps} lastRun=${JSON.stringify(solver.cpu?.lastRun ?? null)}`;
+    return `page: ${flags} ${worker}; notices: “${document.getElementById('notices').textContent.trim()}”`;
+  });
 }
 
 /** Wait until the top of the body moves less than 2 mm while 0.1 s of simulated time passes (a pause

@@ -307,8 +307,12 @@ export class PhyxelSolver {
       threads,
       (message, solver) => {
         if (solver !== this.cpu) return;
-        this.takeWorkerState(message);
-        solver.taken();
+        // Acknowledged whatever taking it did: the worker sends nothing more until it hears back.
+        try {
+          this.takeWorkerState(message);
+        } finally {
+          solver.taken();
+        }
       },
       (message, solver) => {
         if (solver === this.cpu) this.workerFailed(message);
