@@ -1,8 +1,8 @@
 // The 3D demo's CPU solver in a Web Worker on a cross-origin isolated page: the threaded build runs,
 // every thread of its pool computes phyxels (the solver's own per-thread counters), the thread count
-// changes at run time without losing the motion, and a 10 648-phyxel cube and the implicit integrator's
-// two models are measured (JSON saved in tests/artifacts/phyxels-worker-*.json; measurements, not
-// asserted as timings).
+// changes at run time without losing the motion, a worker that falls silent is given up (the page steps
+// on), and a 10 648-phyxel cube and the implicit integrator's two models are measured (JSON saved in
+// tests/artifacts/phyxels-worker-*.json; measurements, not asserted as timings).
 // Run with WebGPU only: every test selects the CPU backend, whose worker is the same either way (the
 // demo's CPU steps without WebGPU are phyxels.test.mjs's, in both passes).
 import { test } from 'node:test';
@@ -71,6 +71,32 @@ test('isolated: the threaded worker steps the demo on every thread; the thread c
   await page.fill('#param-threads', String(processors + 1));
   assert.match(await page.locator('#param-threads-error').textContent(), new RegExp(`Must be between 1 and ${processors}`));
   assert.equal(await solverText(page)(), 'CPU: Web Worker, threaded build, 1 thread');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('isolated: a worker that falls silent is given up, and the page steps on from its last state, saying why', async () => {
+  const { page, context, problems } = await openOnCpu();
+  await until(page, solverText(page), (text) => text.startsWith('CPU: Web Worker, threaded build'), 'solver readout');
+  await until(page, () => readNumber(page, '#readout-sim-time'), (t) => t > 0.05, 'simulated time');
+  // The worker ends without a word, as a pool hung on a trapped thread or a worker the browser stopped
+  // would: no state, no reply, no error event. The page's limit is shortened from 30 s for the test.
+  await page.evaluate(() => {
+    window.phyxelDemo.solver.workerSilenceMs = 3000;
+    window.phyxelDemo.cpuWorker.terminate();
+  });
+  const stopped = await readNumber(page, '#readout-sim-time');
+  const notice = page.locator('#notices .notice', { hasText: 'sent nothing for' });
+  await notice.waitFor({ timeout: 20_000 });
+  assert.match(
+    await notice.textContent(),
+    /^The solver's Web Worker stopped \(it sent nothing for \d+ s while it should have been stepping\); the CPU solver runs on the page's thread instead\.$/,
+  );
+  await page.waitForSelector('body[data-cpu-worker="none"]', { timeout: 5_000 });
+  await until(page, solverText(page), (text) => text === 'CPU: the page’s thread (one thread)', 'solver readout');
+  // The page's copy, which holds the worker's last state, steps on from there.
+  await until(page, () => readNumber(page, '#readout-sim-time'), (t) => t > stopped + 0.05, 'simulated time after the worker');
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();
 });

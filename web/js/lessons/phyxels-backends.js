@@ -21,6 +21,7 @@
 //   solver.setThreads(n)         a new pool for the threaded worker, continuing the motion (changes run
 //                                one after another, the latest wins: a promise, settled once in force)
 //   solver.frame()               once per page frame: notices, the GPU's read-back, the worker's pace
+//                                and its silence (a worker silent for WORKER_SILENCE_MS while it should step is given up)
 //   solver.where()               where it runs, in words
 //   solver.dispose()
 import { GpuDevice, PhyxelDemo } from '../../phyxel-view.js';
@@ -35,6 +36,16 @@ export const READOUT_INTERVAL_MS = 250;
  * taken in slices this long, never as one task of seconds.
  */
 export const PAGE_SLICE_MS = 14;
+/**
+ * Longest the worker may say nothing (no state, no reply) while it should be stepping — the page
+ * running and shown — before the page gives it up and steps its own copy, with a notice (ms). A hung
+ * worker would otherwise stop the simulation without a word: a thread of its pool that traps leaves
+ * the others waiting for it for ever, and a browser may stop a worker without an error event. Far
+ * beyond one step of any scene the demo builds (under a second on the 2-core VM).
+ */
+export const WORKER_SILENCE_MS = 30_000;
+/** A gap between two page frames longer than this (a hidden tab, a long task) restarts the silence's count (ms). */
+const FRAME_GAP_MS = 1000;
 
 export class PhyxelSolver {
   /**
@@ -74,6 +85,10 @@ export class PhyxelSolver {
     this.poolChanges = Promise.resolve();
     /** The threads last asked for: a change superseded before it could start its pool is skipped. */
     this.wantedThreads = null;
+    /** The worker's silence that gives it up (ms; the tests shorten it), and since when the page has watched it without a break. */
+    this.workerSilenceMs = WORKER_SILENCE_MS;
+    this.watchedSince = 0;
+    this.lastWatched = -Infinity;
     this.demo = this.build();
   }
 
@@ -199,6 +214,26 @@ export class PhyxelSolver {
     }
     this.readBack();
     this.syncWorkerRun();
+    this.watchWorker();
+  }
+
+  /**
+   * Give the worker up once it has said nothing for workerSilenceMs while it should have been
+   * stepping (workerFailed: the page's copy, which holds the last state it sent, steps on and a notice
+   * says why). The silence counts only while the page runs, is shown and draws its frames.
+   */
+  watchWorker() {
+    const now = performance.now();
+    const gap = now - this.lastWatched;
+    this.lastWatched = now;
+    if (!this.cpu || !this.workerSteps || !this.page.running || !this.page.visible || gap > FRAME_GAP_MS) {
+      this.watchedSince = now;
+      return;
+    }
+    const silent = now - Math.max(this.cpu.lastHeard, this.watchedSince);
+    if (silent > this.workerSilenceMs) {
+      this.workerFailed(new Error(`it sent nothing for ${(silent / 1000).toFixed(0)} s while it should have been stepping`));
+    }
   }
 
   /** The phyxels each CPU thread computed since the last call (empty while the page steps). */
