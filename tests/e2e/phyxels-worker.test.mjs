@@ -22,6 +22,9 @@ async function openOnCpu(query = '') {
   await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
   await solverChosen(page);
   await page.selectOption('#param-backend', 'cpu');
+  // The switch from the GPU is done (its last state read back) before anything else is asked: a new
+  // scene asked for meanwhile was built on the GPU, and the 10 648-phyxel cube was measured there.
+  await page.waitForSelector('body[data-solver="cpu"]', { timeout: 30_000 });
   await page.waitForSelector('body[data-cpu-worker="threaded"]', { timeout: 30_000 });
   return opened;
 }
@@ -121,6 +124,7 @@ test('isolated: a 10 648-phyxel cube runs in the worker (steps per second measur
     ms_per_step: await readNumber(page, '#readout-step-time'),
     samples,
   };
+  assert.match(report.solver, /^CPU: Web Worker, threaded build/, 'measured on the worker');
   await mkdir(ARTIFACTS, { recursive: true });
   await writeFile(join(ARTIFACTS, `phyxels-worker-10k-webgpu${WEBGPU ? 1 : 0}.json`), JSON.stringify(report, null, 2));
   assert.ok(stepsPerSecond > 0, 'the worker steps the large cube');
