@@ -32,23 +32,20 @@ export class WorkerSolver {
     this.#onFailure = onFailure;
     /** The last { running, dt, fixed } sent. */
     this.lastRun = null;
-    /** When the worker was last heard from: a state, a reply, a failure (performance.now()). */
-    this.lastHeard = performance.now();
+  }
+
+  /** When the worker was last heard from: a state, a reply, a failure (performance.now()). */
+  get lastHeard() {
+    return this.#worker.lastHeard;
   }
 
   #event(message) {
-    this.lastHeard = performance.now();
     if (message.event === 'state' && message.generation === this.#generation) this.#onState(message, this);
     if (message.event === 'failed') this.#onFailure(message.message, this);
   }
 
   #request(message, transfer) {
-    const reply = this.#worker.request(message, transfer);
-    const heard = () => {
-      this.lastHeard = performance.now();
-    };
-    reply.then(heard, heard);
-    return reply;
+    return this.#worker.request(message, transfer);
   }
 
   /** Build the worker's copy: the PhyxelDemo constructor's `args`, then `calls` [method, ...args]. */

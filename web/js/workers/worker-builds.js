@@ -36,14 +36,17 @@ export function availableThreads() {
 /**
  * Start a solver worker with `build` and (threaded) a pool of `threads`, its unrequested messages
  * ({ event, … }) going to `onEvent`; resolves to
- * { request(message) → Promise of the reply, post(message) (no reply), terminate(), threads, threaded }
- * once it is ready.
+ * { request(message) → Promise of the reply, post(message) (no reply), terminate(), lastHeard (when
+ * it last sent anything, performance.now()), threads, threaded } once it is ready.
  */
 export async function startSolverWorker(build, threads = 1, onEvent = () => {}) {
   const worker = new Worker(new URL('./solver-worker.js', import.meta.url), { type: 'module', name: `phyxel solver (${build})` });
   let next = 0;
   const pending = new Map();
+  /** When the worker was last heard from (performance.now()): any message, reply or event. */
+  let lastHeard = performance.now();
   worker.addEventListener('message', ({ data }) => {
+    lastHeard = performance.now();
     if (data.event) {
       onEvent(data);
       return;
@@ -55,6 +58,7 @@ export async function startSolverWorker(build, threads = 1, onEvent = () => {}) 
     else reply.resolve(data);
   });
   worker.addEventListener('error', (event) => {
+    lastHeard = performance.now();
     const message = `the solver worker failed: ${event.message}`;
     for (const reply of pending.values()) reply.reject(new Error(message));
     pending.clear();
@@ -72,5 +76,14 @@ export async function startSolverWorker(build, threads = 1, onEvent = () => {}) 
     throw new Error(`the ${build} solver worker did not start within ${START_TIMEOUT_MS / 1000} s`);
   }
   const post = (message) => worker.postMessage(message);
-  return { request, post, terminate: () => worker.terminate(), threads: ready.threads, threaded: ready.threaded };
+  return {
+    request,
+    post,
+    terminate: () => worker.terminate(),
+    get lastHeard() {
+      return lastHeard;
+    },
+    threads: ready.threads,
+    threaded: ready.threaded,
+  };
 }
