@@ -1,7 +1,8 @@
 // The 3D demo's CPU solver in a Web Worker on a cross-origin isolated page: the threaded build runs,
 // every thread of its pool computes phyxels (the solver's own per-thread counters), the thread count
 // changes at run time without losing the motion, a worker that falls silent is given up (the page steps
-// on), and a 10 648-phyxel cube and the implicit integrator's two models are measured (JSON saved in
+// on), a scene asked for while the solver leaves the GPU is built on the CPU, and a 10 648-phyxel cube
+// and the implicit integrator's two models are measured (JSON saved in
 // tests/artifacts/phyxels-worker-*.json; measurements, not asserted as timings).
 // Run with WebGPU only: every test selects the CPU backend, whose worker is the same either way (the
 // demo's CPU steps without WebGPU are phyxels.test.mjs's, in both passes).
@@ -99,6 +100,36 @@ test('isolated: a worker that falls silent is given up, and the page steps on fr
   await until(page, solverText(page), (text) => text === 'CPU: the page’s thread (one thread)', 'solver readout');
   // The page's copy, which holds the worker's last state, steps on from there.
   await until(page, () => readNumber(page, '#readout-sim-time'), (t) => t > stopped + 0.05, 'simulated time after the worker');
+  assert.equal(await page.locator('#notices .notice.error').count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('isolated: a scene asked for while the solver leaves the GPU is built on the CPU, as the user chose', async () => {
+  const { page, context, problems } = await openPage(env, 'phyxels.html');
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30_000 });
+  await solverChosen(page);
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'gpu', 'the demo starts on WebGPU in this pass');
+  // The CPU chosen and, in the same task, a new resolution: the switch is still reading the GPU's last
+  // state back when the new scene is built (before the fix it was built on the GPU, and the select
+  // went back to "gpu").
+  await page.evaluate(() => {
+    const backend = document.querySelector('#param-backend');
+    backend.value = 'cpu';
+    backend.dispatchEvent(new Event('change'));
+    const resolution = document.querySelector('#param-resolution');
+    resolution.value = '5';
+    resolution.dispatchEvent(new Event('change'));
+  });
+  await until(page, () => readNumber(page, '#readout-phyxels'), (n) => n === 5 ** 3, 'phyxels');
+  await until(page, solverText(page), (text) => text.startsWith('CPU: Web Worker, threaded build'), 'solver readout');
+  // Still there a second later (no switch finished after the scene and took it back to the GPU).
+  await page.waitForTimeout(1000);
+  assert.equal(await page.getAttribute('body', 'data-solver'), 'cpu');
+  assert.equal(await page.inputValue('#param-backend'), 'cpu');
+  assert.match(await solverText(page)(), /^CPU: Web Worker, threaded build/);
+  const before = await readNumber(page, '#readout-sim-time');
+  await until(page, () => readNumber(page, '#readout-sim-time'), (t) => t > before + 0.05, 'simulated time on the CPU');
   assert.equal(await page.locator('#notices .notice.error').count(), 0);
   assert.deepEqual(problems, []);
   await context.close();

@@ -102,7 +102,11 @@ export class PhyxelSolver {
     return this.workerSteps ? this.cpu.threads : 1;
   }
 
-  /** A fresh scene from scene() and settings(), on the GPU if the solver is there. Throws if refused. */
+  /**
+   * A fresh scene from scene() and settings(), on the GPU if the solver is there and is not being left
+   * (a scene asked for while a switch to the CPU reads the GPU's last state back is the CPU's: the
+   * switch then sees its scene replaced and ends, and the user's choice stands). Throws if refused.
+   */
   build() {
     const fresh = new PhyxelDemo(...this.scene());
     try {
@@ -111,7 +115,7 @@ export class PhyxelSolver {
       fresh.free();
       throw error;
     }
-    if (this.backend === 'gpu' && this.gpuDevice) {
+    if (this.backend === 'gpu' && !this.leavingGpu && this.gpuDevice) {
       try {
         fresh.use_gpu(this.gpuDevice);
       } catch (error) {
