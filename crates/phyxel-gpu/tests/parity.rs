@@ -1284,10 +1284,10 @@ fn the_gpu_moment_matrices_and_mls_weights_equal_the_cpu_ones() {
         );
     }
     // d_ij relative to the largest of its phyxel (single precision, eigen-decomposition in f32).
-    let largest = body.mls.d.iter().map(|d| d.length()).fold(0.0, f64::max);
+    let largest = body.mls.d().iter().map(|d| d.length()).fold(0.0, f64::max);
     let worst = body
         .mls
-        .d
+        .d()
         .iter()
         .zip(&on_gpu.d)
         .map(|(a, b)| a.distance(*b))
@@ -1327,8 +1327,8 @@ fn the_mls_weights_of_a_microscopic_body_stay_finite_in_single_precision() {
     body.rebuild_reference();
     let on_gpu = mls_weights_on_gpu(&gpu, &body);
     assert_eq!(on_gpu.rank, body.mls.rank);
-    let largest = body.mls.d.iter().map(|d| d.length()).fold(0.0, f64::max);
-    for (a, b) in body.mls.d.iter().zip(&on_gpu.d) {
+    let largest = body.mls.d().iter().map(|d| d.length()).fold(0.0, f64::max);
+    for (a, b) in body.mls.d().iter().zip(&on_gpu.d) {
         assert!(a.distance(*b) <= 1e-4 * largest, "d_ij {a} vs {b}");
     }
     for (a, b) in body.density.iter().zip(&on_gpu.density) {

@@ -356,13 +356,11 @@ impl Body {
     /// Pass 4 for one phyxel k: f_k = −M_k Σ_j d_kj + Σ_{i : k ∈ N(i)} M_i d_ik (MKN04 eq. 13 in
     /// gather form).
     pub fn gather_force(&self, k: usize, stresses: &[PhyxelStress]) -> DVec3 {
-        let hoods = &self.neighbours;
-        let own_d: DVec3 = hoods.edges(k).map(|e| self.mls.d[e]).sum();
-        let reaction = -(stresses[k].force_matrix * own_d);
-        hoods.edges_into(k).iter().fold(reaction, |f, &e| {
-            let i = hoods.owner[e as usize] as usize;
-            f + stresses[i].force_matrix * self.mls.d[e as usize]
-        })
+        let reaction = -(stresses[k].force_matrix * self.mls.row_sum(k));
+        self.mls
+            .fold_incoming(k, &self.neighbours, reaction, |f, i, d| {
+                f + stresses[i].force_matrix * d
+            })
     }
 
     /// Elastic forces f = −∂U/∂u.

@@ -212,17 +212,17 @@ fn nodal_stiffness_product(body: &Body, rotations: &[DMat3], du: &[DVec3]) -> Ve
 /// w = R_iᵀ δu_k, so K_kk = −Σ_i V_i R_i (μ|c_ik|² I + (λ + μ) c_ik c_ikᵀ) R_iᵀ — gathered per phyxel
 /// like the forces.
 fn nodal_stiffness_diagonal(body: &Body, rotations: &[DMat3]) -> Vec<DMat3> {
-    let hoods = &body.neighbours;
     let block = |i: usize, d: DVec3| {
         let (lambda, mu) = lame(body, i);
         let c = plastic_inverse(body, i).transpose() * d;
         corotated_diagonal_block(c, rotations[i], body.volume[i], lambda, mu)
     };
     map_indices(body.len(), |k| {
-        let own: DVec3 = hoods.edges(k).map(|e| body.mls.d[e]).sum();
-        hoods.edges_into(k).iter().fold(block(k, -own), |sum, &e| {
-            sum + block(hoods.owner[e as usize] as usize, body.mls.d[e as usize])
-        })
+        let own = body.mls.row_sum(k);
+        body.mls
+            .fold_incoming(k, &body.neighbours, block(k, -own), |sum, i, d| {
+                sum + block(i, d)
+            })
     })
 }
 

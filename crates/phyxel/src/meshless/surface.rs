@@ -169,7 +169,7 @@ impl EmbeddedSurface {
             let offset = self.rest[v] - body.reference[j];
             let mut own = w;
             for e in hoods.edges(j) {
-                let s = w * body.mls.d[e].dot(offset);
+                let s = w * body.mls.d()[e].dot(offset);
                 term(hoods.neighbour[e] as usize, s);
                 own -= s;
             }

@@ -88,8 +88,8 @@ pub const STIFFNESS_MARGIN: f64 = 2.0;
 /// −M_i Σ_j d_ij; a stiffness scales with their squares).
 pub fn stiffness(body: &Body, i: usize) -> f64 {
     let edges = body.neighbours.edges(i);
-    let sum: DVec3 = edges.clone().map(|k| body.mls.d[k]).sum();
-    sum.length_squared() + edges.map(|k| body.mls.d[k].length_squared()).sum::<f64>()
+    let sum: DVec3 = edges.clone().map(|k| body.mls.d()[k]).sum();
+    sum.length_squared() + edges.map(|k| body.mls.d()[k].length_squared()).sum::<f64>()
 }
 
 /// The largest singular value of `g`.
@@ -299,7 +299,7 @@ impl Fracture {
         let uncut = uncut_weights(body);
         (0..uncut.len())
             .map(|k| {
-                if body.mls.d[k] == DVec3::ZERO || uncut[k] <= 0.0 {
+                if body.mls.d()[k] == DVec3::ZERO || uncut[k] <= 0.0 {
                     0.0
                 } else {
                     self.weight[k] / uncut[k]
@@ -703,9 +703,7 @@ impl Fracture {
         self.changed_last.push(i);
         body.rest_correction[i] = DMat3::IDENTITY;
         let release_all = |body: &mut Body, fracture: &mut Fracture| {
-            for k in body.neighbours.edges(i) {
-                body.mls.d[k] = DVec3::ZERO;
-            }
+            body.mls.release(i, &body.neighbours);
             // With d_ij = 0 its ∇u_i is 0: a plastic strain kept would leave it the elastic strain
             // −ε_p, energy it does not hold and a stress that could start a crack.
             body.plastic_strain[i] = DMat3::ZERO;

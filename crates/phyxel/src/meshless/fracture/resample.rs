@@ -189,12 +189,9 @@ impl Fracture {
         let hoods = &body.neighbours;
         let total = body.len();
         let edges = hoods.neighbour.len();
-        let mut mls = MlsWeights {
-            d: vec![DVec3::ZERO; edges],
-            moment_inverse: vec![DMat3::IDENTITY; total],
-            regularized: 0,
-            rank: vec![3; total],
-        };
+        let mut d = vec![DVec3::ZERO; edges];
+        let mut moment_inverse = vec![DMat3::IDENTITY; total];
+        let mut rank = vec![3; total];
         self.weight = vec![0.0; edges];
         let mut affected = Vec::new();
         for i in 0..total {
@@ -205,16 +202,15 @@ impl Fracture {
             };
             if same {
                 let old_row = old_hoods.edges(i);
-                mls.d[new_row.clone()].copy_from_slice(&old_mls.d[old_row.clone()]);
+                d[new_row.clone()].copy_from_slice(&old_mls.d()[old_row.clone()]);
                 self.weight[new_row].copy_from_slice(&old_weight[old_row]);
-                mls.moment_inverse[i] = old_mls.moment_inverse[i];
-                mls.rank[i] = old_mls.rank[i];
+                moment_inverse[i] = old_mls.moment_inverse[i];
+                rank[i] = old_mls.rank[i];
             } else {
                 affected.push(i);
             }
         }
-        mls.regularized = mls.rank.iter().filter(|&&r| r < 3).count();
-        body.mls = mls;
+        body.mls = MlsWeights::from_rows_uncopied(hoods, d, moment_inverse, rank);
         self.grid = HashGrid::build(&body.reference, self.largest_support.max(1e-12));
         let weights: Vec<Vec<f64>> = affected.iter().map(|&i| self.reweigh(body, i)).collect();
         for (&i, weights) in affected.iter().zip(weights) {

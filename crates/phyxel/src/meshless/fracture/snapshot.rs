@@ -144,9 +144,7 @@ impl Fracture {
         // Refits that lost rank were released there too (`Fracture::refit`).
         for i in 0..body.len() {
             if released[i] || (cut[i] && body.mls.rank[i] < 3) {
-                for k in body.neighbours.edges(i) {
-                    body.mls.d[k] = DVec3::ZERO;
-                }
+                body.mls.release(i, &body.neighbours);
             }
         }
         body.rest_correction.fill(DMat3::IDENTITY);
@@ -204,7 +202,7 @@ impl Fracture {
     /// Whether a refit released phyxel i: its row holds weight but no d_ij.
     pub(super) fn is_released(&self, body: &Body, i: usize) -> bool {
         let mut edges = body.neighbours.edges(i);
-        edges.clone().any(|k| self.weight[k] > 0.0) && edges.all(|k| body.mls.d[k] == DVec3::ZERO)
+        edges.clone().any(|k| self.weight[k] > 0.0) && edges.all(|k| body.mls.d()[k] == DVec3::ZERO)
     }
 }
 

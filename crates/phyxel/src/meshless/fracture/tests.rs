@@ -115,7 +115,7 @@ fn visibility_cuts_exactly_the_pairs_whose_segment_crosses_a_crack() {
             cut += 1;
             cut_phyxels[i] = true;
             assert_eq!(fracture.weight(k), 0.0, "edge {i} → {j}");
-            assert_eq!(body.mls.d[k], DVec3::ZERO, "edge {i} → {j}");
+            assert_eq!(body.mls.d()[k], DVec3::ZERO, "edge {i} → {j}");
         } else {
             let uncut = poly6(p.distance(q), body.support_radius[i]);
             assert_eq!(fracture.weight(k), uncut, "edge {i} → {j}");
@@ -134,7 +134,7 @@ fn visibility_cuts_exactly_the_pairs_whose_segment_crosses_a_crack() {
         assert_eq!(body.mls.rank[i], 3, "phyxel {i}");
         let consistency = hoods.edges(i).fold(DMat3::ZERO, |m, k| {
             let x_ij = body.reference[hoods.neighbour[k] as usize] - body.reference[i];
-            m + crate::meshless::mls::outer(body.mls.d[k], x_ij)
+            m + crate::meshless::mls::outer(body.mls.d()[k], x_ij)
         });
         assert!(
             consistency.abs_diff_eq(DMat3::IDENTITY, 1e-9),
@@ -505,9 +505,13 @@ fn the_incremental_weight_update_equals_a_rebuild_from_scratch() {
         for i in 0..body.len() {
             let rank = rebuilt.refit(i, &body.reference, hoods, &weights, REFIT_THRESHOLD);
             for k in hoods.edges(i) {
-                let expected = if rank < 3 { DVec3::ZERO } else { rebuilt.d[k] };
+                let expected = if rank < 3 {
+                    DVec3::ZERO
+                } else {
+                    rebuilt.d()[k]
+                };
                 assert!(
-                    (body.mls.d[k] - expected).length() <= 1e-12 * expected.length().max(1.0),
+                    (body.mls.d()[k] - expected).length() <= 1e-12 * expected.length().max(1.0),
                     "{criterion:?}: phyxel {i}, edge {k}"
                 );
             }
@@ -649,9 +653,9 @@ fn the_weight_factors_rebuild_every_cut_mls_weight_from_the_uncut_kernel() {
                 let w = poly6(x_ij.length(), body.support_radius[i]);
                 let d = body.mls.moment_inverse[i] * x_ij * (w * factors[k]);
                 assert!(
-                    (d - body.mls.d[k]).length() <= 1e-12 * body.mls.d[k].length().max(1.0),
+                    (d - body.mls.d()[k]).length() <= 1e-12 * body.mls.d()[k].length().max(1.0),
                     "{criterion:?}: phyxel {i}, edge {k}: {d} against {}",
-                    body.mls.d[k]
+                    body.mls.d()[k]
                 );
             }
         }

@@ -76,7 +76,7 @@ pub fn fragments(body: &Body) -> (usize, Vec<u32>) {
     }
     let hoods = &body.neighbours;
     for k in 0..hoods.neighbour.len() {
-        if body.mls.d[k] == DVec3::ZERO {
+        if body.mls.d()[k] == DVec3::ZERO {
             continue;
         }
         let (a, b) = (
