@@ -139,7 +139,7 @@ pub fn condition_number(a: DMat3, dimensions: usize) -> f64 {
 /// what the force gather f_k = −M_k Σ_j d_kj + Σ_{i : k ∈ N(i)} M_i d_ik reads), with each row's sum
 /// Σ_j d_kj. Read through the rows alone, the gather's second sum jumps to a different owner's row for
 /// every term — a cache miss per edge once a body's rows outgrow the cache (measured: the explicit
-/// step's cost per phyxel 2–3× larger at 10 648 phyxels than at 1 000). Both copies change together:
+/// step's cost per phyxel about 3× larger at 10 648 phyxels than at 1 000). Both copies change together:
 /// `d` is written only through [`MlsWeights::refit`] and [`MlsWeights::release`]. Weights rebuilt by
 /// fracture's resampling carry no copy ([`MlsWeights::from_rows_uncopied`]); the gather then reads
 /// the rows, the same terms in the same order ([`MlsWeights::fold_incoming`]).
@@ -384,12 +384,7 @@ mod tests {
     #[test]
     fn the_gather_copy_follows_every_change_of_the_weights() {
         let mut seed = 7u64;
-        let mut uniform = || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut uniform = || crate::meshless::neighbours::tests::uniform(&mut seed);
         let mut points = Vec::new();
         for z in 0..6 {
             for y in 0..6 {

@@ -287,7 +287,7 @@ impl Neighbourhoods {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A small deterministic pseudo-random sequence in [0, 1) (no dependency needed).
