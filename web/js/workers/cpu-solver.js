@@ -44,24 +44,20 @@ export class WorkerSolver {
     if (message.event === 'failed') this.#onFailure(message.message, this);
   }
 
-  #request(message, transfer) {
-    return this.#worker.request(message, transfer);
-  }
-
   /** Build the worker's copy: the PhyxelDemo constructor's `args`, then `calls` [method, ...args]. */
   create(args, calls) {
     this.#generation++;
-    return this.#request({ type: 'create', args, calls });
+    return this.#worker.request({ type: 'create', args, calls });
   }
 
   /** Mirror a setter the page's copy accepted. */
   call(method, args) {
-    return this.#request({ type: 'call', method, args });
+    return this.#worker.request({ type: 'call', method, args });
   }
 
   /** The pointer's cut or strike on the worker's solver: resolves to what it did, rejects with why not. */
   async tool(method, args) {
-    return (await this.#request({ type: 'tool', method, args })).result;
+    return (await this.#worker.request({ type: 'tool', method, args })).result;
   }
 
   /** Run in real time (`fixed` 0) or `fixed` steps per page frame, with steps of `dt`; or pause. */
@@ -78,21 +74,21 @@ export class WorkerSolver {
   /** `n` steps of `dt` now (paused); resolves to a state as onState receives them, or null if stale. */
   async step(dt, n) {
     const generation = this.#generation;
-    const reply = await this.#request({ type: 'step', dt, n });
+    const reply = await this.#worker.request({ type: 'step', dt, n });
     return generation === this.#generation ? reply : null;
   }
 
   /** The current state (after a pause), or null if stale. */
   async state() {
     const generation = this.#generation;
-    const reply = await this.#request({ type: 'state' });
+    const reply = await this.#worker.request({ type: 'state' });
     return generation === this.#generation ? reply : null;
   }
 
   /** Continue from `state` (PhyxelDemo.snapshot of the page's copy). */
   restore(state) {
     const copy = new Float64Array(state);
-    return this.#request({ type: 'restore', state: copy }, [copy.buffer]);
+    return this.#worker.request({ type: 'restore', state: copy }, [copy.buffer]);
   }
 
   terminate() {

@@ -236,11 +236,16 @@ impl MlsWeights {
         self.row_sum[i]
     }
 
+    /// Whether the weights carry the gather's copy (not those of [`MlsWeights::from_rows_uncopied`]).
+    fn has_gather_copy(&self) -> bool {
+        self.incoming.len() == self.d.len()
+    }
+
     /// (i, d_ik) for every edge (i → k) into phyxel k, in the order of
     /// [`Neighbourhoods::edges_into`], read in sequence — None where the weights were built without
     /// the gather's copy ([`MlsWeights::from_rows_uncopied`]): the gather then reads the rows.
     pub fn incoming<'a>(&'a self, k: usize, hoods: &Neighbourhoods) -> Option<&'a [(u32, DVec3)]> {
-        if self.incoming.len() != self.d.len() {
+        if !self.has_gather_copy() {
             return None;
         }
         Some(&self.incoming[hoods.reverse_start[k] as usize..hoods.reverse_start[k + 1] as usize])
@@ -292,7 +297,7 @@ impl MlsWeights {
     /// Phyxel i's row after its d_ij changed: both copies and the row's sum.
     fn row_changed(&mut self, i: usize, hoods: &Neighbourhoods) {
         self.row_sum[i] = hoods.edges(i).map(|k| self.d[k]).sum();
-        if self.incoming.len() != self.d.len() {
+        if !self.has_gather_copy() {
             return;
         }
         for k in hoods.edges(i) {

@@ -88,8 +88,8 @@ pub const STIFFNESS_MARGIN: f64 = 2.0;
 /// −M_i Σ_j d_ij; a stiffness scales with their squares).
 pub fn stiffness(body: &Body, i: usize) -> f64 {
     let edges = body.neighbours.edges(i);
-    let sum: DVec3 = edges.clone().map(|k| body.mls.d()[k]).sum();
-    sum.length_squared() + edges.map(|k| body.mls.d()[k].length_squared()).sum::<f64>()
+    body.mls.row_sum(i).length_squared()
+        + edges.map(|k| body.mls.d()[k].length_squared()).sum::<f64>()
 }
 
 /// The largest singular value of `g`.
