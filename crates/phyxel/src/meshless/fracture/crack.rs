@@ -250,31 +250,59 @@ pub fn point_segment_distance(x: DVec2, a: DVec2, b: DVec2) -> f64 {
     x.distance(a + s * t)
 }
 
-/// Where a crack's outline changed from `before` to `after` (the same vertices, some advanced): for
-/// each vertex k that moved, its old position o_k (in space) and the radius r_k around it that holds
-/// the area swept between the two outlines next to it — the quads (o_k, n_k, o_k±1, n_k±1), whose
-/// corners lie within r_k of o_k.
-pub fn moved_vertices(
+/// An edge of a crack's outline whose ends moved, with how far ([`swept_edges`]): the area the edge
+/// swept lies within `reach` of the segment from `a` to `b` (its ends before the move, in space).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweptEdge {
+    pub a: DVec3,
+    pub b: DVec3,
+    pub reach: f64,
+}
+
+impl SweptEdge {
+    /// The distance from `x` to the segment a→b.
+    pub fn distance(&self, x: DVec3) -> f64 {
+        let s = self.b - self.a;
+        let length2 = s.length_squared();
+        let t = if length2 > 0.0 {
+            ((x - self.a).dot(s) / length2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        x.distance(self.a + s * t)
+    }
+
+    /// Whether `x` lies within `radius` + δ of the segment, with a margin of rounding (10⁻⁶ of the
+    /// edge's size: a point too many costs a test, a point missed a cut).
+    pub fn holds(&self, x: DVec3, radius: f64) -> bool {
+        let margin = 1e-6 * (self.a.distance(self.b) + self.reach + radius);
+        self.distance(x) <= radius + self.reach + margin
+    }
+}
+
+/// Where a crack's outline changed from `before` to `after` (the same vertices, some advanced): each
+/// edge (k, k + 1) with a moved end, as the segment between its old ends and the larger of the two
+/// moves, δ. The area the edge swept is {(1 − s) a(t) + s b(t)} with a(t) = a + t (a' − a) and b(t)
+/// likewise, s, t ∈ [0, 1]: each such point is (1 − s) a + s b, on the old segment, plus
+/// (1 − s) t (a' − a) + s t (b' − b), of length at most δ, so it lies within δ of the old segment.
+/// (A ball around each moved vertex holding its two edges, as before, holds the whole far end of an
+/// edge to a vertex that stopped — a front that left the body — and with it most of a body.)
+pub fn swept_edges(
     crack: &Crack,
     before: &[OutlineVertex],
     after: &[OutlineVertex],
-) -> Vec<(DVec3, f64)> {
+) -> Vec<SweptEdge> {
     let n = before.len();
     (0..n)
-        .filter(|&k| after[k].position != before[k].position)
-        .map(|k| {
-            let o = before[k].position;
-            let r = [
-                after[k].position,
-                before[(k + n - 1) % n].position,
-                after[(k + n - 1) % n].position,
-                before[(k + 1) % n].position,
-                after[(k + 1) % n].position,
-            ]
-            .iter()
-            .map(|p| p.distance(o))
-            .fold(0.0, f64::max);
-            (crack.to_space(o), r)
+        .filter_map(|k| {
+            let l = (k + 1) % n;
+            let moved_k = after[k].position.distance(before[k].position);
+            let moved_l = after[l].position.distance(before[l].position);
+            (moved_k > 0.0 || moved_l > 0.0).then(|| SweptEdge {
+                a: crack.to_space(before[k].position),
+                b: crack.to_space(before[l].position),
+                reach: moved_k.max(moved_l),
+            })
         })
         .collect()
 }

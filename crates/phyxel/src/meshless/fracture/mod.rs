@@ -58,7 +58,7 @@ pub use self::resampling::{Resampling, ResamplingState};
 pub use self::stress::{largest_eigenvalue, largest_principal, second_piola};
 pub use self::weights::{fragments, modified_weight, Criterion};
 
-use self::crack::{moved_vertices, Crack};
+use self::crack::{swept_edges, Crack, SweptEdge};
 use self::weights::uncut_weights;
 use super::body::Body;
 use super::mls::symmetric_eigen;
@@ -405,10 +405,24 @@ impl Fracture {
         self.relax_rest_corrections(body, dt, &gradients);
         let ratios = self.screened_ratios(body, &gradients);
         let advance = self.settings.c_prop * dt;
+        // What lies ahead of every front vertex of every crack (in parallel: growing one crack
+        // changes no other's fronts, and the phyxels and ratios not at all).
+        let fronts: Vec<(usize, DVec3, DVec3)> = self
+            .cracks
+            .iter()
+            .flat_map(|crack| crack.fronts())
+            .collect();
+        let mut scans = map_indices(fronts.len(), |n| {
+            let (_, tip, direction) = fronts[n];
+            self.ahead(body, &ratios, tip, direction)
+        })
+        .into_iter();
         let mut changed = Vec::new();
         let mut moved = Vec::new();
         for c in 0..self.cracks.len() {
-            let swept = self.grow(c, body, &ratios, advance);
+            let count = self.cracks[c].fronts().count();
+            let scans: Vec<Ahead> = scans.by_ref().take(count).collect();
+            let swept = self.grow(c, &scans, advance);
             if !swept.is_empty() {
                 changed.push(c);
                 moved.push((c, swept));
@@ -431,77 +445,114 @@ impl Fracture {
         }
     }
 
-    /// Re-weigh the phyxels within h_i + r of the points (p, r) ([`moved_vertices`]) of the cracks
-    /// that grew, each against those of the cracks whose points it lies so near, and refit those whose
+    /// Re-weigh the phyxels within h_i + δ of the edges (a b, δ) ([`swept_edges`]) of the cracks that
+    /// grew, each against those of the cracks whose edges it lies so near, and refit those whose
     /// weights changed (visibility only: a crack only grows, so a pair cut stays cut, and an uncut
-    /// pair (i, j) is cut now only where a crack that grew swept its crossing point x_s; with
-    /// |X_i − x_s| ≤ |X_ij| < h_i, X_i then lies within h_i + r of one of that crack's points).
-    fn update_weights_around(&mut self, body: &mut Body, grown: &[(usize, Vec<(DVec3, f64)>)]) {
+    /// pair (i, j) is cut now only where a crack that grew swept its crossing point x_s, which lies
+    /// within δ of such an edge; with |X_i − x_s| ≤ |X_ij| ≤ h_i, X_i then lies within h_i + δ of it).
+    fn update_weights_around(&mut self, body: &mut Body, grown: &[(usize, Vec<SweptEdge>)]) {
         if grown.is_empty() {
             return;
         }
-        // The phyxels within h_i + r of a grown crack's point (p, r), found in the grid around each
-        // point, each phyxel with the cracks it lies so near in `grown`'s order (`seen[i]`: the last
-        // crack phyxel i was listed with).
+        // The phyxels within h_i + δ of a grown crack's swept edge, found in the grid along the edge
+        // (balls of radius ≤ h_max/2 + δ + h_max around points at most h_max apart on it; the edges
+        // in parallel), each phyxel with the edges (g, e) — edge e of `grown[g]` — it lies so near,
+        // in `grown`'s order.
         debug_assert_eq!(
             self.grid.sorted.len(),
             body.len(),
             "the grid holds every phyxel"
         );
-        let mut seen = vec![usize::MAX; body.len()];
-        let mut cracks_of: Vec<Vec<usize>> = vec![Vec::new(); body.len()];
-        let mut touched = Vec::new();
-        for (g, (c, points)) in grown.iter().enumerate() {
-            for &(p, r) in points {
-                for j in self.grid.candidates_within(p, r + self.largest_support) {
+        let h_max = self.largest_support;
+        let edges: Vec<(u32, u32)> = grown
+            .iter()
+            .enumerate()
+            .flat_map(|(g, (_, edges))| (0..edges.len()).map(move |e| (g as u32, e as u32)))
+            .collect();
+        let found = map_indices(edges.len(), |n| {
+            let (g, e) = edges[n];
+            let edge = &grown[g as usize].1[e as usize];
+            let length = edge.a.distance(edge.b);
+            let pieces = (length / h_max).ceil().max(1.0);
+            let radius = 0.5 * length / pieces + edge.reach + h_max;
+            let mut found: Vec<u32> = (0..pieces as usize)
+                .flat_map(|m| {
+                    let centre = edge.a.lerp(edge.b, (m as f64 + 0.5) / pieces);
+                    self.grid.candidates_within(centre, radius)
+                })
+                .filter(|&j| {
                     let j = j as usize;
-                    if seen[j] != g && body.reference[j].distance(p) < body.support_radius[j] + r {
-                        if seen[j] == usize::MAX {
-                            touched.push(j);
-                        }
-                        seen[j] = g;
-                        cracks_of[j].push(*c);
-                    }
+                    edge.holds(body.reference[j], body.support_radius[j])
+                })
+                .collect();
+            found.sort_unstable();
+            found.dedup();
+            found
+        });
+        let mut edges_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); body.len()];
+        let mut touched = Vec::new();
+        for (&edge, found) in edges.iter().zip(found) {
+            for j in found {
+                let listed = &mut edges_of[j as usize];
+                if listed.is_empty() {
+                    touched.push(j as usize);
                 }
+                listed.push(edge);
             }
         }
         touched.sort_unstable();
-        let near: Vec<(usize, Vec<usize>)> = touched
+        let near: Vec<(usize, Vec<(u32, u32)>)> = touched
             .into_iter()
-            .map(|i| (i, std::mem::take(&mut cracks_of[i])))
+            .map(|i| (i, std::mem::take(&mut edges_of[i])))
             .collect();
         let weights = map_indices(near.len(), |n| {
-            let (i, cracks) = &near[n];
-            self.visible_weights(body, *i, cracks)
+            let (i, edges) = &near[n];
+            self.visible_weights(body, *i, edges, grown)
         });
         let near: Vec<usize> = near.into_iter().map(|(i, _)| i).collect();
         self.take_weights_and_refit(body, &near, weights);
     }
 
-    /// Advance the fronts of crack c; the vertices that moved, with the radius around each that holds
-    /// the area their move swept ([`moved_vertices`]; none: the crack did not change).
-    fn grow(&mut self, c: usize, body: &Body, ratios: &[f64], advance: f64) -> Vec<(DVec3, f64)> {
+    /// What lies ahead of the front vertex at `tip` growing along `direction`: the phyxels j with
+    /// |X_j − tip| < h_j on its far side, their largest stress ratio, whether one has used up its
+    /// ductility, and the distance to the nearest phyxel of all.
+    fn ahead(&self, body: &Body, ratios: &[f64], tip: DVec3, direction: DVec3) -> Ahead {
+        let mut scan = Ahead {
+            count: 0,
+            peak: 0.0,
+            exhausted: false,
+            nearest: f64::INFINITY,
+        };
+        for j in self.grid.candidates(tip) {
+            let j = j as usize;
+            let r = body.reference[j] - tip;
+            scan.nearest = scan.nearest.min(r.length());
+            if r.length() >= body.support_radius[j] || r.dot(direction) <= 0.0 {
+                continue;
+            }
+            scan.count += 1;
+            scan.peak = scan.peak.max(ratios[j]);
+            scan.exhausted |= self
+                .ductility
+                .is_some_and(|cap| norm(body.plastic_strain[j]) >= EXHAUSTED * cap);
+        }
+        scan
+    }
+
+    /// Advance the fronts of crack c, given what lies ahead of each ([`Fracture::ahead`], in the
+    /// order of its fronts); the outline's edges that moved, each with a reach around it that holds
+    /// the area it swept ([`swept_edges`]; none: the crack did not change).
+    fn grow(&mut self, c: usize, scans: &[Ahead], advance: f64) -> Vec<SweptEdge> {
         let fronts: Vec<(usize, DVec3, DVec3)> = self.cracks[c].fronts().collect();
         let before = self.cracks[c].outline.clone();
         let mut changed = false;
-        for (k, tip, direction) in fronts {
-            let mut ahead = 0;
-            let mut peak = 0.0f64;
-            let mut exhausted = false;
-            let mut nearest = f64::INFINITY;
-            for j in self.grid.candidates(tip) {
-                let j = j as usize;
-                let r = body.reference[j] - tip;
-                nearest = nearest.min(r.length());
-                if r.length() >= body.support_radius[j] || r.dot(direction) <= 0.0 {
-                    continue;
-                }
-                ahead += 1;
-                peak = peak.max(ratios[j]);
-                exhausted |= self
-                    .ductility
-                    .is_some_and(|cap| norm(body.plastic_strain[j]) >= EXHAUSTED * cap);
-            }
+        for ((k, tip, _), scan) in fronts.into_iter().zip(scans) {
+            let Ahead {
+                count: ahead,
+                peak,
+                exhausted,
+                nearest,
+            } = *scan;
             if nearest > self.spacing || ahead == 0 {
                 // The front has left the body (no phyxel within a spacing, or none ahead): moved a
                 // support radius farther out, so that no chord between two such vertices cuts a
@@ -528,7 +579,7 @@ impl Fracture {
             return Vec::new();
         }
         let crack = &mut self.cracks[c];
-        let swept = moved_vertices(crack, &before, &crack.outline);
+        let swept = swept_edges(crack, &before, &crack.outline);
         // Refinement inserts vertices on the edges: it changes no area.
         crack.refine(self.spacing);
         swept
@@ -541,7 +592,7 @@ impl Fracture {
         let held = |i: usize| fixed.get(i).copied().unwrap_or(false);
         let mut candidates: Vec<usize> = (0..body.len()).filter(|&i| ratios[i] > 1.0).collect();
         candidates.sort_by(|&a, &b| ratios[b].total_cmp(&ratios[a]));
-        let chosen = candidates.into_iter().find(|&i| {
+        let eligible = |i: usize| {
             let hoods = &body.neighbours;
             let x = body.reference[i];
             let h = body.support_radius[i];
@@ -554,6 +605,16 @@ impl Fracture {
                         || ((c.signed_distance(x).abs() >= h || c.distance(x) >= h)
                             && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h))
                 })
+        };
+        // The first eligible one in that order, tested in parallel a batch at a time (near the
+        // cracks most of the most stressed are not: each is tested against every crack).
+        let chosen = candidates.chunks(INITIATION_BATCH).find_map(|batch| {
+            let tested = map_indices(batch.len(), |m| eligible(batch[m]));
+            batch
+                .iter()
+                .zip(tested)
+                .find(|(_, ok)| *ok)
+                .map(|(&i, _)| i)
         })?;
         let (largest, normal) = largest_principal(self.second_piola_of(body, chosen));
         let ratio = largest / self.settings.strength;
@@ -622,10 +683,20 @@ impl Fracture {
         }
     }
 
-    /// The visibility weights of phyxel i's edges after the cracks `grew` grew: 0 where it was 0 or
-    /// where a crack that grew now crosses the segment, else as it was — [`modified_weight`] over
-    /// every crack, as long as each weight was that before the growth.
-    fn visible_weights(&self, body: &Body, i: usize, grew: &[usize]) -> Vec<f64> {
+    /// The visibility weights of phyxel i's edges after the cracks of `grown` grew: 0 where it was 0
+    /// or where a crack that grew now crosses the segment, else as it was — [`modified_weight`] over
+    /// every crack, as long as each weight was that before the growth. `swept`: the edges (g, e) —
+    /// edge e of `grown[g]`, grouped by g — that phyxel i lies within h_i + δ of. A pair uncut before
+    /// is cut now only where its crossing point x_s lies in the area a grown crack swept, within δ of
+    /// one of that crack's swept edges ([`swept_edges`]), and then within h_i + δ of X_i: the
+    /// crossing (a test against the whole outline) is tried only for a segment whose x_s lies so.
+    fn visible_weights(
+        &self,
+        body: &Body,
+        i: usize,
+        swept: &[(u32, u32)],
+        grown: &[(usize, Vec<SweptEdge>)],
+    ) -> Vec<f64> {
         body.neighbours
             .edges(i)
             .map(|k| {
@@ -634,9 +705,16 @@ impl Fracture {
                     return 0.0;
                 }
                 let (p, q) = Self::segment(body, i, k);
-                let cut = grew.iter().any(|&c| {
-                    let crack = &self.cracks[c];
-                    crack.may_cross(p, q) && crack.crossing(p, q).is_some()
+                let cut = swept.chunk_by(|x, y| x.0 == y.0).any(|near| {
+                    let (c, edges) = &grown[near[0].0 as usize];
+                    let crack = &self.cracks[*c];
+                    let (sp, sq) = (crack.signed_distance(p), crack.signed_distance(q));
+                    if (sp >= 0.0) == (sq >= 0.0) {
+                        return false;
+                    }
+                    let x_s = p + (q - p) * (sp / (sp - sq));
+                    near.iter().any(|&(_, e)| edges[e as usize].holds(x_s, 0.0))
+                        && crack.crossing(p, q).is_some()
                 });
                 if cut {
                     0.0
@@ -787,8 +865,24 @@ fn phyxels_where(body: &Body, near: impl Fn(DVec3, f64) -> bool + Sync + Send) -
     .concat()
 }
 
+/// Candidates for a new crack tested at a time, in parallel ([`Fracture::initiate`]).
+const INITIATION_BATCH: usize = 64;
+
 /// Phyxels per parallel piece of [`phyxels_where`].
 const PHYXELS_PER_PIECE: usize = 256;
+
+/// What lies ahead of a crack's front vertex ([`Fracture::ahead`]).
+#[derive(Clone, Copy, Debug)]
+struct Ahead {
+    /// Phyxels j ahead (on the far side, |X_j − tip| < h_j).
+    count: usize,
+    /// Their largest stress ratio σ₁/σ_t.
+    peak: f64,
+    /// Whether one of them has used up its ductility.
+    exhausted: bool,
+    /// The distance from the tip to the nearest phyxel (ahead or not).
+    nearest: f64,
+}
 
 /// The median distance from a phyxel to its nearest neighbour (the lattice spacing on a lattice).
 fn lattice_spacing(body: &Body) -> f64 {

@@ -37,6 +37,7 @@ use crate::meshless::body::Body;
 use crate::meshless::kernel::poly6;
 use crate::meshless::mls::{MlsWeights, DEFAULT_RELATIVE_THRESHOLD};
 use crate::meshless::neighbours::HashGrid;
+use crate::parallel::map_indices;
 use glam::{DMat3, DVec3};
 
 impl Fracture {
@@ -83,21 +84,35 @@ impl Fracture {
         if splits.is_empty() {
             return Vec::new();
         }
-        // Each phyxel's elastic gradient and energy density before: what its refit keeps.
-        let elastic: Vec<(DMat3, f64)> = (0..n)
-            .map(|i| {
-                let grad = body
-                    .mls
-                    .displacement_gradient(i, &body.displacement, &body.neighbours);
-                let energy = body.phyxel_stress_of(i, grad).energy;
-                let density = if body.volume[i] > 0.0 {
-                    energy / body.volume[i]
-                } else {
-                    0.0
-                };
-                ((DMat3::IDENTITY + grad) * body.rest_correction[i], density)
-            })
-            .collect();
+        // The elastic gradient and energy density before of each old phyxel whose neighbour list the
+        // new ones will change — those within h_i ≤ h_max of one (`Neighbourhoods::with_appended`)
+        // — what its refit keeps; the others keep their fits, and need none.
+        let h_max = self.largest_support;
+        let mut reached = vec![false; n];
+        for x in splits.iter().flat_map(|(_, picked)| picked) {
+            for j in self.grid.candidates_within(*x, h_max) {
+                let j = j as usize;
+                reached[j] |= body.reference[j].distance(*x) <= h_max;
+            }
+        }
+        let reached: Vec<usize> = (0..n).filter(|&i| reached[i]).collect();
+        let before = map_indices(reached.len(), |m| {
+            let i = reached[m];
+            let grad = body
+                .mls
+                .displacement_gradient(i, &body.displacement, &body.neighbours);
+            let energy = body.phyxel_stress_of(i, grad).energy;
+            let density = if body.volume[i] > 0.0 {
+                energy / body.volume[i]
+            } else {
+                0.0
+            };
+            ((DMat3::IDENTITY + grad) * body.rest_correction[i], density)
+        });
+        let mut elastic: Vec<Option<(DMat3, f64)>> = vec![None; n];
+        for (i, state) in reached.into_iter().zip(before) {
+            elastic[i] = Some(state);
+        }
         let mut parents = Vec::new();
         for (i, picked) in splits {
             let k = picked.len() + 1;
@@ -173,13 +188,14 @@ impl Fracture {
 
     /// After phyxels `n..` were appended (with `parents`): the neighbour lists rebuilt; the phyxels
     /// whose list is as it was keep their weights and fits; the others are re-weighed against every
-    /// crack and refitted keeping their elastic gradient (`elastic`: each old phyxel's gradient and
-    /// energy density before; a new phyxel takes its parent's).
+    /// crack and refitted keeping their elastic gradient (`elastic`: the gradient and energy density
+    /// before of each old phyxel within h_max of a new one, a superset of those whose list changed;
+    /// a new phyxel takes its parent's, and a parent lies so near its new phyxels).
     fn rebuild_after_insertion(
         &mut self,
         body: &mut Body,
         n: usize,
-        elastic: &[(DMat3, f64)],
+        elastic: &[Option<(DMat3, f64)>],
         parents: &[usize],
     ) {
         let old_hoods = std::mem::take(&mut body.neighbours);
@@ -217,10 +233,18 @@ impl Fracture {
             for (k, w) in body.neighbours.edges(i).zip(weights) {
                 self.weight[k] = w;
             }
-            let (gradient, density) = if i < n {
+            let before = if i < n {
                 elastic[i]
             } else {
                 elastic[parents[i - n]]
+            };
+            // (A list changes only by gaining a new phyxel within h_i ≤ h_max: `before` holds it.)
+            let Some((gradient, density)) = before else {
+                debug_assert!(
+                    false,
+                    "phyxel {i}'s list changed with no new phyxel within h_max"
+                );
+                continue;
             };
             // A phyxel no crack cut keeps the solver's own threshold (as `MlsWeights::compute`).
             let uncut = uncut_weights_of(body, i);

@@ -478,6 +478,46 @@ fn grown_notch(criterion: Criterion) -> PulledBar {
     b
 }
 
+/// The area between a crack's outline before and after its fronts advanced lies within δ of the
+/// swept edges ([`super::crack::swept_edges`]) — the bound the visibility update searches by: a disc
+/// whose fronts advance by different amounts, one of them far (a front leaving the body), next to a
+/// vertex that stays; every point of a fine grid that the new outline holds and the old did not is
+/// held by a swept edge.
+#[test]
+fn the_area_a_crack_sweeps_lies_within_reach_of_its_swept_edges() {
+    use super::crack::swept_edges;
+    let mut crack = Crack::disc(DVec3::new(0.1, 0.2, 0.3), DVec3::new(1.0, 2.0, 2.0), A, 12);
+    // Vertex 5 stopped earlier (no longer a front); vertex 4 leaves the body now.
+    crack.advance(5, 0.5 * A, false);
+    let old = crack.clone();
+    let fronts: Vec<usize> = crack.fronts().map(|(k, _, _)| k).collect();
+    for k in fronts {
+        let distance = if k == 4 {
+            2.0 * A
+        } else {
+            0.02 * A * (1 + k % 3) as f64
+        };
+        crack.advance(k, distance, k != 4);
+    }
+    let swept = swept_edges(&crack, &old.outline, &crack.outline);
+    assert_eq!(swept.len(), 12, "every edge has a moved end");
+    let mut gained = 0;
+    for u in -400..=400 {
+        for v in -400..=400 {
+            let p = glam::DVec2::new(u as f64, v as f64) * (4.0 * A / 400.0);
+            if crack.contains(p) && !old.contains(p) {
+                gained += 1;
+                let x = crack.to_space(p);
+                assert!(
+                    swept.iter().any(|e| e.holds(x, 0.0)),
+                    "{p} swept, held by no edge"
+                );
+            }
+        }
+    }
+    assert!(gained > 1000, "{gained} points gained");
+}
+
 #[test]
 fn the_incremental_weight_update_equals_a_rebuild_from_scratch() {
     for criterion in CRITERIA {
