@@ -175,16 +175,29 @@ impl Neighbourhoods {
     /// cells — what adaptive resampling needs after each split (seed 002 eq. 71).
     pub fn with_appended(&self, points: &[DVec3], support_radius: &[f64]) -> Self {
         assert_eq!(points.len(), support_radius.len());
-        let (old, n) = (self.len(), points.len());
-        assert!(old <= n, "phyxels are appended, never removed");
         let cell = support_radius.iter().cloned().fold(0.0, f64::max);
-        if old == n {
+        if self.len() == points.len() {
             return self.clone();
         }
         if cell <= 0.0 {
             return Self::build(points, support_radius);
         }
-        let grid = HashGrid::build(points, cell);
+        self.with_appended_in(&HashGrid::build(points, cell), points, support_radius)
+    }
+
+    /// [`Neighbourhoods::with_appended`] searching `grid`, a grid of all of `points` whose cell is no
+    /// smaller than any support radius (the caller's own, built once for more than this).
+    pub fn with_appended_in(
+        &self,
+        grid: &HashGrid,
+        points: &[DVec3],
+        support_radius: &[f64],
+    ) -> Self {
+        assert_eq!(points.len(), support_radius.len());
+        let (old, n) = (self.len(), points.len());
+        assert!(old <= n, "phyxels are appended, never removed");
+        assert_eq!(grid.sorted.len(), n, "the grid holds every phyxel");
+        debug_assert!(support_radius.iter().all(|&h| h <= grid.cell));
         // The appended phyxels' own lists, and for each old phyxel the appended ones it reaches.
         let mut fresh: Vec<Vec<u32>> = Vec::with_capacity(n - old);
         let mut reached: Vec<Vec<u32>> = vec![Vec::new(); old];

@@ -201,34 +201,45 @@ impl Fracture {
         let old_hoods = std::mem::take(&mut body.neighbours);
         let old_mls = std::mem::take(&mut body.mls);
         let old_weight = std::mem::take(&mut self.weight);
-        body.neighbours = old_hoods.with_appended(&body.reference, &body.support_radius);
+        // One grid for the new lists' search and the fracture's own (its cell, h_max, holds every
+        // support: a new phyxel's is smaller).
+        self.grid = HashGrid::build(&body.reference, self.largest_support.max(1e-12));
+        body.neighbours =
+            old_hoods.with_appended_in(&self.grid, &body.reference, &body.support_radius);
         let hoods = &body.neighbours;
         let total = body.len();
         let edges = hoods.neighbour.len();
-        let mut d = vec![DVec3::ZERO; edges];
-        let mut moment_inverse = vec![DMat3::IDENTITY; total];
-        let mut rank = vec![3; total];
-        self.weight = vec![0.0; edges];
+        // Row after row: an unchanged row's d_ij and weights copied, a changed one's left zero (to
+        // be refitted below).
+        let mut d = Vec::with_capacity(edges);
+        let mut moment_inverse = Vec::with_capacity(total);
+        let mut rank = Vec::with_capacity(total);
+        let mut weight = Vec::with_capacity(edges);
         let mut affected = Vec::new();
         for i in 0..total {
             let new_row = hoods.edges(i);
-            let same = i < n && {
-                let old_row = old_hoods.edges(i);
-                hoods.neighbour[new_row.clone()] == old_hoods.neighbour[old_row]
-            };
-            if same {
-                let old_row = old_hoods.edges(i);
-                d[new_row.clone()].copy_from_slice(&old_mls.d()[old_row.clone()]);
-                self.weight[new_row].copy_from_slice(&old_weight[old_row]);
-                moment_inverse[i] = old_mls.moment_inverse[i];
-                rank[i] = old_mls.rank[i];
-            } else {
-                affected.push(i);
+            let old_row = (i < n).then(|| old_hoods.edges(i));
+            match old_row
+                .filter(|old| hoods.neighbour[new_row.clone()] == old_hoods.neighbour[old.clone()])
+            {
+                Some(old_row) => {
+                    d.extend_from_slice(&old_mls.d()[old_row.clone()]);
+                    weight.extend_from_slice(&old_weight[old_row]);
+                    moment_inverse.push(old_mls.moment_inverse[i]);
+                    rank.push(old_mls.rank[i]);
+                }
+                None => {
+                    d.resize(d.len() + new_row.len(), DVec3::ZERO);
+                    weight.resize(weight.len() + new_row.len(), 0.0);
+                    moment_inverse.push(DMat3::IDENTITY);
+                    rank.push(3);
+                    affected.push(i);
+                }
             }
         }
+        self.weight = weight;
         body.mls = MlsWeights::from_rows_uncopied(hoods, d, moment_inverse, rank);
-        self.grid = HashGrid::build(&body.reference, self.largest_support.max(1e-12));
-        let weights: Vec<Vec<f64>> = affected.iter().map(|&i| self.reweigh(body, i)).collect();
+        let weights = map_indices(affected.len(), |m| self.reweigh(body, affected[m]));
         for (&i, weights) in affected.iter().zip(weights) {
             for (k, w) in body.neighbours.edges(i).zip(weights) {
                 self.weight[k] = w;
