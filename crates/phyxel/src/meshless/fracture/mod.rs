@@ -243,6 +243,13 @@ pub struct Fracture {
     pub ductility: Option<f64>,
     /// The phyxels the last step refitted (resampling looks at them).
     changed_last: Vec<usize>,
+    /// Per phyxel, the crack that last kept a new crack from starting there (u32::MAX: none) —
+    /// the phyxel lay within h_i of it or within [`FRONT_ZONE`] h_i of its front
+    /// ([`Fracture::initiate`]): a crack only grows and its fronts move slowly, so that crack
+    /// mostly keeps doing so, and testing it first spares testing the phyxel against all of them.
+    /// A hint only, tested again each time (cracks replaced by a restored state leave it stale,
+    /// not wrong).
+    rejected_by: Vec<u32>,
     /// Adaptive resampling's settings (None: off) and what it did ([`resample`]).
     pub resampling_settings: Option<Resampling>,
     pub resampling: ResamplingState,
@@ -271,6 +278,7 @@ impl Fracture {
             steps: 0,
             ductility: None,
             changed_last: Vec::new(),
+            rejected_by: Vec::new(),
             resampling_settings: settings
                 .omega_min
                 .map(|omega| Resampling::new(omega, largest_support, body.len())),
@@ -592,30 +600,71 @@ impl Fracture {
         let held = |i: usize| fixed.get(i).copied().unwrap_or(false);
         let mut candidates: Vec<usize> = (0..body.len()).filter(|&i| ratios[i] > 1.0).collect();
         candidates.sort_by(|&a, &b| ratios[b].total_cmp(&ratios[a]));
-        let eligible = |i: usize| {
+        // Each crack's fronts in space, once (each candidate is tested against all of them).
+        let fronts: Vec<Vec<DVec3>> = self
+            .cracks
+            .iter()
+            .map(|c| c.fronts().map(|(_, f, _)| f).collect())
+            .collect();
+        let mut hints = std::mem::take(&mut self.rejected_by);
+        hints.resize(body.len(), u32::MAX);
+        let verdict = |i: usize| {
             let hoods = &body.neighbours;
             let x = body.reference[i];
             let h = body.support_radius[i];
-            !held(i)
-                && !hoods.edges(i).any(|k| held(hoods.neighbour[k] as usize))
-                && body.mls.rank[i] == 3
-                && self.cracks.iter().all(|c| {
-                    c.origin.distance(x) > c.reach() + FRONT_ZONE * h
-                        // (the distance to the plane bounds the distance to the crack from below)
-                        || ((c.signed_distance(x).abs() >= h || c.distance(x) >= h)
-                            && c.fronts().all(|(_, f, _)| f.distance(x) >= FRONT_ZONE * h))
-                })
+            if held(i)
+                || hoods.edges(i).any(|k| held(hoods.neighbour[k] as usize))
+                || body.mls.rank[i] != 3
+            {
+                return Verdict::Ineligible;
+            }
+            // Crack c rejects it: it lies within h of c's surface, or within FRONT_ZONE h of one of
+            // c's fronts (far from c's origin it does neither).
+            let rejects = |c: usize| {
+                let crack = &self.cracks[c];
+                crack.origin.distance(x) <= crack.reach() + FRONT_ZONE * h
+                    // (the distance to the plane bounds the distance to the crack from below)
+                    && ((crack.signed_distance(x).abs() < h && crack.distance(x) < h)
+                        || fronts[c].iter().any(|f| f.distance(x) < FRONT_ZONE * h))
+            };
+            let hint = hints[i] as usize;
+            if hint < self.cracks.len() && rejects(hint) {
+                return Verdict::Rejected(hint as u32);
+            }
+            if let Some(c) = (0..self.cracks.len()).find(|&c| rejects(c)) {
+                return Verdict::Rejected(c as u32);
+            }
+            Verdict::Eligible
         };
-        // The first eligible one in that order, tested in parallel a batch at a time (near the
-        // cracks most of the most stressed are not: each is tested against every crack).
-        let chosen = candidates.chunks(INITIATION_BATCH).find_map(|batch| {
-            let tested = map_indices(batch.len(), |m| eligible(batch[m]));
-            batch
-                .iter()
-                .zip(tested)
-                .find(|(_, ok)| *ok)
-                .map(|(&i, _)| i)
-        })?;
+        // The first eligible one in that order, tested in parallel a batch at a time, each batch
+        // twice the last (near the cracks most of the most stressed are not, and a parallel pass
+        // costs a hand-over to the threads).
+        let mut chosen = None;
+        let mut found = Vec::new();
+        let (mut start, mut size) = (0, INITIATION_BATCH);
+        while start < candidates.len() {
+            let batch = &candidates[start..(start + size).min(candidates.len())];
+            (start, size) = (start + batch.len(), 2 * size);
+            let verdicts = map_indices(batch.len(), |m| verdict(batch[m]));
+            for (&i, verdict) in batch.iter().zip(verdicts) {
+                match verdict {
+                    Verdict::Eligible => {
+                        chosen = Some(i);
+                        break;
+                    }
+                    Verdict::Rejected(c) => found.push((i, c)),
+                    Verdict::Ineligible => {}
+                }
+            }
+            if chosen.is_some() {
+                break;
+            }
+        }
+        for (i, c) in found {
+            hints[i] = c;
+        }
+        self.rejected_by = hints;
+        let chosen = chosen?;
         let (largest, normal) = largest_principal(self.second_piola_of(body, chosen));
         let ratio = largest / self.settings.strength;
         let centre = body.reference[chosen] + normal * (0.5 * self.spacing);
@@ -865,7 +914,17 @@ fn phyxels_where(body: &Body, near: impl Fn(DVec3, f64) -> bool + Sync + Send) -
     .concat()
 }
 
-/// Candidates for a new crack tested at a time, in parallel ([`Fracture::initiate`]).
+/// Whether a crack may start at a phyxel ([`Fracture::initiate`]).
+#[derive(Clone, Copy, Debug)]
+enum Verdict {
+    Eligible,
+    /// Within h_i of crack c's surface or within [`FRONT_ZONE`] h_i of one of its fronts.
+    Rejected(u32),
+    /// Held, beside a held phyxel, or of lost rank.
+    Ineligible,
+}
+
+/// Candidates for a new crack tested in the first parallel batch ([`Fracture::initiate`]).
 const INITIATION_BATCH: usize = 64;
 
 /// Phyxels per parallel piece of [`phyxels_where`].
