@@ -132,6 +132,40 @@ pub fn condition_number(a: DMat3, dimensions: usize) -> f64 {
     }
 }
 
+/// One phyxel's refit, computed and not yet taken ([`MlsWeights::fit`], [`MlsWeights::take`]).
+#[derive(Clone, Debug)]
+pub struct RowFit {
+    /// d_ij of the row's edges, in their order.
+    pub d: Vec<DVec3>,
+    pub moment_inverse: DMat3,
+    pub rank: u8,
+}
+
+impl RowFit {
+    /// Σ_j d_ij in the row's order (what [`MlsWeights::row_sum`] will hold).
+    pub fn sum(&self) -> DVec3 {
+        self.d.iter().copied().sum()
+    }
+
+    /// ∇u_i with this row ([`MlsWeights::displacement_gradient`], the same sum in the same order).
+    pub fn displacement_gradient(
+        &self,
+        i: usize,
+        displacement: &[DVec3],
+        hoods: &Neighbourhoods,
+    ) -> DMat3 {
+        let u_i = displacement[i];
+        hoods.edges(i).zip(&self.d).fold(DMat3::ZERO, |g, (k, d)| {
+            g + outer(displacement[hoods.neighbour[k] as usize] - u_i, *d)
+        })
+    }
+
+    /// Every d_ij 0 ([`MlsWeights::release`]: the moment inverse and rank stay).
+    pub fn release(&mut self) {
+        self.d.fill(DVec3::ZERO);
+    }
+}
+
 /// Per-reference MLS data: one d_ij per neighbour edge.
 ///
 /// The weights are kept twice: in the rows of their owners (`d`, what ∇u_i = Σ_j (u_j − u_i) d_ijᵀ
@@ -325,7 +359,7 @@ impl MlsWeights {
     /// Refit phyxel i with modified weights ω'_ij (`weight`, one per edge; fracture's cut weights):
     /// A_i = Σ_j ω'_ij x_ij x_ijᵀ and d_ij = A_i⁻¹ x_ij ω'_ij (MKN04 eq. 8 with ω' for w), the safe
     /// inverse at `relative_threshold`. Returns the rank kept; the count of regularized phyxels
-    /// follows.
+    /// follows. ([`MlsWeights::fit`], then [`MlsWeights::take`].)
     pub fn refit(
         &mut self,
         i: usize,
@@ -334,26 +368,54 @@ impl MlsWeights {
         weight: &[f64],
         relative_threshold: f64,
     ) -> u8 {
+        let fit = Self::fit(i, reference, hoods, weight, relative_threshold);
+        self.take(i, hoods, fit)
+    }
+
+    /// The refit of phyxel i ([`MlsWeights::refit`]) computed, not taken: it reads phyxel i's
+    /// edges and weights only, so that the refits of many phyxels can be found in parallel.
+    pub fn fit(
+        i: usize,
+        reference: &[DVec3],
+        hoods: &Neighbourhoods,
+        weight: &[f64],
+        relative_threshold: f64,
+    ) -> RowFit {
         let x_ij = |k: usize| reference[hoods.neighbour[k] as usize] - reference[i];
         let a = hoods
             .edges(i)
             .fold(DMat3::ZERO, |a, k| a + outer(x_ij(k), x_ij(k)) * weight[k]);
         let safe = safe_inverse(a, relative_threshold);
-        for k in hoods.edges(i) {
-            self.d[k] = safe.inverse * x_ij(k) * weight[k];
+        RowFit {
+            d: hoods
+                .edges(i)
+                .map(|k| safe.inverse * x_ij(k) * weight[k])
+                .collect(),
+            moment_inverse: safe.inverse,
+            rank: safe.rank,
         }
+    }
+
+    /// Take `fit` as phyxel i's row, moment inverse and rank; returns the rank.
+    pub fn take(&mut self, i: usize, hoods: &Neighbourhoods, fit: RowFit) -> u8 {
+        assert_eq!(
+            fit.d.len(),
+            hoods.edges(i).len(),
+            "one d_ij per edge of the row"
+        );
+        self.d[hoods.edges(i)].copy_from_slice(&fit.d);
         self.row_changed(i, hoods);
         let was_regular = self.rank[i] == 3;
-        if was_regular != (safe.rank == 3) {
+        if was_regular != (fit.rank == 3) {
             if was_regular {
                 self.regularized += 1;
             } else {
                 self.regularized -= 1;
             }
         }
-        self.rank[i] = safe.rank;
-        self.moment_inverse[i] = safe.inverse;
-        safe.rank
+        self.rank[i] = fit.rank;
+        self.moment_inverse[i] = fit.moment_inverse;
+        fit.rank
     }
 
     /// ∇u_i = Σ_j (u_j − u_i) d_ijᵀ, i.e. (∇u)_ab = ∂u_a/∂x_b.

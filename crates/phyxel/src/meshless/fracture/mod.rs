@@ -61,7 +61,7 @@ pub use self::weights::{fragments, modified_weight, Criterion};
 use self::crack::{swept_edges, Crack, SweptEdge};
 use self::weights::uncut_weights;
 use super::body::Body;
-use super::mls::symmetric_eigen;
+use super::mls::{symmetric_eigen, MlsWeights, RowFit};
 use super::neighbours::HashGrid;
 use super::plasticity::norm;
 use crate::parallel::map_indices;
@@ -707,6 +707,7 @@ impl Fracture {
     /// Take `weights[n]`, the new weights of the edges of phyxel `near[n]`, in the phyxels' order, and
     /// refit each phyxel whose weights changed.
     fn take_weights_and_refit(&mut self, body: &mut Body, near: &[usize], weights: Vec<Vec<f64>>) {
+        let mut changed = Vec::new();
         for (&i, weights) in near.iter().zip(weights) {
             let mut any = false;
             for (k, w) in body.neighbours.edges(i).zip(weights) {
@@ -716,8 +717,18 @@ impl Fracture {
                 }
             }
             if any {
-                self.refit(body, i);
+                changed.push(i);
             }
+        }
+        // A refit reads and writes its own phyxel's data only: planned in parallel, taken in order
+        // (the same as refitting one after the other).
+        let plans = map_indices(changed.len(), |m| {
+            let i = changed[m];
+            let (elastic, before) = Self::elastic_before(body, i);
+            self.plan_refit(body, i, REFIT_THRESHOLD, elastic, before)
+        });
+        for (i, plan) in changed.into_iter().zip(plans) {
+            self.take_refit(body, i, plan);
         }
     }
 
@@ -792,76 +803,92 @@ impl Fracture {
             .collect()
     }
 
-    /// Refit phyxel i's MLS data with the modified weights, then keep its energy from rising: where
-    /// the refit released energy it is booked as dissipated; where it would raise U_i, the rest
-    /// correction G_i = J_i⁻¹ J_e,before restores the elastic gradient of before the event. A refit
-    /// that lost rank, whose J_i is too close to singular ([`SMALLEST_REFIT_DETERMINANT`]), or that
-    /// would be stiffer than [`STIFFNESS_MARGIN`] allows (with its G_i) holds no energy (its d_ij are
-    /// zeroed) and releases what it held.
-    fn refit(&mut self, body: &mut Body, i: usize) {
-        let grad_before = body
+    /// Phyxel i's elastic gradient J_e = (I + ∇u_i) G_i and energy U_i now: what its refit keeps.
+    fn elastic_before(body: &Body, i: usize) -> (DMat3, f64) {
+        let grad = body
             .mls
             .displacement_gradient(i, &body.displacement, &body.neighbours);
-        let before = body.phyxel_stress_of(i, grad_before).energy;
-        let elastic = (DMat3::IDENTITY + grad_before) * body.rest_correction[i];
-        self.refit_keeping(body, i, REFIT_THRESHOLD, elastic, before);
+        let before = body.phyxel_stress_of(i, grad).energy;
+        ((DMat3::IDENTITY + grad) * body.rest_correction[i], before)
     }
 
-    /// [`Fracture::refit`] with the safe inverse at `threshold`, keeping the elastic gradient
-    /// `elastic` where the refit would raise phyxel i's energy above `before` (resampling's refits:
-    /// a new phyxel keeps its parent's).
-    fn refit_keeping(
-        &mut self,
-        body: &mut Body,
+    /// The refit of phyxel i's MLS data with the modified weights (the safe inverse at
+    /// `threshold`), keeping its energy from rising: where the refit releases energy it is booked
+    /// as dissipated; where it would raise U_i above `before`, the rest correction
+    /// G_i = J_i⁻¹ J_e,before restores the elastic gradient `elastic` of before the event
+    /// ([`Fracture::elastic_before`]; resampling's refits: a new phyxel keeps its parent's). A refit
+    /// that lost rank, whose J_i is too close to singular ([`SMALLEST_REFIT_DETERMINANT`]), or that
+    /// would be stiffer than [`STIFFNESS_MARGIN`] allows (with its G_i) holds no energy (its d_ij are
+    /// zeroed) and releases what it held. It reads phyxel i's own data only (its row, weights,
+    /// state), so that many phyxels' refits can be planned in parallel and taken in order
+    /// ([`Fracture::take_refit`]).
+    fn plan_refit(
+        &self,
+        body: &Body,
         i: usize,
         threshold: f64,
         elastic: DMat3,
         before: f64,
-    ) {
-        let rank = body.mls.refit(
+    ) -> RefitPlan {
+        let mut fit = MlsWeights::fit(
             i,
             &body.reference,
             &body.neighbours,
             &self.weight,
             threshold,
         );
+        let limit = STIFFNESS_MARGIN * self.stiffest;
+        // (`stiffness` of the refitted row)
+        let stiff =
+            fit.sum().length_squared() + fit.d.iter().map(|d| d.length_squared()).sum::<f64>();
+        let outcome = 'outcome: {
+            if fit.rank < 3 || stiff > limit {
+                break 'outcome RefitOutcome::Released;
+            }
+            let grad = fit.displacement_gradient(i, &body.displacement, &body.neighbours);
+            let after = body.phyxel_stress_with(i, grad, DMat3::IDENTITY).energy;
+            if after <= before {
+                break 'outcome RefitOutcome::Dissipated(before - after);
+            }
+            let j = DMat3::IDENTITY + grad;
+            if j.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
+                break 'outcome RefitOutcome::Released;
+            }
+            let g = j.inverse() * elastic;
+            if largest_singular_value(g).powi(2) * stiff > limit {
+                break 'outcome RefitOutcome::Released;
+            }
+            RefitOutcome::Corrected(g)
+        };
+        if let RefitOutcome::Released = outcome {
+            fit.release();
+        }
+        RefitPlan {
+            fit,
+            outcome,
+            before,
+        }
+    }
+
+    /// Take phyxel i's planned refit ([`Fracture::plan_refit`]): its row, its rest correction, and
+    /// the energy it dissipated or released.
+    fn take_refit(&mut self, body: &mut Body, i: usize, plan: RefitPlan) {
+        body.mls.take(i, &body.neighbours, plan.fit);
         self.recomputed_last += 1;
         self.recomputed_total += 1;
         self.changed_last.push(i);
         body.rest_correction[i] = DMat3::IDENTITY;
-        let release_all = |body: &mut Body, fracture: &mut Fracture| {
-            body.mls.release(i, &body.neighbours);
-            // With d_ij = 0 its ∇u_i is 0: a plastic strain kept would leave it the elastic strain
-            // −ε_p, energy it does not hold and a stress that could start a crack.
-            body.plastic_strain[i] = DMat3::ZERO;
-            fracture.dissipated += before;
-            fracture.released += 1;
-        };
-        let limit = STIFFNESS_MARGIN * self.stiffest;
-        let stiff = stiffness(body, i);
-        if rank < 3 || stiff > limit {
-            release_all(body, self);
-            return;
+        match plan.outcome {
+            RefitOutcome::Dissipated(energy) => self.dissipated += energy,
+            RefitOutcome::Corrected(g) => body.rest_correction[i] = g,
+            RefitOutcome::Released => {
+                // With d_ij = 0 its ∇u_i is 0: a plastic strain kept would leave it the elastic
+                // strain −ε_p, energy it does not hold and a stress that could start a crack.
+                body.plastic_strain[i] = DMat3::ZERO;
+                self.dissipated += plan.before;
+                self.released += 1;
+            }
         }
-        let grad = body
-            .mls
-            .displacement_gradient(i, &body.displacement, &body.neighbours);
-        let after = body.phyxel_stress_of(i, grad).energy;
-        if after <= before {
-            self.dissipated += before - after;
-            return;
-        }
-        let j = DMat3::IDENTITY + grad;
-        if j.determinant().abs() < SMALLEST_REFIT_DETERMINANT {
-            release_all(body, self);
-            return;
-        }
-        let g = j.inverse() * elastic;
-        if largest_singular_value(g).powi(2) * stiff > limit {
-            release_all(body, self);
-            return;
-        }
-        body.rest_correction[i] = g;
     }
 
     /// Each rest correction G_i ≠ I moves a fraction β = min(c_prop Δt / h_i, 1) of the way to I when
@@ -912,6 +939,24 @@ fn phyxels_where(body: &Body, near: impl Fn(DVec3, f64) -> bool + Sync + Send) -
             .collect::<Vec<usize>>()
     })
     .concat()
+}
+
+/// A phyxel's refit, planned ([`Fracture::plan_refit`]) and not yet taken.
+struct RefitPlan {
+    fit: RowFit,
+    outcome: RefitOutcome,
+    /// U_i before the refit.
+    before: f64,
+}
+
+/// What a refit does with the energy a phyxel held.
+enum RefitOutcome {
+    /// Its energy fell (by this much, dissipated).
+    Dissipated(f64),
+    /// It would have risen: the rest correction G_i that keeps the elastic gradient.
+    Corrected(DMat3),
+    /// It holds none (its d_ij zeroed): lost rank, singular, or too stiff.
+    Released,
 }
 
 /// Whether a crack may start at a phyxel ([`Fracture::initiate`]).

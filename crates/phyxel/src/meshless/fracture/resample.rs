@@ -13,7 +13,7 @@
 //! strain, temperature and stiffness factor. Every phyxel whose neighbour list changed — the new
 //! ones, the parent, and those whose support now holds a new one — is re-weighed against every
 //! crack and refitted, keeping its elastic gradient where the refit would raise its energy (the
-//! fracture's safeguard, `Fracture::refit`): the new phyxels the parent's, so that no split
+//! fracture's safeguard, `Fracture::plan_refit`): the new phyxels the parent's, so that no split
 //! raises the elastic energy. The others keep their weights, fits and volumes untouched.
 //!
 //! **Support radii.** k phyxels share the parent's volume: the new ones get h_i/∛k, which keeps h
@@ -244,6 +244,10 @@ impl Fracture {
             for (k, w) in body.neighbours.edges(i).zip(weights) {
                 self.weight[k] = w;
             }
+        }
+        // Each refit reads its own phyxel's data only: planned in parallel, taken in order.
+        let plans = map_indices(affected.len(), |m| {
+            let i = affected[m];
             let before = if i < n {
                 elastic[i]
             } else {
@@ -255,7 +259,7 @@ impl Fracture {
                     false,
                     "phyxel {i}'s list changed with no new phyxel within h_max"
                 );
-                continue;
+                return None;
             };
             // A phyxel no crack cut keeps the solver's own threshold (as `MlsWeights::compute`).
             let uncut = uncut_weights_of(body, i);
@@ -269,7 +273,12 @@ impl Fracture {
             } else {
                 DEFAULT_RELATIVE_THRESHOLD
             };
-            self.refit_keeping(body, i, threshold, gradient, density * body.volume[i]);
+            Some(self.plan_refit(body, i, threshold, gradient, density * body.volume[i]))
+        });
+        for (&i, plan) in affected.iter().zip(plans) {
+            if let Some(plan) = plan {
+                self.take_refit(body, i, plan);
+            }
         }
     }
 }

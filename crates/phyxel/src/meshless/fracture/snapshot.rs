@@ -141,7 +141,7 @@ impl Fracture {
         }
         let mut released = vec![false; body.len()];
         decoded.released.iter().for_each(|&i| released[i] = true);
-        // Refits that lost rank were released there too (`Fracture::refit`).
+        // Refits that lost rank were released there too (`Fracture::plan_refit`).
         for i in 0..body.len() {
             if released[i] || (cut[i] && body.mls.rank[i] < 3) {
                 body.mls.release(i, &body.neighbours);
