@@ -132,6 +132,14 @@ pub fn condition_number(a: DMat3, dimensions: usize) -> f64 {
     }
 }
 
+/// ∇u_i = Σ_j (u_j − u_i) d_ijᵀ over phyxel i's edges, `row` their d_ij in order.
+fn row_gradient(i: usize, row: &[DVec3], displacement: &[DVec3], hoods: &Neighbourhoods) -> DMat3 {
+    let u_i = displacement[i];
+    hoods.edges(i).zip(row).fold(DMat3::ZERO, |g, (k, d)| {
+        g + outer(displacement[hoods.neighbour[k] as usize] - u_i, *d)
+    })
+}
+
 /// One phyxel's refit, computed and not yet taken ([`MlsWeights::fit`], [`MlsWeights::take`]).
 #[derive(Clone, Debug)]
 pub struct RowFit {
@@ -154,10 +162,7 @@ impl RowFit {
         displacement: &[DVec3],
         hoods: &Neighbourhoods,
     ) -> DMat3 {
-        let u_i = displacement[i];
-        hoods.edges(i).zip(&self.d).fold(DMat3::ZERO, |g, (k, d)| {
-            g + outer(displacement[hoods.neighbour[k] as usize] - u_i, *d)
-        })
+        row_gradient(i, &self.d, displacement, hoods)
     }
 
     /// Every d_ij 0 ([`MlsWeights::release`]: the moment inverse and rank stay).
@@ -425,10 +430,7 @@ impl MlsWeights {
         displacement: &[DVec3],
         hoods: &Neighbourhoods,
     ) -> DMat3 {
-        let u_i = displacement[i];
-        hoods.edges(i).fold(DMat3::ZERO, |g, k| {
-            g + outer(displacement[hoods.neighbour[k] as usize] - u_i, self.d[k])
-        })
+        row_gradient(i, &self.d[hoods.edges(i)], displacement, hoods)
     }
 
     /// The gradient of a scalar field f: ∇f_i = A_i⁻¹ Σ_j w_ij (f_j − f_i) x_ij = Σ_j (f_j − f_i) d_ij
