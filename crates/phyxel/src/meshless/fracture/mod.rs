@@ -87,9 +87,12 @@ pub const STIFFNESS_MARGIN: f64 = 2.0;
 /// reaction's vector, |Σ_j d_ij|², plus Σ_j |d_ij|² (the force on a neighbour j is M_i d_ij, on i
 /// −M_i Σ_j d_ij; a stiffness scales with their squares).
 pub fn stiffness(body: &Body, i: usize) -> f64 {
-    let edges = body.neighbours.edges(i);
-    body.mls.row_sum(i).length_squared()
-        + edges.map(|k| body.mls.d()[k].length_squared()).sum::<f64>()
+    row_stiffness(body.mls.row_sum(i), &body.mls.d()[body.neighbours.edges(i)])
+}
+
+/// [`stiffness`] of a row of d_ij whose sum is `sum`: |Σ_j d_ij|² + Σ_j |d_ij|².
+fn row_stiffness(sum: DVec3, row: &[DVec3]) -> f64 {
+    sum.length_squared() + row.iter().map(|d| d.length_squared()).sum::<f64>()
 }
 
 /// The largest singular value of `g`.
@@ -415,22 +418,31 @@ impl Fracture {
         let advance = self.settings.c_prop * dt;
         // What lies ahead of every front vertex of every crack (in parallel: growing one crack
         // changes no other's fronts, and the phyxels and ratios not at all).
-        let fronts: Vec<(usize, DVec3, DVec3)> = self
+        let fronts: Vec<Front> = self
             .cracks
             .iter()
-            .flat_map(|crack| crack.fronts())
+            .enumerate()
+            .flat_map(|(c, crack)| {
+                crack.fronts().map(move |(k, tip, direction)| Front {
+                    crack: c,
+                    vertex: k,
+                    tip,
+                    direction,
+                })
+            })
             .collect();
-        let mut scans = map_indices(fronts.len(), |n| {
-            let (_, tip, direction) = fronts[n];
-            self.ahead(body, &ratios, tip, direction)
-        })
-        .into_iter();
+        let scans = map_indices(fronts.len(), |n| {
+            self.ahead(body, &ratios, fronts[n].tip, fronts[n].direction)
+        });
         let mut changed = Vec::new();
         let mut moved = Vec::new();
-        for c in 0..self.cracks.len() {
-            let count = self.cracks[c].fronts().count();
-            let scans: Vec<Ahead> = scans.by_ref().take(count).collect();
-            let swept = self.grow(c, &scans, advance);
+        // (a crack without fronts does not grow)
+        let mut start = 0;
+        for of_crack in fronts.chunk_by(|a, b| a.crack == b.crack) {
+            let c = of_crack[0].crack;
+            let ahead = &scans[start..start + of_crack.len()];
+            start += of_crack.len();
+            let swept = self.grow(c, of_crack, ahead, advance);
             if !swept.is_empty() {
                 changed.push(c);
                 moved.push((c, swept));
@@ -547,14 +559,20 @@ impl Fracture {
         scan
     }
 
-    /// Advance the fronts of crack c, given what lies ahead of each ([`Fracture::ahead`], in the
-    /// order of its fronts); the outline's edges that moved, each with a reach around it that holds
+    /// Advance the fronts of crack c (`fronts`: its own; `ahead`: what lies ahead of each,
+    /// [`Fracture::ahead`]); the outline's edges that moved, each with a reach around it that holds
     /// the area it swept ([`swept_edges`]; none: the crack did not change).
-    fn grow(&mut self, c: usize, scans: &[Ahead], advance: f64) -> Vec<SweptEdge> {
-        let fronts: Vec<(usize, DVec3, DVec3)> = self.cracks[c].fronts().collect();
+    fn grow(
+        &mut self,
+        c: usize,
+        fronts: &[Front],
+        ahead: &[Ahead],
+        advance: f64,
+    ) -> Vec<SweptEdge> {
         let before = self.cracks[c].outline.clone();
         let mut changed = false;
-        for ((k, tip, _), scan) in fronts.into_iter().zip(scans) {
+        for (front, scan) in fronts.iter().zip(ahead) {
+            let (k, tip) = (front.vertex, front.tip);
             let Ahead {
                 count: ahead,
                 peak,
@@ -838,9 +856,7 @@ impl Fracture {
             threshold,
         );
         let limit = STIFFNESS_MARGIN * self.stiffest;
-        // (`stiffness` of the refitted row)
-        let stiff =
-            fit.sum().length_squared() + fit.d.iter().map(|d| d.length_squared()).sum::<f64>();
+        let stiff = row_stiffness(fit.sum(), &fit.d);
         let outcome = 'outcome: {
             if fit.rank < 3 || stiff > limit {
                 break 'outcome RefitOutcome::Released;
@@ -974,6 +990,16 @@ const INITIATION_BATCH: usize = 64;
 
 /// Phyxels per parallel piece of [`phyxels_where`].
 const PHYXELS_PER_PIECE: usize = 256;
+
+/// A front vertex of a crack at the start of a fracture step, in space.
+#[derive(Clone, Copy, Debug)]
+struct Front {
+    crack: usize,
+    /// Its index in the crack's outline.
+    vertex: usize,
+    tip: DVec3,
+    direction: DVec3,
+}
 
 /// What lies ahead of a crack's front vertex ([`Fracture::ahead`]).
 #[derive(Clone, Copy, Debug)]

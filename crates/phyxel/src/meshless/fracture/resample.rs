@@ -98,16 +98,13 @@ impl Fracture {
         let reached: Vec<usize> = (0..n).filter(|&i| reached[i]).collect();
         let before = map_indices(reached.len(), |m| {
             let i = reached[m];
-            let grad = body
-                .mls
-                .displacement_gradient(i, &body.displacement, &body.neighbours);
-            let energy = body.phyxel_stress_of(i, grad).energy;
+            let (elastic, energy) = Self::elastic_before(body, i);
             let density = if body.volume[i] > 0.0 {
                 energy / body.volume[i]
             } else {
                 0.0
             };
-            ((DMat3::IDENTITY + grad) * body.rest_correction[i], density)
+            (elastic, density)
         });
         let mut elastic: Vec<Option<(DMat3, f64)>> = vec![None; n];
         for (i, state) in reached.into_iter().zip(before) {
