@@ -121,6 +121,61 @@ impl HashGrid {
         };
         self.phyxels_in(buckets)
     }
+
+    /// Every phyxel in the buckets of the cells that may hold a point within `radius` of the segment
+    /// from `a` to `b` (a superset of those points): the cells of the segment's bounding box grown by
+    /// `radius` whose centre lies within `radius` + half a cell's diagonal of the segment — a point
+    /// of a cell lies within half its diagonal of its centre, so a cell farther away holds none —
+    /// each bucket once. Along an edge of a crack's outline one walk of the cells near it, instead of
+    /// [`HashGrid::candidates_within`]'s boxes around points on it, which overlap and hold their corners.
+    pub fn candidates_near_segment(
+        &self,
+        a: DVec3,
+        b: DVec3,
+        radius: f64,
+    ) -> impl Iterator<Item = u32> + '_ {
+        let (low, high) = (
+            cell_of(a.min(b) - DVec3::splat(radius), self.cell),
+            cell_of(a.max(b) + DVec3::splat(radius), self.cell),
+        );
+        let extent = |a: i32, b: i32| (i64::from(b) - i64::from(a) + 1).max(0);
+        let cells = extent(low.x, high.x)
+            .saturating_mul(extent(low.y, high.y))
+            .saturating_mul(extent(low.z, high.z));
+        let buckets: Vec<usize> = if cells > self.table_size() as i64 {
+            (0..self.table_size()).collect()
+        } else {
+            let reach = radius + 0.5 * 3f64.sqrt() * self.cell;
+            let mut buckets = Vec::with_capacity(cells as usize);
+            for z in low.z..=high.z {
+                for y in low.y..=high.y {
+                    for x in low.x..=high.x {
+                        let cell = IVec3::new(x, y, z);
+                        let centre = (cell.as_dvec3() + 0.5) * self.cell;
+                        if distance_to_segment(centre, a, b) <= reach {
+                            buckets.push(cell_hash(cell, self.table_size()));
+                        }
+                    }
+                }
+            }
+            buckets.sort_unstable();
+            buckets.dedup();
+            buckets
+        };
+        self.phyxels_in(buckets)
+    }
+}
+
+/// The distance from `x` to the closed segment from `a` to `b`.
+pub fn distance_to_segment(x: DVec3, a: DVec3, b: DVec3) -> f64 {
+    let s = b - a;
+    let length2 = s.length_squared();
+    let t = if length2 > 0.0 {
+        ((x - a).dot(s) / length2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    x.distance(a + s * t)
 }
 
 fn cell_of(p: DVec3, cell: f64) -> IVec3 {
@@ -356,6 +411,64 @@ pub(crate) mod tests {
             hoods.neighbour.len(),
             "every edge appears in exactly one reverse list"
         );
+    }
+
+    #[test]
+    fn candidates_near_a_segment_hold_every_point_that_near_once() {
+        let mut seed = 11;
+        let points: Vec<DVec3> = (0..500)
+            .map(|_| DVec3::new(uniform(&mut seed), uniform(&mut seed), uniform(&mut seed)))
+            .collect();
+        let grid = HashGrid::build(&points, 0.1);
+        let mut walked_fewer = false;
+        // Reaches below a cell and of several cells, segments of none to many cells (a point, short,
+        // diagonal, partly outside the cloud), and one past the whole table (every bucket).
+        for (n, radius) in [0.03, 0.1, 0.27, 5.0].into_iter().enumerate() {
+            for q in 0..40 {
+                let mut point = || {
+                    DVec3::new(
+                        1.4 * uniform(&mut seed) - 0.2,
+                        uniform(&mut seed),
+                        uniform(&mut seed),
+                    )
+                };
+                let a = point();
+                let b = match q % 4 {
+                    0 => a,
+                    1 => a + 0.05 * (point() - a),
+                    _ => point(),
+                };
+                let mut found: Vec<u32> = grid.candidates_near_segment(a, b, radius).collect();
+                let listed = found.len();
+                found.sort_unstable();
+                found.dedup();
+                assert_eq!(
+                    found.len(),
+                    listed,
+                    "reach {radius}, query {q}: a point twice"
+                );
+                let missed = (0..points.len() as u32)
+                    .filter(|&j| distance_to_segment(points[j as usize], a, b) <= radius)
+                    .filter(|j| found.binary_search(j).is_err())
+                    .count();
+                assert_eq!(missed, 0, "reach {radius}, query {q}");
+                if n == 3 {
+                    assert_eq!(
+                        listed,
+                        points.len(),
+                        "a reach past the table lists every point"
+                    );
+                }
+                if n == 1 && q % 4 == 1 {
+                    // The walk keeps fewer candidates than a box around the segment's midpoint that
+                    // holds it.
+                    let box_reach = radius + 0.5 * a.distance(b);
+                    walked_fewer |=
+                        listed < grid.candidates_within(a.lerp(b, 0.5), box_reach).count();
+                }
+            }
+        }
+        assert!(walked_fewer, "the walk dropped no cell of the box");
     }
 
     #[test]

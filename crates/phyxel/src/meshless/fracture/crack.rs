@@ -16,6 +16,7 @@
 //! eq. 70) weakens a crossing pair by the distance d_s from its crossing point to the nearest front
 //! ([`Crack::distance_to_front`]).
 
+use crate::meshless::neighbours::distance_to_segment;
 use glam::{DVec2, DVec3};
 
 /// One vertex of a crack's outline, in the crack plane's coordinates.
@@ -262,14 +263,7 @@ pub struct SweptEdge {
 impl SweptEdge {
     /// The distance from `x` to the segment a→b.
     pub fn distance(&self, x: DVec3) -> f64 {
-        let s = self.b - self.a;
-        let length2 = s.length_squared();
-        let t = if length2 > 0.0 {
-            ((x - self.a).dot(s) / length2).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        x.distance(self.a + s * t)
+        distance_to_segment(x, self.a, self.b)
     }
 
     /// Whether `x` lies within `radius` + δ of the segment, with a margin of rounding (10⁻⁶ of the

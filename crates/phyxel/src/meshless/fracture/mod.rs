@@ -474,10 +474,9 @@ impl Fracture {
         if grown.is_empty() {
             return;
         }
-        // The phyxels within h_i + δ of a grown crack's swept edge, found in the grid along the edge
-        // (balls of radius ≤ h_max/2 + δ + h_max around points at most h_max apart on it; the edges
-        // in parallel), each phyxel with the edges (g, e) — edge e of `grown[g]` — it lies so near,
-        // in `grown`'s order.
+        // The phyxels within h_i + δ of a grown crack's swept edge, found in the grid's cells near
+        // the edge (within h_max + δ of it; the edges in parallel), each phyxel once per edge, with
+        // the edges (g, e) — edge e of `grown[g]` — it lies so near, in `grown`'s order.
         debug_assert_eq!(
             self.grid.sorted.len(),
             body.len(),
@@ -492,22 +491,16 @@ impl Fracture {
         let found = map_indices(edges.len(), |n| {
             let (g, e) = edges[n];
             let edge = &grown[g as usize].1[e as usize];
-            let length = edge.a.distance(edge.b);
-            let pieces = (length / h_max).ceil().max(1.0);
-            let radius = 0.5 * length / pieces + edge.reach + h_max;
-            let mut found: Vec<u32> = (0..pieces as usize)
-                .flat_map(|m| {
-                    let centre = edge.a.lerp(edge.b, (m as f64 + 0.5) / pieces);
-                    self.grid.candidates_within(centre, radius)
-                })
+            // Every phyxel the edge holds lies within h_max + δ (and holds' margin) of it.
+            let margin = 1e-6 * (edge.a.distance(edge.b) + edge.reach + h_max);
+            let radius = h_max + edge.reach + 2.0 * margin;
+            self.grid
+                .candidates_near_segment(edge.a, edge.b, radius)
                 .filter(|&j| {
                     let j = j as usize;
                     edge.holds(body.reference[j], body.support_radius[j])
                 })
-                .collect();
-            found.sort_unstable();
-            found.dedup();
-            found
+                .collect::<Vec<u32>>()
         });
         let mut edges_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); body.len()];
         let mut touched = Vec::new();
