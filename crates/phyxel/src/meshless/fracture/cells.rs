@@ -27,7 +27,7 @@
 
 use super::Fracture;
 use crate::meshless::body::Body;
-use crate::meshless::fracture::weights::uncut_weights;
+use crate::meshless::fracture::weights::uncut_weight;
 use crate::meshless::fracture::FractureError;
 use glam::{DMat3, DQuat, DVec3};
 use std::collections::HashMap;
@@ -125,7 +125,6 @@ impl CellSurface {
                 "the lattice spacing must be a positive length (got {spacing})"
             )));
         }
-        let weights = uncut_weights(body);
         let stride = strides(cells);
         let mut axis_edge = vec![[NONE; 3]; n];
         let mut uncut = vec![[0.0; 3]; n];
@@ -147,7 +146,7 @@ impl CellSurface {
                         ))
                     })?;
                 axis_edge[i][a] = k as u32;
-                uncut[i][a] = weights[k];
+                uncut[i][a] = uncut_weight(body, k);
             }
         }
         Ok(Self {

@@ -49,16 +49,19 @@ pub fn modified_weight(p: DVec3, q: DVec3, h: f64, cracks: &[Crack], criterion: 
 
 /// w(|X_ij|, h_i) for every edge (MKN04 eq. 7): the weights of the uncut body.
 pub fn uncut_weights(body: &Body) -> Vec<f64> {
-    let hoods = &body.neighbours;
-    (0..hoods.neighbour.len())
-        .map(|k| {
-            let (i, j) = (hoods.owner[k] as usize, hoods.neighbour[k] as usize);
-            poly6(
-                body.reference[i].distance(body.reference[j]),
-                body.support_radius[i],
-            )
-        })
+    (0..body.neighbours.neighbour.len())
+        .map(|k| uncut_weight(body, k))
         .collect()
+}
+
+/// w(|X_ij|, h_i) of edge k, from i to j (MKN04 eq. 7): its weight in the uncut body.
+pub fn uncut_weight(body: &Body, k: usize) -> f64 {
+    let hoods = &body.neighbours;
+    let (i, j) = (hoods.owner[k] as usize, hoods.neighbour[k] as usize);
+    poly6(
+        body.reference[i].distance(body.reference[j]),
+        body.support_radius[i],
+    )
 }
 
 /// The pieces of `body`: phyxels joined by a chain of pairs that exchange force (an edge with
