@@ -38,8 +38,12 @@ for helper in "$out"/threaded/snippets/wasm-bindgen-rayon-*/src/workerHelpers.no
   grep -q 'module_or_path: data.module' "$helper" || { echo "build-worker.sh: $helper no longer starts as expected" >&2; exit 1; }
 done
 
+# PHYXEL_WASM_NAMES=1 keeps the functions' names (wasm-opt -g) for a profile
+# (tests/bench/worker-profile.test.mjs); the site ships without them (1.2 MB against 2.2).
+names=""
+[ "${PHYXEL_WASM_NAMES:-0}" = 1 ] && names="-g"
 if [ "$profile" = release ]; then
-  wasm-opt -O3 --enable-simd --output "$out/single/phyxel-worker_bg.wasm" "$out/single/phyxel-worker_bg.wasm"
-  wasm-opt -O3 --enable-threads --enable-bulk-memory --enable-simd \
+  wasm-opt -O3 $names --enable-simd --output "$out/single/phyxel-worker_bg.wasm" "$out/single/phyxel-worker_bg.wasm"
+  wasm-opt -O3 $names --enable-threads --enable-bulk-memory --enable-simd \
     --output "$out/threaded/phyxel-worker_bg.wasm" "$out/threaded/phyxel-worker_bg.wasm"
 fi
