@@ -413,52 +413,70 @@ pub(crate) mod tests {
         );
     }
 
-    #[test]
-    fn candidates_near_a_segment_hold_every_point_that_near_once() {
-        let mut seed = 11;
+    /// 500 points in the unit cube and a grid of cells 0.1 wide over them.
+    fn cloud(mut seed: u64) -> (Vec<DVec3>, HashGrid, u64) {
         let points: Vec<DVec3> = (0..500)
             .map(|_| DVec3::new(uniform(&mut seed), uniform(&mut seed), uniform(&mut seed)))
             .collect();
         let grid = HashGrid::build(&points, 0.1);
+        (points, grid, seed)
+    }
+
+    /// A query point, partly outside the cloud.
+    fn query(seed: &mut u64) -> DVec3 {
+        DVec3::new(1.4 * uniform(seed) - 0.2, uniform(seed), uniform(seed))
+    }
+
+    /// Check a grid query's `listed` candidates: no point twice, none of the points `near` missed,
+    /// every point where the reach passes the whole table; returns how many were listed.
+    fn check_candidates(
+        listed: impl Iterator<Item = u32>,
+        points: &[DVec3],
+        near: impl Fn(DVec3) -> bool,
+        whole_table: bool,
+        what: &str,
+    ) -> usize {
+        let mut found: Vec<u32> = listed.collect();
+        let listed = found.len();
+        found.sort_unstable();
+        found.dedup();
+        assert_eq!(found.len(), listed, "{what}: a point twice");
+        let missed = (0..points.len() as u32)
+            .filter(|&j| near(points[j as usize]))
+            .filter(|j| found.binary_search(j).is_err())
+            .count();
+        assert_eq!(missed, 0, "{what}");
+        if whole_table {
+            assert_eq!(
+                listed,
+                points.len(),
+                "{what}: a reach past the table lists every point"
+            );
+        }
+        listed
+    }
+
+    #[test]
+    fn candidates_near_a_segment_hold_every_point_that_near_once() {
+        let (points, grid, mut seed) = cloud(11);
         let mut walked_fewer = false;
         // Reaches below a cell and of several cells, segments of none to many cells (a point, short,
-        // diagonal, partly outside the cloud), and one past the whole table (every bucket).
+        // long), and one past the whole table (every bucket).
         for (n, radius) in [0.03, 0.1, 0.27, 5.0].into_iter().enumerate() {
             for q in 0..40 {
-                let mut point = || {
-                    DVec3::new(
-                        1.4 * uniform(&mut seed) - 0.2,
-                        uniform(&mut seed),
-                        uniform(&mut seed),
-                    )
-                };
-                let a = point();
+                let a = query(&mut seed);
                 let b = match q % 4 {
                     0 => a,
-                    1 => a + 0.05 * (point() - a),
-                    _ => point(),
+                    1 => a + 0.05 * (query(&mut seed) - a),
+                    _ => query(&mut seed),
                 };
-                let mut found: Vec<u32> = grid.candidates_near_segment(a, b, radius).collect();
-                let listed = found.len();
-                found.sort_unstable();
-                found.dedup();
-                assert_eq!(
-                    found.len(),
-                    listed,
-                    "reach {radius}, query {q}: a point twice"
+                let listed = check_candidates(
+                    grid.candidates_near_segment(a, b, radius),
+                    &points,
+                    |x| distance_to_segment(x, a, b) <= radius,
+                    n == 3,
+                    &format!("reach {radius}, segment {q}"),
                 );
-                let missed = (0..points.len() as u32)
-                    .filter(|&j| distance_to_segment(points[j as usize], a, b) <= radius)
-                    .filter(|j| found.binary_search(j).is_err())
-                    .count();
-                assert_eq!(missed, 0, "reach {radius}, query {q}");
-                if n == 3 {
-                    assert_eq!(
-                        listed,
-                        points.len(),
-                        "a reach past the table lists every point"
-                    );
-                }
                 if n == 1 && q % 4 == 1 {
                     // The walk keeps fewer candidates than a box around the segment's midpoint that
                     // holds it.
@@ -473,40 +491,18 @@ pub(crate) mod tests {
 
     #[test]
     fn candidates_within_any_reach_hold_every_point_that_near_once() {
-        let mut seed = 5;
-        let points: Vec<DVec3> = (0..500)
-            .map(|_| DVec3::new(uniform(&mut seed), uniform(&mut seed), uniform(&mut seed)))
-            .collect();
-        let grid = HashGrid::build(&points, 0.1);
+        let (points, grid, mut seed) = cloud(5);
         // Reaches below a cell, of several cells, and past the whole table (every bucket).
         for (n, radius) in [0.03, 0.1, 0.27, 5.0].into_iter().enumerate() {
             for q in 0..40 {
-                let p = DVec3::new(
-                    1.4 * uniform(&mut seed) - 0.2,
-                    uniform(&mut seed),
-                    uniform(&mut seed),
+                let p = query(&mut seed);
+                check_candidates(
+                    grid.candidates_within(p, radius),
+                    &points,
+                    |x| x.distance(p) < radius,
+                    n == 3,
+                    &format!("reach {radius}, query {q}"),
                 );
-                let mut found: Vec<u32> = grid.candidates_within(p, radius).collect();
-                let listed = found.len();
-                found.sort_unstable();
-                found.dedup();
-                assert_eq!(
-                    found.len(),
-                    listed,
-                    "reach {radius}, query {q}: a point twice"
-                );
-                let missed = (0..points.len() as u32)
-                    .filter(|&j| points[j as usize].distance(p) < radius)
-                    .filter(|j| found.binary_search(j).is_err())
-                    .count();
-                assert_eq!(missed, 0, "reach {radius}, query {q}");
-                if n == 3 {
-                    assert_eq!(
-                        listed,
-                        points.len(),
-                        "a reach past the table lists every point"
-                    );
-                }
             }
         }
     }

@@ -116,17 +116,8 @@ pub fn segment_crossing(p: DVec2, q: DVec2, a: DVec2, b: DVec2) -> Option<DVec2>
     ((0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u)).then(|| a + s * u)
 }
 
-/// Distance from `x` to the closed segment a→b.
-pub fn point_segment_distance(x: DVec2, a: DVec2, b: DVec2) -> f64 {
-    let s = b - a;
-    let length2 = s.length_squared();
-    let t = if length2 > 0.0 {
-        ((x - a).dot(s) / length2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    x.distance(a + s * t)
-}
+/// Distance from `x` to the closed segment a→b (the 3D solver's crack planes measure theirs the same way).
+pub use crate::meshless::fracture::crack::point_segment_distance;
 
 /// How cracks modify the weight between two points (seed 002 §7.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
