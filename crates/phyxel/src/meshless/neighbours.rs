@@ -96,30 +96,8 @@ impl HashGrid {
     /// those within `radius`): [`HashGrid::candidates`] for a reach of any length, each bucket once
     /// (every bucket where the cells outnumber them).
     pub fn candidates_within(&self, p: DVec3, radius: f64) -> impl Iterator<Item = u32> + '_ {
-        let (low, high) = (
-            cell_of(p - DVec3::splat(radius), self.cell),
-            cell_of(p + DVec3::splat(radius), self.cell),
-        );
-        let extent = |a: i32, b: i32| (i64::from(b) - i64::from(a) + 1).max(0);
-        let cells = extent(low.x, high.x)
-            .saturating_mul(extent(low.y, high.y))
-            .saturating_mul(extent(low.z, high.z));
-        let buckets: Vec<usize> = if cells > self.table_size() as i64 {
-            (0..self.table_size()).collect()
-        } else {
-            let mut buckets = Vec::with_capacity(cells as usize);
-            for z in low.z..=high.z {
-                for y in low.y..=high.y {
-                    for x in low.x..=high.x {
-                        buckets.push(cell_hash(IVec3::new(x, y, z), self.table_size()));
-                    }
-                }
-            }
-            buckets.sort_unstable();
-            buckets.dedup();
-            buckets
-        };
-        self.phyxels_in(buckets)
+        let reach = DVec3::splat(radius);
+        self.phyxels_in(self.buckets_in_box(p - reach, p + reach, |_| true))
     }
 
     /// Every phyxel in the buckets of the cells that may hold a point within `radius` of the segment
@@ -134,35 +112,39 @@ impl HashGrid {
         b: DVec3,
         radius: f64,
     ) -> impl Iterator<Item = u32> + '_ {
-        let (low, high) = (
-            cell_of(a.min(b) - DVec3::splat(radius), self.cell),
-            cell_of(a.max(b) + DVec3::splat(radius), self.cell),
-        );
+        let (grown, reach) = (DVec3::splat(radius), radius + 0.5 * 3f64.sqrt() * self.cell);
+        let near = |cell: IVec3| {
+            let centre = (cell.as_dvec3() + 0.5) * self.cell;
+            distance_to_segment(centre, a, b) <= reach
+        };
+        self.phyxels_in(self.buckets_in_box(a.min(b) - grown, a.max(b) + grown, near))
+    }
+
+    /// The buckets of the cells from the one holding `low` to the one holding `high` that `keep`
+    /// keeps, each once — every bucket where the cells outnumber them.
+    fn buckets_in_box(&self, low: DVec3, high: DVec3, keep: impl Fn(IVec3) -> bool) -> Vec<usize> {
+        let (low, high) = (cell_of(low, self.cell), cell_of(high, self.cell));
         let extent = |a: i32, b: i32| (i64::from(b) - i64::from(a) + 1).max(0);
         let cells = extent(low.x, high.x)
             .saturating_mul(extent(low.y, high.y))
             .saturating_mul(extent(low.z, high.z));
-        let buckets: Vec<usize> = if cells > self.table_size() as i64 {
-            (0..self.table_size()).collect()
-        } else {
-            let reach = radius + 0.5 * 3f64.sqrt() * self.cell;
-            let mut buckets = Vec::with_capacity(cells as usize);
-            for z in low.z..=high.z {
-                for y in low.y..=high.y {
-                    for x in low.x..=high.x {
-                        let cell = IVec3::new(x, y, z);
-                        let centre = (cell.as_dvec3() + 0.5) * self.cell;
-                        if distance_to_segment(centre, a, b) <= reach {
-                            buckets.push(cell_hash(cell, self.table_size()));
-                        }
+        if cells > self.table_size() as i64 {
+            return (0..self.table_size()).collect();
+        }
+        let mut buckets = Vec::with_capacity(cells as usize);
+        for z in low.z..=high.z {
+            for y in low.y..=high.y {
+                for x in low.x..=high.x {
+                    let cell = IVec3::new(x, y, z);
+                    if keep(cell) {
+                        buckets.push(cell_hash(cell, self.table_size()));
                     }
                 }
             }
-            buckets.sort_unstable();
-            buckets.dedup();
-            buckets
-        };
-        self.phyxels_in(buckets)
+        }
+        buckets.sort_unstable();
+        buckets.dedup();
+        buckets
     }
 }
 
