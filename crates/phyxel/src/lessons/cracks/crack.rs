@@ -116,7 +116,7 @@ pub fn segment_crossing(p: DVec2, q: DVec2, a: DVec2, b: DVec2) -> Option<DVec2>
     ((0.0..=1.0).contains(&t) && (0.0..=1.0).contains(&u)).then(|| a + s * u)
 }
 
-/// Distance from `x` to the closed segment a→b (the 3D solver's crack planes measure theirs the same way).
+/// Distance from `x` to the closed segment a→b (the 3D solver's crack planes measure theirs so).
 pub use crate::meshless::fracture::crack::point_segment_distance;
 
 /// How cracks modify the weight between two points (seed 002 §7.3).
