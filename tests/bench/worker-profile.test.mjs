@@ -36,7 +36,8 @@ function tally(profile) {
   const inclusive = new Map();
   profile.samples.forEach((id, k) => {
     const ms = (profile.timeDeltas[k] ?? 0) / 1000;
-    own.set(plain(nodes.get(id).callFrame.functionName), (own.get(plain(nodes.get(id).callFrame.functionName)) ?? 0) + ms);
+    const name = plain(nodes.get(id).callFrame.functionName);
+    own.set(name, (own.get(name) ?? 0) + ms);
     const seen = new Set();
     for (let n = id; n !== undefined; n = parent.get(n)) seen.add(plain(nodes.get(n).callFrame.functionName));
     for (const name of seen) inclusive.set(name, (inclusive.get(name) ?? 0) + ms);

@@ -239,16 +239,10 @@ impl Crack {
     }
 }
 
-/// Distance from `x` to the closed segment a→b.
+/// Distance from `x` to the closed segment a→b in the plane: [`distance_to_segment`] at z = 0 (the
+/// same sums, each with a zero added).
 pub fn point_segment_distance(x: DVec2, a: DVec2, b: DVec2) -> f64 {
-    let s = b - a;
-    let length2 = s.length_squared();
-    let t = if length2 > 0.0 {
-        ((x - a).dot(s) / length2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    x.distance(a + s * t)
+    distance_to_segment(x.extend(0.0), a.extend(0.0), b.extend(0.0))
 }
 
 /// An edge of a crack's outline whose ends moved, with how far ([`swept_edges`]): the area the edge
@@ -266,11 +260,22 @@ impl SweptEdge {
         distance_to_segment(x, self.a, self.b)
     }
 
-    /// Whether `x` lies within `radius` + δ of the segment, with a margin of rounding (10⁻⁶ of the
-    /// edge's size: a point too many costs a test, a point missed a cut).
+    /// Whether `x` lies within `radius` + δ of the segment, with a margin of rounding
+    /// ([`SweptEdge::bound`]).
     pub fn holds(&self, x: DVec3, radius: f64) -> bool {
-        let margin = 1e-6 * (self.a.distance(self.b) + self.reach + radius);
-        self.distance(x) <= radius + self.reach + margin
+        self.distance(x) <= self.bound(radius)
+    }
+
+    /// The farthest from the segment a point [`SweptEdge::holds`] keeps for `radius`: `radius` + δ
+    /// and a margin of rounding ([`SweptEdge::margin`]); it grows with `radius`.
+    pub fn bound(&self, radius: f64) -> f64 {
+        radius + self.reach + self.margin(radius)
+    }
+
+    /// The margin of rounding of [`SweptEdge::bound`], 10⁻⁶ of the edge's size: a point too many
+    /// costs a test, a point missed a cut.
+    pub fn margin(&self, radius: f64) -> f64 {
+        1e-6 * (self.a.distance(self.b) + self.reach + radius)
     }
 }
 

@@ -491,9 +491,9 @@ impl Fracture {
         let found = map_indices(edges.len(), |n| {
             let (g, e) = edges[n];
             let edge = &grown[g as usize].1[e as usize];
-            // Every phyxel the edge holds lies within h_max + δ (and holds' margin) of it.
-            let margin = 1e-6 * (edge.a.distance(edge.b) + edge.reach + h_max);
-            let radius = h_max + edge.reach + 2.0 * margin;
+            // Every phyxel the edge holds lies within its bound for h_max (h_j ≤ h_max), and the
+            // cells' walk gets a margin more for its own rounding.
+            let radius = edge.bound(h_max) + edge.margin(h_max);
             self.grid
                 .candidates_near_segment(edge.a, edge.b, radius)
                 .filter(|&j| {
