@@ -118,6 +118,8 @@ for (const [name, batches, steps] of CASES) {
           })),
           ...(cracking.length ? spread(cracking, 'cracking_steps_per_s') : {}),
           ...(runs[0].particles ? { particles: runs[0].particles } : {}),
+          // The 3D demo's Δt as its page chose it (automatic substeps follow the page's frame rate).
+          ...(scene.dt ? { dt: scene.dt } : {}),
         },
         rows,
         OUT,
