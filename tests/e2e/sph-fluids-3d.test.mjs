@@ -201,10 +201,10 @@ test('dragging the water stirs it, dragging beside it turns the camera', async (
   const t1 = await readNumber(page, '#readout-sim-time');
   console.log(`largest speed: ${calm} m/s calm, ${stirred} m/s stirring (t = ${t0} … ${t1} s)`);
   assert.ok(calm < 0.3, `largest speed ${calm} m/s before stirring`);
-  // The sweeps move the pointer at about 0.3 m/s in the water's plane (0.08 of the canvas a move, a
-  // move every ~0.13 s): the water stirred reaches about that, against ~0.14 m/s calm. (Until
-  // 2026-12-02 the stir's velocity was taken over the time since the last state the page drew while
-  // the pointer rested, not since its last move, which overstated it about twice: 0.44–0.50 m/s.)
+  // The sweeps drive the stir at 0.25–0.34 m/s (0.08 of the canvas a move, a move every ~0.13 s):
+  // the water stirred reaches about that, against ~0.14 m/s calm. (Until 2026-12-02 the stir rested
+  // after two drawn states and took each move's velocity over the short time since that rest: 0.5–0.9
+  // m/s for the same sweeps, and the water reached 0.44–0.50 m/s.)
   assert.ok(stirred > 0.25 && stirred > 2 * calm, `largest speed ${stirred} m/s while stirring (${calm} before)`);
   assert.equal(await page.getAttribute('.view3d', 'data-action'), null);
   // Beside the water (the top corner of the canvas): the camera turns and nothing is stirred.
