@@ -21,7 +21,7 @@ const SETTLE_WAIT_MS = 5000;
 
 const page = new LessonPage({ computesOn: 'the CPU (WebAssembly, in a worker)' });
 const { build, reason } = workerBuild();
-const [worker] = await Promise.all([startSolverWorker(build, availableThreads(), (message) => cpuSolver.onEvent(message)), init()]);
+const [worker] = await Promise.all([startSolverWorker(build, availableThreads()), init()]);
 const CPU_COMPUTES_ON = worker.threaded
   ? `the CPU (WebAssembly, in a worker, ${worker.threads} threads)`
   : `the CPU (WebAssembly, in a worker, one thread: ${reason})`;
@@ -32,64 +32,16 @@ const params = { backend: 'cpu', scene: 'dam-break', solver: 'dfsph', colour: 's
 
 // ---- The two solvers, one interface: create, call (a setter), advance, state ---------------------
 
-/**
- * The CPU solver in the worker. While the page runs, the worker steps on its own in real time and
- * sends its state whenever the page has taken the last one (js/workers/solver-worker.js,
- * 'fluid-run'): the fluid runs at the worker's rate, not at one batch per drawn frame (a frame that
- * takes long to draw, or a step longer than a frame, no longer holds the worker up). Setters and
- * scenes are requests.
- */
+/** The CPU solver in the worker: every call a request. */
 const cpuSolver = {
   name: 'cpu',
-  /** The scene the worker steps (its 'fluid-create' reply's generation): older states are dropped. */
-  generation: 0,
-  /** The newest state the worker sent that the page has not taken yet, or null. */
-  arrived: null,
-  /** The last 'fluid-run' sent: { running, colour }. */
-  run: { running: false, colour: null },
-  async create(args, colour) {
-    const reply = await worker.request({ type: 'fluid-create', args, colour });
-    this.generation = reply.generation;
-    this.arrived = null;
-    return reply;
-  },
+  create: (args, colour) => worker.request({ type: 'fluid-create', args, colour }),
   call: (method, args) => worker.request({ type: 'fluid-call', method, args }),
-  /** Run the worker in real time with states coloured by `colour`, or pause it (the steps it took
-   * since its last state then arrive as one more). */
-  sync(running, colour) {
-    if (this.run.running === running && (!running || this.run.colour === colour)) return;
-    this.run = { running, colour };
-    worker.post({ type: 'fluid-run', running, colour });
-  },
-  /** A message the worker sent unasked: its state, or its failure. */
-  onEvent(message) {
-    if (message.event === 'fluid-state' && message.generation === this.generation) this.arrived = message;
-    if (message.event === 'failed') {
-      this.run = { running: false, colour: null };
-      page.notice('worker', `The fluid's worker stopped (${message.message}): reload the page to start it again.`, 'error');
-      page.setRunning(false);
-    }
-  },
-  /** The state that arrived since the last one taken (the worker may then send the next), or null. */
-  takeArrived() {
-    const arrived = this.arrived;
-    if (!arrived) return null;
-    this.arrived = null;
-    worker.post({ type: 'fluid-ack' });
-    return arrived;
-  },
-  /** Running (`wall` given): the state the worker sent since the last frame, or `stale` when none
-   * came. Exactly `steps` (the Step button), paused. */
-  async advance({ wall, steps, colour }) {
-    if (wall == null) {
-      this.sync(false, colour);
-      const reply = await worker.request({ type: 'fluid-advance', steps, colour });
-      this.arrived = null;
-      return reply.generation === this.generation ? { ...reply, colour } : { stale: true };
-    }
-    this.sync(true, colour);
-    return this.takeArrived() ?? { stale: true };
-  },
+  /** Steps for `wall` seconds of real time within the frame's budget, or exactly `steps`. */
+  advance: ({ wall, steps, time, colour }) =>
+    worker.request(wall == null
+      ? { type: 'fluid-advance', steps, colour }
+      : { type: 'fluid-advance', until: time + wall, budgetMs: FRAME_BUDGET_MS, colour }),
   state: (colour) => worker.request({ type: 'fluid-state', colour }),
 };
 
@@ -490,14 +442,13 @@ const pointers = new Map();
 let pinch = 0;
 /**
  * A drag that grabbed the water: the plane it moves in (through the particle hit, facing the camera),
- * and its velocity over the simulated time between the states it moved in (the water may run slower
+ * and its velocity over the simulated time between the frames it moved in (the water may run slower
  * than real time: measured in real time, the stir would drive it slower than the pointer is seen to
- * move); `moved` when it last moved (performance.now()).
+ * move); `still` the frames since it last moved.
  */
 let stirring = null;
-/** A pointer held still this long (ms) stirs at rest. Real time, not states or frames: the worker's
- * states come as often as the page draws, which may be many times between two pointer events. */
-const STIR_REST_MS = 100;
+/** A pointer held still for this many frames stirs at rest. */
+const STIR_REST_FRAMES = 2;
 function stopStirring() {
   if (!stirring) return;
   stirring = null;
@@ -518,7 +469,7 @@ container.addEventListener('pointerdown', (event) => {
   // On the water: stir it; elsewhere: turn the camera.
   const hit = pickParticle(event);
   if (hit) {
-    stirring = { anchor: hit, from: hit, since: state.report.time, velocity: [0, 0, 0], point: hit, moved: performance.now() };
+    stirring = { anchor: hit, from: hit, since: state.report.time, velocity: [0, 0, 0], point: hit, still: 0 };
     container.dataset.action = 'stir';
     sendStir(hit, [0, 0, 0], true);
   }
@@ -541,7 +492,7 @@ container.addEventListener('pointermove', (event) => {
       stirring.since = state.report.time;
     }
     stirring.point = point;
-    stirring.moved = performance.now();
+    stirring.still = 0;
     sendStir(point, stirring.velocity, true);
   } else {
     camera.orbit(-(event.clientX - last[0]) * 0.008, (event.clientY - last[1]) * 0.008);
@@ -572,30 +523,6 @@ await openView('gpu' in navigator);
 /** Real time the next frame asks for (set by stepsForFrame; null: the Step button's exact steps). */
 let frameWall = null;
 
-/** The worker steps while the page runs, is shown and has the CPU chosen; else it pauses. */
-function syncCpuRun() {
-  cpuSolver.sync(page.running && page.visible && solver === cpuSolver, params.colour);
-}
-// Paused, hidden or shown again: at once, not at the next frame (a hidden page draws none).
-page.listeners.add((event) => {
-  if (event === 'state') syncCpuRun();
-});
-
-/** A reply of the solver's steps into the page: the state drawn, the stirring, the readouts. */
-function take(reply) {
-  state = reply;
-  if (stirring && performance.now() - stirring.moved >= STIR_REST_MS && stirring.velocity.some((v) => v !== 0)) {
-    // The pointer rests on the water: it holds the water there instead of pushing on.
-    stirring = { ...stirring, velocity: [0, 0, 0], from: stirring.point, since: state.report.time };
-    sendStir(stirring.point, stirring.velocity, true);
-  }
-  if (reply.steps > 0) page.recordSteps(reply.steps, reply.ms);
-  const pace = solver === cpuSolver ? 'the worker steps as fast as it can' : 'each frame steps as much as its budget allows';
-  page.notice('slow', reply.behind ? `The water runs slower than real time here (${pace}).` : null, 'info');
-  showReport(reply.report);
-  if (reply.report.error) page.setRunning(false);
-}
-
 page.start({
   dt: () => lastDt,
   speed: () => 1,
@@ -612,7 +539,7 @@ page.start({
     const stepping = solver;
     let reply;
     try {
-      reply = await stepping.advance({ wall, steps: n, colour });
+      reply = await stepping.advance({ wall, steps: n, time: state.report.time, colour });
     } catch (error) {
       if (stepping !== gpuSolver) throw error;
       if (stepping !== solver) return 'queued';
@@ -627,17 +554,20 @@ page.start({
       return 'queued';
     }
     if (reply.stale || stepping !== solver) return 'queued';
-    take({ colour, ...reply });
+    state = { ...reply, colour };
+    if (stirring && ++stirring.still >= STIR_REST_FRAMES && stirring.velocity.some((v) => v !== 0)) {
+      // The pointer rests on the water: it holds the water there instead of pushing on.
+      stirring = { ...stirring, velocity: [0, 0, 0], from: stirring.point, since: state.report.time };
+      sendStir(stirring.point, stirring.velocity, true);
+    }
+    if (reply.steps > 0) page.recordSteps(reply.steps, reply.ms);
+    page.notice('slow', reply.behind ? 'The water runs slower than real time here (each frame steps as much as its budget allows).' : null, 'info');
+    showReport(reply.report);
+    if (reply.report.error) page.setRunning(false);
     return 'queued';
   },
   restart: () => create(),
   render: async () => {
-    syncCpuRun();
-    if (!page.running && solver === cpuSolver) {
-      // Paused: the steps the worker took since its last state arrive as one more, and show.
-      const arrived = cpuSolver.takeArrived();
-      if (arrived) take(arrived);
-    }
     if (state && state.colour !== params.colour) {
       // Paused: a new colour still shows.
       const colour = params.colour;

@@ -4,7 +4,7 @@
 // { id, error }: `bench` times the benchmark cube; `create`, `call`, `tool`, `run`, `ack`, `step`, `state`
 // and `restore` drive the 3D demo's solver, which sends its state as { event: 'state', … } (`readouts`
 // reads its phyxel count and fracture readouts); the `fluid-…` requests drive the 3D fluid page's
-// (SphFluids3d, web/js/lessons/sph-fluids-3d.js), which sends its state as { event: 'fluid-state', … }.
+// (SphFluids3d, web/js/lessons/sph-fluids-3d.js).
 let solver = null;
 
 async function init({ build, threads }) {
@@ -188,84 +188,18 @@ function schedule(ms) {
 
 // ---- The 3D fluid page's solver (SphFluids3d of crates/phyxel-worker) ------------------------------
 //
-// While the page runs ('fluid-run'), the worker steps on its own in real time — batches of at most
-// BATCH_MS, each the steps the simulated clock owes (as many as fit when it is behind) — and sends its
-// state ({ event: 'fluid-state', generation, colour, report, particles, steps, ms, behind }) whenever
-// the page has taken the last one ('fluid-ack'): the fluid runs at the worker's own rate however
-// slowly the page draws, and the page never receives more than it draws. Paused, 'fluid-advance' takes
-// exactly `steps` (the Step button, the message API) and replies with the state.
+// The page asks for each frame's work ('fluid-advance': steps until the clock reaches `until`, within
+// `budgetMs`, or exactly `steps` for the Step button) and gets back the particles to draw and the
+// readouts: one request per frame, so the page never receives more than it draws.
 
 let fluid = null;
-/** Scenes built so far: each state says which one it belongs to. */
-let fluidGeneration = 0;
 /** Longest a request for a number of steps may take (ms): the rest are not taken. */
 const STEP_BUDGET_MS = 2000;
-/** Whether the page runs the fluid, the colour it draws, and whether it has taken the last state. */
-let fluidRun = { running: false, colour: 'speed' };
-let fluidPageWaits = true;
-/** Simulated time the steps still owe (s), when it was last counted, and the steps since the last
- * state sent. */
-let fluidOwed = 0;
-let fluidCounted = 0;
-let fluidUnsent = { steps: 0, ms: 0, behind: false };
-let fluidScheduled = false;
-/** Simulated time a batch waits to owe before it steps (s): a fluid ahead of real time steps in
- * batches of about this much, not a step or two each time its clock falls due. */
-const FLUID_LEAST_OWED_S = 0.008;
 
 /** The readouts and the particles (x, y, z, colour value each), the particles' buffer transferred. */
 function fluidState(colour, extra = {}) {
   const particles = new Float32Array(fluid.particles(colour));
   return { reply: { report: fluid.report(), particles, ...extra }, transfer: [particles.buffer] };
-}
-
-/** The state and the steps since the last one, to the page (which wants no other until it acks). */
-function sendFluidState() {
-  const { reply, transfer } = fluidState(fluidRun.colour, { generation: fluidGeneration, colour: fluidRun.colour, ...fluidUnsent });
-  fluidUnsent = { steps: 0, ms: 0, behind: false };
-  fluidPageWaits = false;
-  self.postMessage({ event: 'fluid-state', ...reply }, transfer);
-}
-
-/** One batch: the steps the clock owes, at most BATCH_MS of them (then the page's messages), then the
- * state if the page waits for one. A blow-up stops the run; its state says why. */
-function fluidTick() {
-  fluidScheduled = false;
-  if (!fluid || !fluidRun.running) return;
-  const start = performance.now();
-  fluidOwed += Math.min((start - fluidCounted) / 1000, MAX_CATCH_UP_S);
-  fluidCounted = start;
-  if (fluidOwed < FLUID_LEAST_OWED_S) {
-    // Ahead of real time (or nearly due): wait, rather than wake the pool for a step or two.
-    scheduleFluid(1000 * (FLUID_LEAST_OWED_S - fluidOwed));
-    return;
-  }
-  const until = fluid.time() + fluidOwed;
-  let taken = 0;
-  while (!fluid.error() && fluid.time() < until && performance.now() - start < BATCH_MS) {
-    const n = fluid.advance(1, until);
-    if (n === 0) break;
-    taken += n;
-  }
-  const behind = fluid.time() < until && !fluid.error();
-  // Behind real time: the debt is dropped (the fluid runs slower than real time), not carried. Else
-  // the last whole step may have passed `until`: the clock is that far ahead (a negative debt).
-  fluidOwed = behind ? 0 : until - fluid.time();
-  fluidUnsent = { steps: fluidUnsent.steps + taken, ms: fluidUnsent.ms + (performance.now() - start), behind: fluidUnsent.behind || behind };
-  if (fluid.error()) fluidRun = { ...fluidRun, running: false };
-  if (fluidPageWaits && (fluidUnsent.steps > 0 || fluid.error())) sendFluidState();
-  if (!fluidRun.running) return;
-  // Go on after the page's messages (a batch that took no step waits for the clock, above).
-  scheduleFluid(taken > 0 ? 0 : 1000 * FLUID_LEAST_OWED_S);
-}
-
-const fluidTurn = new MessageChannel();
-fluidTurn.port1.onmessage = fluidTick;
-function scheduleFluid(ms) {
-  if (fluidScheduled) return;
-  fluidScheduled = true;
-  if (ms > 1) setTimeout(fluidTick, ms);
-  else fluidTurn.port2.postMessage(null);
 }
 
 const FLUID_HANDLERS = {
@@ -275,55 +209,37 @@ const FLUID_HANDLERS = {
     const fresh = new solver.SphFluids3d(...args);
     fluid?.free();
     fluid = fresh;
-    fluidGeneration++;
-    fluidOwed = 0;
-    fluidCounted = performance.now();
-    fluidUnsent = { steps: 0, ms: 0, behind: false };
-    // A state of the old scene on its way will be dropped by the page, unanswered.
-    fluidPageWaits = true;
     const outline = new Float32Array(fluid.outline());
-    const state = fluidState(colour, { outline, bounds: Array.from(fluid.bounds()), spacing: fluid.spacing(), generation: fluidGeneration });
-    if (fluidRun.running) scheduleFluid(0);
+    const state = fluidState(colour, { outline, bounds: Array.from(fluid.bounds()), spacing: fluid.spacing() });
     return { reply: state.reply, transfer: [...state.transfer, outline.buffer] };
   },
-  /** A setter of the running scene (set_solver, set_parameters, set_stir). */
+  /** A setter of the running scene (set_solver, set_parameters). */
   'fluid-call': ({ method, args }) => {
     if (!/^set_/.test(method) || typeof fluid[method] !== 'function') throw new Error(`the fluid does not take “${method}”`);
     fluid[method](...args);
     return { reply: {} };
   },
-  /** Run in real time, or pause (the steps not yet sent then reach the page all the same); `colour`:
-   * what the states' particles carry. */
-  'fluid-run': ({ running, colour }) => {
-    if (running && !fluidRun.running) {
-      fluidCounted = performance.now();
-      fluidOwed = 0;
-    }
-    fluidRun = { running, colour };
-    if (running) scheduleFluid(0);
-    else if (fluidUnsent.steps > 0) sendFluidState();
-    return { reply: null };
-  },
-  /** The page took the last state: the next may come. */
-  'fluid-ack': () => {
-    fluidPageWaits = true;
-    if (fluidRun.running) scheduleFluid(0);
-    else if (fluidUnsent.steps > 0) sendFluidState();
-    return { reply: null };
-  },
-  /** Exactly `steps` within STEP_BUDGET_MS (the Step button, the message API: the reply says how
-   * many were taken), paused. */
-  'fluid-advance': ({ steps, colour }) => {
+  /** Steps until the clock reaches `until` within `budgetMs` (at least one), or `steps` within
+   * STEP_BUDGET_MS (the Step button, the message API: the reply says how many were taken). */
+  'fluid-advance': ({ until, budgetMs, steps, colour }) => {
     const start = performance.now();
     let taken = 0;
-    while (taken < steps && !fluid.error() && (taken === 0 || performance.now() - start < STEP_BUDGET_MS)) {
-      const n = fluid.advance(1, Number.MAX_VALUE);
-      if (n === 0) break;
-      taken += n;
+    if (steps > 0) {
+      while (taken < steps && !fluid.error() && (taken === 0 || performance.now() - start < STEP_BUDGET_MS)) {
+        const n = fluid.advance(1, Number.MAX_VALUE);
+        if (n === 0) break;
+        taken += n;
+      }
+    } else {
+      while (!fluid.error() && fluid.time() < until && (taken === 0 || performance.now() - start < budgetMs)) {
+        const n = fluid.advance(1, until);
+        if (n === 0) break;
+        taken += n;
+      }
     }
-    return fluidState(colour, { steps: taken, ms: performance.now() - start, behind: false, generation: fluidGeneration });
+    return fluidState(colour, { steps: taken, ms: performance.now() - start, behind: fluid.time() < until && !fluid.error() });
   },
-  'fluid-state': ({ colour }) => fluidState(colour, { generation: fluidGeneration }),
+  'fluid-state': ({ colour }) => fluidState(colour),
 };
 
 const HANDLERS = {
@@ -384,7 +300,7 @@ self.addEventListener('message', async ({ data }) => {
     } else if (HANDLERS[data.type]) {
       if (!solver) throw new Error('the worker was not initialized');
       if (data.type.startsWith('fluid-')) {
-        if (!fluid && !['fluid-create', 'fluid-parameters', 'fluid-run', 'fluid-ack'].includes(data.type)) throw new Error('no fluid was created');
+        if (!fluid && data.type !== 'fluid-create' && data.type !== 'fluid-parameters') throw new Error('no fluid was created');
       } else if (data.type !== 'bench' && data.type !== 'create' && !demo) {
         throw new Error('no demo was created');
       }
