@@ -13,8 +13,8 @@
 // Each case: the scene's arguments (and, for the 3D demo, its setter calls and Δt) as the page makes
 // them at its URL, a few untimed steps, then a number of batches of steps (per case; BATCHES and STEPS
 // with CASES), each timed by the worker's clock; steps/s and the simulated time at the end of each
-// batch, the median over the batches. The JSON goes
-// to stdout and to $OUT (default /tmp/worker-rates.json), with the date and the machine's load.
+// batch, the median over the batches. The JSON goes to stdout and to $OUT (default
+// /tmp/worker-rates.json), with the date and the machine's load.
 // CASES (comma-separated) overrides the cases: `fluid:<solver>:<across>` or a phyxels.html query.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

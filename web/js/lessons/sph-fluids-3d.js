@@ -580,9 +580,8 @@ page.start({
 window.phyxelFluid = {
   get gpu() { return gpuSolver.device; },
   get solver() { return solver.name; },
-  /** The steps the solver has taken in this scene, and its simulated time, as last drawn. */
+  /** The steps the solver has taken in this scene, as last drawn (bench/fluid-step-times). */
   get steps() { return state?.report.steps ?? 0; },
-  get time() { return state?.report.time ?? 0; },
   camera,
 };
 page.ready();
