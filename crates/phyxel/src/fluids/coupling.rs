@@ -16,7 +16,8 @@
 //!   particles i (their eq. 10): equal and opposite, so the coupling exchanges momentum exactly. The
 //!   solvers book it as an impulse in [`super::fluid::Fluid::boundary_impulse`] (DFSPH: each
 //!   iteration's κ_i/ρ_i in place of p_i/ρ_i²; PBF: the momentum m Δx_i/Δt its wall term moves; the
-//!   walls' hard constraint: the momentum it takes from a particle).
+//!   walls' hard constraint: the momentum it takes from a particle, in PBF the momentum m d n̂/Δt its
+//!   push d n̂ of a predicted position gives, [`Fluid::keep_off_walls_predicted`]).
 //! - The body then steps over the fluid's Δt with those forces, its elastic forces and gravity,
 //!   by symplectic Euler in substeps of at most 0.25 a/c (c its plane-stress wave speed). Its particles
 //!   are kept in the tank (inelastically) by the walls' box.

@@ -160,12 +160,12 @@ fn a_heavy_body_sinks_to_the_floor() {
 
 /// In free flight (no gravity, no walls) a blob of fluid at 0.5 m/s hits a body at rest: the pair
 /// forces sum to zero, so the total momentum Σ m v of fluid and body stays what it was to rounding
-/// (measured 5e-16 relative), with WCSPH and DFSPH; mass is unchanged bit for bit. (Not PBF: its walls'
-/// hard constraint moves positions, which are its velocities, and that push is not booked — the
-/// momentum drifted 0.85 % in this run — so the lesson refuses a body with PBF.)
+/// (measured 5e-16 relative), with every solver; mass is unchanged bit for bit. (PBF's walls' hard
+/// constraint moves its predicted positions, which become its velocities: until that push was booked
+/// on the body, [`Fluid::keep_off_walls_predicted`], the momentum drifted 0.85 % in this run.)
 #[test]
 fn the_coupling_exchanges_momentum_exactly() {
-    for solver in [Solver::Wcsph, Solver::Dfsph] {
+    for solver in Solver::ALL {
         let dx = 0.02;
         let x: Vec<Vector> = (0..10)
             .flat_map(|j| {

@@ -479,6 +479,19 @@ impl Fluid {
     /// clamped pressure lets a thin splash reach the wall). Uses the boundary neighbour lists, so it
     /// runs after [`Fluid::find_neighbours`].
     pub fn keep_off_walls(&mut self) {
+        self.keep_off_walls_with(None);
+    }
+
+    /// [`Fluid::keep_off_walls`] on PBF's predicted positions x*, which become its velocities
+    /// v = (x* − x)/Δt at the end of the step: a particle moved out by d n̂ leaves the step with
+    /// d n̂/Δt more velocity, and a moving body's wall particle nearest it takes the opposite momentum
+    /// −m d n̂/Δt (the velocity this pass removes is not booked: PBF's end of step recomputes v).
+    pub fn keep_off_walls_predicted(&mut self, dt: f64) {
+        self.keep_off_walls_with(Some(dt));
+    }
+
+    /// The hard constraint; `predicted_over` = Some(Δt) where the positions are PBF's x*.
+    fn keep_off_walls_with(&mut self, predicted_over: Option<f64>) {
         let d_min = WALL_DISTANCE * self.spacing();
         let contact = |i: usize, xi: Vector| -> Option<(f64, usize, Vector)> {
             let mut nearest = f64::INFINITY;
@@ -532,10 +545,15 @@ impl Fluid {
                     let towards = v[i].dot(n);
                     if towards < 0.0 {
                         v[i] -= towards * n;
-                        // An inelastic contact.
-                        if let Some(impulse) = impulse.get_mut(nearest_b) {
-                            *impulse += (self.mass * towards) * n;
-                        }
+                    }
+                    // What the particle gains, the body loses: in PBF the push itself (its velocity
+                    // is recomputed from it), otherwise the inelastic contact's lost velocity.
+                    let gained = match predicted_over {
+                        Some(dt) => (self.mass * depth / dt) * n,
+                        None => (self.mass * -towards.min(0.0)) * n,
+                    };
+                    if let Some(impulse) = impulse.get_mut(nearest_b) {
+                        *impulse -= gained;
                     }
                     contacts += 1;
                 }

@@ -84,7 +84,7 @@ impl Pbf {
             fluid.x[i] += dt * v;
         }
         fluid.find_neighbours()?;
-        fluid.keep_off_walls();
+        fluid.keep_off_walls_predicted(dt);
         let rho0 = fluid.rest_density();
         let epsilon = self.relaxation / (fluid.spacing() * fluid.spacing());
         let scorr_w = fluid.kernel.w(self.scorr_dq * fluid.kernel.h);

@@ -118,8 +118,11 @@ pub fn drop_body(
     FloatingBody::new(simulation, block, tank).map(Some)
 }
 
-/// The page drops a body into WCSPH's water only. PBF: its walls' hard constraint moves positions
-/// (its velocities) without passing the momentum to the body. DFSPH: the coupling floats a body in a
+/// The page drops a body into WCSPH's water only. PBF: it passes the momentum to the body exactly,
+/// but with the body outside its position solve a 0.5 ρ₀ block in the coupling tests' calm tank (Δx =
+/// 0.02 m) bobbed harder with each period and threw a particle out of the tank at t = 1.74 s (Δt ≤ 1
+/// ms; 1.54 s at Δt ≤ 1/240 s), where the tank alone stays calm (fastest particle 0.03–0.07 m/s
+/// after 0.75 s; measured 2026-12-03). DFSPH: the coupling floats a body in a
 /// calm tank (`fluids::coupling_tests`), but in the page's dam break it blew up at t = 1.44 s (20 across,
 /// a particle moved 1.04 h in one step at Δt = 0.62 ms; at Δt ≤ 0.5 ms sooner, at 0.77 s): a fluid
 /// particle the body pressed on between steps is pushed out within one step, at a speed ∝ 1/Δt.
@@ -129,7 +132,7 @@ pub fn check_body_solver(solver: Solver) -> Result<(), FluidError> {
         Solver::Dfsph => {
             "DFSPH's one-step density correction throws the water off a body hit by the wave"
         }
-        Solver::Pbf => "PBF's walls' constraint does not pass the momentum back to it",
+        Solver::Pbf => "PBF's explicit coupling sets a light body bobbing ever harder until it throws water out",
     };
     Err(FluidError::BadInput(format!(
         "body: only WCSPH carries a body on this page ({why}); choose WCSPH, or set body to 0"
