@@ -23,6 +23,11 @@ const NEWTON_STEP: f64 = 1e-6;
 /// Updates larger than this are scaled (Higham 1986 §3); the last few, near convergence, are not.
 const NEWTON_SCALED_STEP: f64 = 1e-2;
 
+/// The first update is left unscaled where ||F|² − 3| is below this (F near a rotation). Measured on
+/// the 3D demo's 8 000 integration points (2026-12-03, one thread): with the determinant taken from
+/// the update's cofactors and the step compared squared, their rotations 1.07 → 0.87 ms a step.
+const NEWTON_SCALED_NORM: f64 = 3e-2;
+
 /// Iterations before giving the decomposition to the SVD (well-conditioned F need 3–6).
 const NEWTON_ITERATIONS: usize = 20;
 
@@ -76,11 +81,15 @@ pub fn polar_rotation_by_newton(f: DMat3) -> Option<DMat3> {
         return None;
     }
     let mut x = f;
-    let mut step = f64::INFINITY;
+    // The first update is scaled unless |F|² = Σσ² is within 3 ± 3 · 10⁻²: a gradient near a rotation
+    // (most points in most steps), where γ ≈ 1 and the scaling's norms gain nothing. (The unscaled
+    // update converges from any F with det F > 0 too, only more slowly far from a rotation.)
+    let mut scaled = (norm_squared - 3.0).abs() > NEWTON_SCALED_NORM;
     for _ in 0..NEWTON_ITERATIONS {
-        // X⁻ᵀ = cof(X) / det X.
-        let inverse_transpose = cofactor(x) * (1.0 / x.determinant());
-        let next = if step > NEWTON_SCALED_STEP {
+        // X⁻ᵀ = cof(X) / det X, det X = x₁·cof(X)₁ from the same cofactors.
+        let cof = cofactor(x);
+        let inverse_transpose = cof * (1.0 / x.x_axis.dot(cof.x_axis));
+        let next = if scaled {
             let gamma = (frobenius_squared(inverse_transpose) / frobenius_squared(x))
                 .sqrt()
                 .sqrt();
@@ -88,11 +97,12 @@ pub fn polar_rotation_by_newton(f: DMat3) -> Option<DMat3> {
         } else {
             0.5 * (x + inverse_transpose)
         };
-        step = frobenius_squared(next - x).sqrt();
+        let step_squared = frobenius_squared(next - x);
         x = next;
-        if step <= NEWTON_STEP {
+        if step_squared <= NEWTON_STEP * NEWTON_STEP {
             return x.is_finite().then_some(x);
         }
+        scaled = step_squared > NEWTON_SCALED_STEP * NEWTON_SCALED_STEP;
     }
     None
 }

@@ -181,6 +181,19 @@ fn newtons_polar_rotation_is_the_svds_to_round_off() {
         }
     }
     assert!(iterated > 300, "only {iterated} of 400 iterated");
+    // Stretches far from 1 whose |F|² is still 3 (the first update unscaled) converge alike.
+    for (s1, s2) in [(1.22, 0.75), (1.35, 0.55), (1.1, 0.9), (1.6, 0.2)] {
+        let s3 = (3.0_f64 - s1 * s1 - s2 * s2).sqrt();
+        let f = DMat3::from_axis_angle(DVec3::new(1.0, 2.0, -0.5).normalize(), 2.2)
+            * DMat3::from_diagonal(DVec3::new(s1, s2, s3))
+            * DMat3::from_axis_angle(DVec3::new(-0.3, 1.0, 0.8).normalize(), 0.7);
+        let newton = polar_rotation_by_newton(f).expect("well conditioned");
+        let svd = polar_rotation_by_svd(f);
+        assert!(
+            largest_entry(newton - svd) < 1e-12,
+            "F = {f}: {newton} vs {svd}"
+        );
+    }
     // Inverted, flattened and non-finite gradients go to the SVD.
     for f in [
         DMat3::from_diagonal(DVec3::new(1.0, 1.0, -1.0)),

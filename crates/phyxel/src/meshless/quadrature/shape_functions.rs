@@ -48,7 +48,15 @@ pub struct ShapeFunctions {
     /// Points whose support was widened ([`WIDENING`]) because the particles within h alone left
     /// their moment matrix rank-deficient (a thin part of a shape, a bunny's ear).
     pub widened: Vec<u32>,
+    /// For each of the [`POINT_RANGES`] fixed ranges of points ([`ShapeFunctions::range_length`]),
+    /// the particles its edges reach, first..end: the part of the particles' sums a range writes.
+    pub range_windows: Vec<(u32, u32)>,
 }
+
+/// The fixed number of ranges the per-particle sums over the points are split into (enough for the
+/// threads of a browser's pool; each range keeps its own sums over its window of particles, and the
+/// ranges are added in order: `Quadrature::sum_over_points`).
+pub const POINT_RANGES: usize = 16;
 
 /// The factors a rank-deficient point's support radius is widened by, in turn, until its moment
 /// matrix has full rank. (A quadrature that needs it at many points is refused:
@@ -162,7 +170,29 @@ impl ShapeFunctions {
         }
         shape.reverse_start = reverse_start;
         shape.reverse = reverse;
+        shape.range_windows = shape.windows_of_ranges();
         shape
+    }
+
+    /// The points in each of the fixed ranges (the last may hold fewer).
+    pub fn range_length(&self) -> usize {
+        self.len().div_ceil(POINT_RANGES).max(1)
+    }
+
+    /// The particles the edges of each point range reach, first..end (0..0 for a range without edges).
+    fn windows_of_ranges(&self) -> Vec<(u32, u32)> {
+        let (points, range) = (self.len(), self.range_length());
+        (0..points.div_ceil(range))
+            .map(|c| {
+                let edges = self.start[c * range] as usize
+                    ..self.start[((c + 1) * range).min(points)] as usize;
+                let reached = &self.particle[edges];
+                match (reached.iter().min(), reached.iter().max()) {
+                    (Some(&first), Some(&last)) => (first, last + 1),
+                    _ => (0, 0),
+                }
+            })
+            .collect()
     }
 
     /// Number of integration points.
