@@ -39,18 +39,12 @@ fn w_and_grad(d: vec3<f32>) -> vec4<f32> {
     let h = support();
     let r = length(d);
     let q = r / h;
-    var f = 0.0;
-    var df = 0.0;
-    if (q < 1.0) {
-        if (q <= 0.5) {
-            f = 6.0 * (q * q * q - q * q) + 1.0;
-            df = 18.0 * q * q - 12.0 * q;
-        } else {
-            let p = 1.0 - q;
-            f = 2.0 * p * p * p;
-            df = -6.0 * p * p;
-        }
-    }
+    // Without a branch, as the CPU's `SmoothingKernel::shape`: f = 2 (1 − q)₊³ − 8 (½ − q)₊³,
+    // f′ = −6 (1 − q)₊² + 24 (½ − q)₊².
+    let outer = max(1.0 - q, 0.0);
+    let inner = max(0.5 - q, 0.0);
+    let f = 2.0 * outer * outer * outer - 8.0 * inner * inner * inner;
+    let df = 24.0 * inner * inner - 6.0 * outer * outer;
     var grad = vec3<f32>(0.0);
     if (r > 1e-9 * h && r < h) {
         grad = d * (fluid.grad_scale * df / r);
