@@ -37,8 +37,8 @@ impl SmoothingKernel {
     /// DFSPH 78 → 81; the 3D dam break's PBF (48 778 particles, 2 threads) 11.0 → 11.8.
     #[inline(always)]
     fn shape(q: f64) -> (f64, f64) {
-        let outer = (1.0 - q).max(0.0);
-        let inner = (0.5 - q).max(0.0);
+        let outer = positive_part(1.0 - q);
+        let inner = positive_part(0.5 - q);
         let (outer2, inner2) = (outer * outer, inner * inner);
         (
             2.0 * outer2 * outer - 8.0 * inner2 * inner,
@@ -75,6 +75,15 @@ impl SmoothingKernel {
         };
         (self.w_scale * f, grad)
     }
+}
+
+/// max(v, 0), exactly, as ½ (v + |v|): a sum and a sign bit cleared. Not `f64::max`, which in
+/// WebAssembly is no single instruction (its NaN rule differs from wasm's `f64.max`): with it the
+/// branch-free spline made the browser's PBF step 12 % slower (25.4 → 28.8 ms at 71 across) while
+/// it made the native one 12 % faster.
+#[inline(always)]
+fn positive_part(v: f64) -> f64 {
+    0.5 * (v + v.abs())
 }
 
 /// W_ij and ∇W_ij of one neighbour pair (x = x_i − x_j), kept per pair by
