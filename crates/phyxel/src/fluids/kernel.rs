@@ -32,9 +32,11 @@ impl SmoothingKernel {
     /// written without a branch: f(q) = 2 (1 − q)₊³ − 8 (½ − q)₊³ and f′(q) = −6 (1 − q)₊² + 24 (½ − q)₊²
     /// (for q ≤ ½ the two terms add up to 6 (q³ − q²) + 1 and 18 q² − 12 q; (·)₊ = max(·, 0)). Which
     /// piece a pair falls in follows no pattern a branch predictor learns. Measured on the 2D lesson's
-    /// dam break at 71 across (one thread, 300 steps from rest, runs alternated, 2026-12-03): PBF,
-    /// which evaluates the kernel once per pair and iteration, 41.6 → 46.6 steps/s; WCSPH 645 → 690;
-    /// DFSPH 78 → 81; the 3D dam break's PBF (48 778 particles, 2 threads) 11.0 → 11.8.
+    /// dam break at 71 across (300 steps from rest, one thread, runs alternated, 2026-12-03): natively
+    /// PBF, which evaluates the kernel once per pair and iteration, 41.6 → 46 steps/s, WCSPH 645 →
+    /// 690, DFSPH 78 → 80, the 3D dam break's PBF (48 778 particles, 2 threads) 11.0 → 11.8; in the
+    /// browser (paired runs of the page) PBF 26.1–26.8 → 24.9–25.3 ms a step, DFSPH unchanged, WCSPH
+    /// 2.6 → 2.7 ms (docs/benchmarks.md, "The spline without a branch").
     #[inline(always)]
     fn shape(q: f64) -> (f64, f64) {
         let outer = positive_part(1.0 - q);
