@@ -16,6 +16,7 @@
 //! by marching squares: a fluid, its solver switched at run time, stepped at the CFL step, refusing a
 //! step that would blow up.
 
+pub mod bounded_cg;
 pub mod conjugate_gradient;
 pub mod deflation;
 pub mod fluids;
