@@ -112,7 +112,8 @@ pub struct Dfsph {
     /// solve starts from 0: guessing it too changed neither iterations nor speed beyond noise, and put
     /// the 3D dam break's front at 6 across 0.4 % further ahead. The bounded CG solve
     /// ([`Dfsph::conjugate_gradients`]) starts from the whole of the last Σκ: on the lesson's dam
-    /// break at 71 across 18.8 → 13.7 products a step against half of it (2026-12-03).
+    /// break at 71 across 13.7 products a step against 18.8 from half of it (2026-12-03, both at a
+    /// mean tolerance of 0.02 %).
     pub warm_start: bool,
     /// Whether the CFL step also counts the hydrostatic speed √(|g| H), H the fluid's extent along
     /// gravity (√(p/ρ₀) at the bottom of a column of height H at rest), beside the particles' largest
@@ -187,8 +188,9 @@ const RELEASE: f64 = 0.25;
 
 /// CG steps of the bounded density solve on one set of pushing particles before the set is taken
 /// again ([`crate::bounded_cg::Settings::inner_iterations`]). Measured on the lesson's dam break at 71
-/// across (300 steps, one thread, 2026-12-03): 10 → 18.8 products a step, unbounded (each set solved
-/// to the tolerance) 19.5; on the column at rest at 40 across 24.2 against 25.2 and 33.6 with 5.
+/// across (300 steps, one thread, 2026-12-03, half the last Σκ as the guess, mean tolerance 0.02 %):
+/// 10 → 18.8 products a step, unbounded (each set solved to the tolerance) 19.5; on the column at rest
+/// at 40 across 24.2 against 25.2, and 33.6 with 5.
 const INNER_ITERATIONS: u32 = 10;
 
 /// Particles with fewer neighbours (itself and walls counted) are left out of the divergence solve:
