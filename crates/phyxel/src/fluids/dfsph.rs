@@ -440,8 +440,7 @@ impl Dfsph {
     }
 
     /// (−G p)_i = −Σ_j m (p_i + p_j) ∇W_ij − Σ_b ρ₀ V_b p_i ∇W_ib: the velocity change per Δt that the
-    /// stiffnesses p (as κ/ρ) give particle i ([`Dfsph::velocity_change`] without the walls'
-    /// reactions).
+    /// stiffnesses p (as κ/ρ) give particle i.
     #[inline(always)]
     fn gradient_of(&self, fluid: &Fluid, p: &[f64], i: usize) -> Vector {
         let pi = p[i];
@@ -609,22 +608,13 @@ impl Dfsph {
         }
     }
 
-    /// −Σ_j m (κ_i/ρ_i + κ_j/ρ_j) ∇W_ij − Σ_b ρ₀ V_b (κ_i/ρ_i) ∇W_ib of particle i; each wall particle b
-    /// takes its reaction (Akinci et al. 2012 eq. 10) in `impulse[b]` where that is kept.
+    /// −Σ_j m (κ_i/ρ_i + κ_j/ρ_j) ∇W_ij − Σ_b ρ₀ V_b (κ_i/ρ_i) ∇W_ib of particle i
+    /// ([`Dfsph::gradient_of`] the stiffnesses κ/ρ); each wall particle b takes its reaction (Akinci et
+    /// al. 2012 eq. 10) in `impulse[b]` where that is kept.
     #[inline(always)]
     fn velocity_change(&self, fluid: &Fluid, i: usize, dt: f64, impulse: &mut [Vector]) -> Vector {
         let ki = self.kappa_over_rho[i];
-        let mut dv = Vector::ZERO;
-        let range = fluid.fluid_neighbours.range(i);
-        for (&j, g) in fluid
-            .fluid_neighbours
-            .of(i)
-            .iter()
-            .zip(&self.grad_fluid[range])
-        {
-            dv -= (ki + self.kappa_over_rho[j as usize]) * *g;
-        }
-        if ki != 0.0 {
+        if ki != 0.0 && !impulse.is_empty() {
             let range = fluid.boundary_neighbours.range(i);
             for (&b, g) in fluid
                 .boundary_neighbours
@@ -632,13 +622,12 @@ impl Dfsph {
                 .iter()
                 .zip(&self.grad_boundary[range])
             {
-                dv -= ki * *g;
                 if let Some(impulse) = impulse.get_mut(b as usize) {
                     *impulse += (dt * fluid.mass * ki) * *g;
                 }
             }
         }
-        dv
+        self.gradient_of(fluid, &self.kappa_over_rho, i)
     }
 }
 
