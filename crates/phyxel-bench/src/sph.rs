@@ -51,15 +51,9 @@ pub struct SphReport {
 
 fn run_one(solver: Solver, across: usize, steps: usize) -> SphRun {
     // The page's defaults (ξ = 0.01, 100 iterations, c = 10 √(2 g 2a)); `across` may exceed the page's
-    // range (the struct is built directly, not through its checked constructor).
-    let settings = Settings {
-        across,
-        xsph: 0.01,
-        iterations: 100,
-        sound: 10.0,
-        body: 0.0,
-    };
-    let mut sim: FluidSimulation = dam_break(settings, solver).expect("the dam break builds");
+    // range (`Settings::page_defaults` does not check it).
+    let mut sim: FluidSimulation =
+        dam_break(Settings::page_defaults(across), solver).expect("the dam break builds");
     let timed = time_steps(steps, || {
         let report = sim.step().map_err(|e| e.to_string())?;
         Ok((

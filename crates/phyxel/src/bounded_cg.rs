@@ -274,6 +274,18 @@ mod tests {
         (0..a.len()).map(|i| a[i][i]).collect()
     }
 
+    /// [`minimize`] for the dense A from x, diag(A) as the diagonal, with fresh buffers.
+    fn solve(a: &[Vec<f64>], b: &[f64], x: &mut [f64], settings: Settings) -> Outcome {
+        minimize(
+            product(a),
+            b,
+            &diagonal(a),
+            x,
+            settings,
+            &mut Buffers::default(),
+        )
+    }
+
     fn settings(tolerance: f64) -> Settings {
         Settings {
             tolerance,
@@ -330,14 +342,7 @@ mod tests {
         let mut b = vec![0.0; n];
         product(&a)(&expected, &mut b);
         let mut x = vec![0.0; n];
-        let out = minimize(
-            product(&a),
-            &b,
-            &diagonal(&a),
-            &mut x,
-            settings(1e-10),
-            &mut Buffers::default(),
-        );
+        let out = solve(&a, &b, &mut x, settings(1e-10));
         assert!(out.converged, "{out:?}");
         for (x, e) in x.iter().zip(&expected) {
             assert!((x - e).abs() < 1e-8, "{x} against {e}");
@@ -362,14 +367,7 @@ mod tests {
         let sweeps = jacobi_sweeps(&a, &b, 1e-9);
         for start in [0.0, 1.0, 5.0] {
             let mut x = vec![start; n];
-            let out = minimize(
-                product(&a),
-                &b,
-                &diagonal(&a),
-                &mut x,
-                settings(1e-9),
-                &mut Buffers::default(),
-            );
+            let out = solve(&a, &b, &mut x, settings(1e-9));
             assert!(out.converged, "from {start}: {out:?}");
             assert_complementary(&a, &b, &x, 1e-8);
             assert!(x.contains(&0.0) && x.iter().any(|&x| x > 0.0));
@@ -388,14 +386,7 @@ mod tests {
         let a = laplacian(n);
         let b = vec![1.0; n];
         let mut x = vec![0.0; n];
-        let out = minimize(
-            product(&a),
-            &b,
-            &diagonal(&a),
-            &mut x,
-            settings(1e-10),
-            &mut Buffers::default(),
-        );
+        let out = solve(&a, &b, &mut x, settings(1e-10));
         assert!(out.converged, "{out:?}");
         assert_complementary(&a, &b, &x, 1e-9);
         assert!(x.iter().all(|&x| x > 0.0));
@@ -418,14 +409,7 @@ mod tests {
         };
         let run = |s: Settings| {
             let mut x = vec![0.0; n];
-            minimize(
-                product(&a),
-                &b,
-                &diagonal(&a),
-                &mut x,
-                s,
-                &mut Buffers::default(),
-            )
+            solve(&a, &b, &mut x, s)
         };
         let (by_sum, by_largest) = (run(loose), run(tight));
         assert!(by_sum.converged && by_largest.converged);
@@ -446,14 +430,7 @@ mod tests {
             max_iterations: 5,
             ..settings(1e-14)
         };
-        let out = minimize(
-            product(&a),
-            &b,
-            &diagonal(&a),
-            &mut x,
-            capped,
-            &mut Buffers::default(),
-        );
+        let out = solve(&a, &b, &mut x, capped);
         assert!(!out.converged && out.iterations <= 5, "{out:?}");
         assert!(x.iter().all(|&x| x >= 0.0 && x.is_finite()));
     }

@@ -336,16 +336,7 @@ impl Dfsph {
     #[inline(always)]
     fn density_rate(&self, fluid: &Fluid, i: usize) -> f64 {
         let vi = fluid.v[i];
-        let mut rate = 0.0;
-        let range = fluid.fluid_neighbours.range(i);
-        for (&j, g) in fluid
-            .fluid_neighbours
-            .of(i)
-            .iter()
-            .zip(&self.grad_fluid[range])
-        {
-            rate += (vi - fluid.v[j as usize]).dot(*g);
-        }
+        let mut rate = self.fluid_divergence(fluid, &fluid.v, i);
         let range = fluid.boundary_neighbours.range(i);
         for (&b, g) in fluid
             .boundary_neighbours
@@ -439,6 +430,24 @@ impl Dfsph {
         outcome.iterations
     }
 
+    /// Σ_j m (v_i − v_j)·∇W_ij over particle i's fluid neighbours for the velocity field v: the fluid's
+    /// part of [`Dfsph::density_rate`] and [`Dfsph::divergence_of`].
+    #[inline(always)]
+    fn fluid_divergence(&self, fluid: &Fluid, v: &[Vector], i: usize) -> f64 {
+        let vi = v[i];
+        let mut rate = 0.0;
+        let range = fluid.fluid_neighbours.range(i);
+        for (&j, g) in fluid
+            .fluid_neighbours
+            .of(i)
+            .iter()
+            .zip(&self.grad_fluid[range])
+        {
+            rate += (vi - v[j as usize]).dot(*g);
+        }
+        rate
+    }
+
     /// (−G p)_i = −Σ_j m (p_i + p_j) ∇W_ij − Σ_b ρ₀ V_b p_i ∇W_ib: the velocity change per Δt that the
     /// stiffnesses p (as κ/ρ) give particle i.
     #[inline(always)]
@@ -467,23 +476,13 @@ impl Dfsph {
     /// field w with the walls at rest (D = Gᵀ, module notes).
     #[inline(always)]
     fn divergence_of(&self, fluid: &Fluid, w: &[Vector], i: usize) -> f64 {
-        let wi = w[i];
-        let mut rate = 0.0;
-        let range = fluid.fluid_neighbours.range(i);
-        for (&j, g) in fluid
-            .fluid_neighbours
-            .of(i)
-            .iter()
-            .zip(&self.grad_fluid[range])
-        {
-            rate += (wi - w[j as usize]).dot(*g);
-        }
+        let rate = self.fluid_divergence(fluid, w, i);
         let range = fluid.boundary_neighbours.range(i);
         let mut wall = Vector::ZERO;
         for g in &self.grad_boundary[range] {
             wall += *g;
         }
-        rate + wi.dot(wall)
+        rate + w[i].dot(wall)
     }
 
     /// Iterate one of the two solves; returns its iterations.
@@ -631,21 +630,16 @@ impl Dfsph {
     }
 }
 
-/// out_i = f(i) for every particle: over threads in pieces of [`PIECE`] where there are several, each
-/// value computed alone, so the result is the same on any thread count.
+/// out_i = f(i) for every particle, in pieces of [`PIECE`] ([`crate::parallel::for_each_piece`]
+/// runs them in a plain loop on one thread), each value computed alone, so the result is the same
+/// on any thread count.
 fn fill<T: Send>(out: &mut [T], f: impl Fn(usize) -> T + Sync + Send) {
-    if crate::parallel::thread_count() > 1 {
-        let pieces: Vec<_> = out.chunks_mut(PIECE).enumerate().collect();
-        crate::parallel::for_each_piece(pieces, |(p, piece)| {
-            for (k, slot) in piece.iter_mut().enumerate() {
-                *slot = f(p * PIECE + k);
-            }
-        });
-    } else {
-        for (i, slot) in out.iter_mut().enumerate() {
-            *slot = f(i);
+    let pieces: Vec<_> = out.chunks_mut(PIECE).enumerate().collect();
+    crate::parallel::for_each_piece(pieces, |(p, piece)| {
+        for (k, slot) in piece.iter_mut().enumerate() {
+            *slot = f(p * PIECE + k);
         }
-    }
+    });
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

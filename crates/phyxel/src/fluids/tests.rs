@@ -304,14 +304,8 @@ fn dfsph_column_at_40_across_stays_at_rest() {
 fn dfsph_bounded_cg_outgrows_jacobi_with_the_resolution() {
     use crate::lessons::sph_fluids::{dam_break, Settings};
     let run = |across: usize, conjugate_gradients: bool| {
-        let settings = Settings {
-            across,
-            xsph: 0.01,
-            iterations: 100,
-            sound: 10.0,
-            body: 0.0,
-        };
-        let mut sim = dam_break(settings, Solver::Dfsph).expect("the lesson's dam break");
+        let mut sim = dam_break(Settings::page_defaults(across), Solver::Dfsph)
+            .expect("the lesson's dam break");
         sim.dfsph.conjugate_gradients = conjugate_gradients;
         if !conjugate_gradients {
             sim.dfsph.density_tolerance = 0.0002;
@@ -782,14 +776,8 @@ fn dfsph_column_side_by_side() {
 fn dfsph_dam_break_side_by_side() {
     use crate::lessons::sph_fluids::{dam_break, Settings, COLUMN_WIDTH, DT_MAX};
     let spec = SideBySide::from_env("PHYXEL_DAM_BREAK", 35, 1.0, DT_MAX);
-    let settings = Settings {
-        across: spec.across,
-        xsph: 0.01,
-        iterations: 100,
-        sound: 10.0,
-        body: 0.0,
-    };
-    let sim = dam_break(settings, Solver::Dfsph).expect("the dam break builds");
+    let sim = dam_break(Settings::page_defaults(spec.across), Solver::Dfsph)
+        .expect("the dam break builds");
     side_by_side(
         sim,
         spec,

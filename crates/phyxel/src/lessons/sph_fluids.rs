@@ -72,6 +72,18 @@ impl Settings {
         })
     }
 
+    /// The page's defaults with `across` particles across the column, unchecked (a benchmark or a test
+    /// may go past the page's range).
+    pub fn page_defaults(across: usize) -> Self {
+        Self {
+            across,
+            xsph: param::XSPH.default,
+            iterations: param::ITERATIONS.default as u32,
+            sound: param::SOUND.default,
+            body: param::BODY.default,
+        }
+    }
+
     /// The same with a body of ρ_body/ρ₀ = `body` (0: none; else [`param::BODY_MIN`] … 3).
     pub fn with_body(mut self, body: f64) -> Result<Self, FluidError> {
         let body = param::BODY
