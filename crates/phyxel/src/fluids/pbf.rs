@@ -34,10 +34,11 @@
 //! the more: the 3D dam break's early front (6 across) runs 33 % ahead of Martin & Moyce with
 //! ρ = 0.85 and 42 % with 0.9, against 29 % for the plain iterations at 1 % and 35 % at 0.1 % (its
 //! converged direction), so ρ = 0.85 stays within what the plain solver gives. Tried and not kept
-//! (2026-12-03): carrying no momentum where λ_i = 0 (12.7 iterations a step at ρ = 0.9: the
-//! acceleration lost), the same keeping the last λ̃ for later (blew up), starting the weights after 3
-//! or 5 plain iterations (the same front for fewer iterations saved), the weights on the positions
-//! (the same front; pressure and reactions no longer from the multipliers).
+//! (2026-12-03): carrying no momentum where λ_i = 0 (13.4 iterations a step at ρ = 0.9, 12.7 at
+//! 0.95–0.97: the acceleration lost), the same keeping the last λ̃ for later (blew up), starting the
+//! weights after 3 or 5 plain iterations (at ρ = 0.95 7.7–8.5 iterations with the early front as far
+//! ahead as ρ = 0.9's; at 0.9 9.5 with 0.85's front), the weights on the positions (the same front;
+//! pressure and reactions no longer from the multipliers).
 
 use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
@@ -45,11 +46,11 @@ use super::kernel::Vector;
 
 /// ρ of Chebyshev's weights (module notes): the 2D lesson's dam break at 71 across (300 steps from
 /// rest, one thread, natively) takes 9.8 iterations a step with it against 17.7 plain (8.2 with
-/// ρ = 0.9, whose early front runs too far ahead; 0.99 blows up at the first step), 46 → 71 steps/s
-/// (2026-12-03; docs/benchmarks.md, "PBF with Chebyshev's weights").
+/// ρ = 0.9, whose early front runs too far ahead; 0.99 blows up at the first step), 41–44 → 66–67
+/// steps/s, the builds alternated (2026-12-03; docs/benchmarks.md, "PBF with Chebyshev's weights").
 pub const SPECTRAL_RADIUS: f64 = 0.85;
 
-/// Chebyshev's weight ω_k of iteration k ≥ 1 from ω_(k−1) (Wang 2015 eq. 10): 1, 2/(2 − ρ²), then
+/// Chebyshev's weight ω_k of iteration k ≥ 1 from ω_(k−1) (Wang 2015, §4): 1, 2/(2 − ρ²), then
 /// 4/(4 − ρ² ω_(k−1)); it rises from 1 toward 2/(1 + √(1 − ρ²)).
 fn chebyshev_weight(k: u32, omega_before: f64, rho: f64) -> f64 {
     match k {
@@ -164,7 +165,7 @@ impl Pbf {
                 break;
             }
             iterations += 1;
-            // λ̃ = ω λ + (ω − 1) λ̃_before where the constraint is active (Chebyshev, module notes).
+            // λ̃ = ω λ + (ω − 1) λ̃_before (Chebyshev's weights, module notes).
             omega = chebyshev_weight(iterations, omega, self.spectral_radius);
             if iterations == 1 {
                 self.lambda_before.clone_from(&self.lambda);
