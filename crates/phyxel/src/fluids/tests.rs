@@ -4,7 +4,7 @@
 //! alone, before DFSPH cached its kernel gradients, which made its runs about 4× faster; the whole
 //! file with the lesson's tests took 26–61 s as other work shared the machine).
 
-use super::experiment::MARTIN_MOYCE_FRONT;
+use super::experiment::{LOBOVSKY_FRONT_H300, LOBOVSKY_FRONT_H600, MARTIN_MOYCE_FRONT};
 use super::grid::{closer_than, CellGrid, NeighbourLists};
 use super::kernel::Vector;
 use super::*;
@@ -449,7 +449,9 @@ fn dam_break_front(solver: Solver, per_width: usize) -> Vec<f64> {
 /// (2026-11-24) and is +8.5 % with its warm start (2026-11-29; early on +19.6 % against +18.4 %).
 /// The claim asserted is the one that holds: every point within 20 %, the mean |deviation| over the
 /// range within 12 %, and from T = 4.4 on within 11 %.
-/// NOT the "within 10 % over the whole range": that fails (see docs). About 5 s.
+/// NOT the "within 10 % over the whole range": that fails (see docs). An experiment whose
+/// gate was lifted fast and timed from its first motion has the converged fluid 4–10 % *behind* it
+/// early instead (`the_dam_break_front_follows_lobovskys_fast_gate`). About 5 s.
 #[test]
 fn the_dam_break_front_follows_martin_and_moyce() {
     for solver in Solver::ALL {
@@ -465,6 +467,83 @@ fn the_dam_break_front_follows_martin_and_moyce() {
             assert!(mean < 0.12, "{solver:?} {per_width}: {deviation:?}");
             assert!(late < 0.11, "{solver:?} {per_width}: {deviation:?}");
         }
+    }
+}
+
+/// The front's relative deviation Z_sim/Z_exp − 1 in Lobovský et al.'s tank (a column 0.6 m wide
+/// and `height` high, the far wall 1.01 m from the gate, `per_width` particles across the width),
+/// at each of `data`'s T = t √(g/H), Z the distance from the back wall over the column's width.
+fn lobovsky_front(solver: Solver, height: f64, per_width: usize, data: &[(f64, f64)]) -> Vec<f64> {
+    let width = 0.6;
+    let mut c = Column::martin_moyce(width, height / width, (width + 1.01) / width, per_width);
+    c.box_height = 2.0 * height;
+    let mut sim = simulation(&c, solver);
+    let time_scale = (height / c.gravity).sqrt();
+    data.iter()
+        .map(|&(t, z)| {
+            sim.advance(t * time_scale - sim.fluid.time)
+                .expect("no blow-up");
+            let front = sim.fluid.x.iter().map(|x| x.x).fold(0.0, f64::max);
+            front / width / z - 1.0
+        })
+        .collect()
+}
+
+/// A second experiment, with a gate lifted fast and the time counted from its first motion
+/// (Lobovský et al. 2014, the ETSIN tank: a column L = 0.6 m wide, H = 0.6 m and 0.3 m high), every
+/// solver at 40 and 80 particles across L. Measured (2026-12-03), Z as Martin & Moyce's z/a:
+///
+/// - H = 0.6 m: the three solvers converge together (at 80 across within 1.3 % of each other, and
+///   within 0.8 % of their own fronts at 60 across) onto a front 4–10 % *behind* the experiment
+///   for T < 0.77 (worst −9.3 … −9.5 % at T = 0.34) and within 4.4 % from T = 0.89 to the far
+///   wall; at 40 across worst −9.6 % (WCSPH), −7.2 % (DFSPH), −9.4 % (PBF). At 10 and 20 across
+///   DFSPH and PBF are not converged (DFSPH +34 % at 10 across), hence 40 and 80.
+/// - H = 0.3 m: within 6.0 % at every point (−6.0 … +5.7 %).
+///
+/// So early on the converged fluid lies between the two experiments, ahead of Martin & Moyce's
+/// (+11 … +20 %) and behind this one's; later it meets both within 10 %. Asserted: every point
+/// within 10 % (H = 0.6 m) and 7 % (H = 0.3 m), from T = 0.89 within 5 %, and at 80 across the
+/// three solvers within 2 % of each other and behind the experiment for T < 0.77. About 15 s.
+#[test]
+fn the_dam_break_front_follows_lobovskys_fast_gate() {
+    let mut converged = Vec::new();
+    for per_width in [40, 80] {
+        for solver in Solver::ALL {
+            let tall = lobovsky_front(solver, 0.6, per_width, &LOBOVSKY_FRONT_H600);
+            // X = x/H from the gate, as Z: (L + X H)/L.
+            let low: Vec<(f64, f64)> = LOBOVSKY_FRONT_H300
+                .iter()
+                .map(|&(t, x)| (t, (0.6 + x * 0.3) / 0.6))
+                .collect();
+            let low = lobovsky_front(solver, 0.3, per_width, &low);
+            let worst = |d: &[f64]| d.iter().map(|d| d.abs()).fold(0.0, f64::max);
+            println!(
+                "{solver:?} {per_width} across: H = 0.6 m worst {:.3} {tall:.3?}; H = 0.3 m worst {:.3} {low:.3?}",
+                worst(&tall),
+                worst(&low)
+            );
+            assert!(worst(&tall) < 0.10, "{solver:?} {per_width}: {tall:?}");
+            let late = LOBOVSKY_FRONT_H600.iter().position(|p| p.0 > 0.88).unwrap();
+            assert!(
+                worst(&tall[late..]) < 0.05,
+                "{solver:?} {per_width}: {tall:?}"
+            );
+            assert!(worst(&low) < 0.07, "{solver:?} {per_width}: {low:?}");
+            if per_width == 80 {
+                let early = LOBOVSKY_FRONT_H600.iter().filter(|p| p.0 < 0.77).count();
+                assert!(
+                    tall[..early].iter().all(|d| *d < 0.0),
+                    "{solver:?}: {tall:?}"
+                );
+                converged.push(tall);
+            }
+        }
+    }
+    for k in 0..LOBOVSKY_FRONT_H600.len() {
+        let at: Vec<f64> = converged.iter().map(|d| d[k]).collect();
+        let spread = at.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b))
+            - at.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        assert!(spread < 0.02, "T = {}: {at:?}", LOBOVSKY_FRONT_H600[k].0);
     }
 }
 
