@@ -423,14 +423,15 @@ fn the_walls_stand_in_for_fluid_at_rest_density() {
     }
 }
 
-/// The front's relative deviation Z_sim/Z_exp − 1 at each of the experiment's times.
-fn dam_break_front(solver: Solver, per_width: usize) -> Vec<f64> {
-    let a = 2.25 * 0.0254;
-    let c = Column::martin_moyce(a, 2.0, 16.0, per_width);
-    let mut sim = simulation(&c, solver);
-    let time_scale = (a / (2.0 * c.gravity)).sqrt();
-    MARTIN_MOYCE_FRONT
-        .iter()
+/// The front's relative deviation Z_sim/Z_exp − 1 at each of `data`'s times T (t = T `time_scale`),
+/// Z the front's distance from the back wall over the column's width `a`.
+fn front_deviation(
+    mut sim: FluidSimulation,
+    a: f64,
+    time_scale: f64,
+    data: &[(f64, f64)],
+) -> Vec<f64> {
+    data.iter()
         .map(|&(t, z)| {
             sim.advance(t * time_scale - sim.fluid.time)
                 .expect("no blow-up");
@@ -438,6 +439,14 @@ fn dam_break_front(solver: Solver, per_width: usize) -> Vec<f64> {
             front / a / z - 1.0
         })
         .collect()
+}
+
+/// The front's relative deviation at each of Martin & Moyce's times (T = t √(2g/a)).
+fn dam_break_front(solver: Solver, per_width: usize) -> Vec<f64> {
+    let a = 2.25 * 0.0254;
+    let c = Column::martin_moyce(a, 2.0, 16.0, per_width);
+    let time_scale = (a / (2.0 * c.gravity)).sqrt();
+    front_deviation(simulation(&c, solver), a, time_scale, &MARTIN_MOYCE_FRONT)
 }
 
 /// Every solver at 10 and 20 particles across a (200 and 800 particles), over the experiment's whole
@@ -477,16 +486,8 @@ fn lobovsky_front(solver: Solver, height: f64, per_width: usize, data: &[(f64, f
     let width = 0.6;
     let mut c = Column::martin_moyce(width, height / width, (width + 1.01) / width, per_width);
     c.box_height = 2.0 * height;
-    let mut sim = simulation(&c, solver);
     let time_scale = (height / c.gravity).sqrt();
-    data.iter()
-        .map(|&(t, z)| {
-            sim.advance(t * time_scale - sim.fluid.time)
-                .expect("no blow-up");
-            let front = sim.fluid.x.iter().map(|x| x.x).fold(0.0, f64::max);
-            front / width / z - 1.0
-        })
-        .collect()
+    front_deviation(simulation(&c, solver), width, time_scale, data)
 }
 
 /// A second experiment, with a gate lifted fast and the time counted from its first motion
