@@ -1,6 +1,6 @@
-//! Measured data the fluid tests compare against (2D and 3D alike): two dam-break experiments, one
-//! whose gate was lifted by hand (Martin & Moyce 1952) and one whose gate was lifted fast and timed
-//! from its first motion (Lobovský et al. 2014).
+//! Measured data the fluid tests compare against (2D and 3D alike): the surge front of two dam-break
+//! experiments, Martin & Moyce 1952 and Lobovský et al. 2014 (a gate lifted fast, the time counted
+//! from its first motion).
 
 /// Martin & Moyce (1952), "An experimental study of the collapse of liquid columns on a rigid
 /// horizontal plane", Phil. Trans. R. Soc. A 244, 312–324, fig. 3, column n² = 2 (height 2a), a =
@@ -28,10 +28,11 @@ pub const MARTIN_MOYCE_FRONT: [(f64, f64); 15] = [
 /// of dynamic pressure loads during dam break", J. Fluids Struct. 48, 407–434 (arXiv 1308.0115),
 /// fig. 12 (left), the ETSIN tank: a column L = 600 mm wide and H = 600 mm high (n² = 1) whose far
 /// wall stands 1.01 m from the gate; the gate lifted fast (a median 4.53 m/s, as the data file's
-/// notes give the paper's §4.2), the time counted from its first motion. The wave tip Z = 1 + x/H (x from the gate: the distance from the back wall over
-/// the column's width, as Martin & Moyce's z/a) against T = t √(g/H). Every 8th of the figure's 111
-/// points from T = 0.11 to the far wall (Z = 2.68), as extracted from the PDF's vector drawing in a
-/// public repository's data file (`s34metrics.mjs`, `ETSIN600`).
+/// notes give the paper's §4.2), the time counted from its first motion. The wave tip Z = 1 + x/H
+/// (x from the gate: the distance from the back wall over the column's width, as Martin & Moyce's
+/// z/a) against T = t √(g/H). Every 8th of the figure's 111 points from T = 0.11 to the far wall
+/// (Z = 2.68), as extracted from the PDF's vector drawing in a public repository's data file
+/// (`s34metrics.mjs`, `ETSIN600`).
 pub const LOBOVSKY_FRONT_H600: [(f64, f64); 13] = [
     (0.1075, 1.0791),
     (0.2153, 1.1668),

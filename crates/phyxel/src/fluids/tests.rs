@@ -502,9 +502,10 @@ fn lobovsky_front(solver: Solver, height: f64, per_width: usize, data: &[(f64, f
 /// - H = 0.3 m: within 6.0 % at every point (−6.0 … +5.7 %).
 ///
 /// So early on the computed front is ahead of one experiment (Martin & Moyce's n² = 2 column,
-/// +11 … +20 %) and behind the other (this n² = 1 column); later it meets both within 10 %. Asserted: every point
-/// within 10 % (H = 0.6 m) and 7 % (H = 0.3 m), from T = 0.89 within 5 %, and at 80 across the
-/// three solvers within 2 % of each other and behind the experiment for T < 0.77. About 15 s.
+/// +11 … +20 %) and behind the other (this n² = 1 column); later it meets both within 10 %.
+/// Asserted: every point within 10 % (H = 0.6 m) and 7 % (H = 0.3 m), from T = 0.89 within 5 %,
+/// and at 80 across the three solvers within 2 % of each other and behind the experiment for
+/// T < 0.77. About 15 s.
 #[test]
 fn the_dam_break_front_follows_lobovskys_fast_gate() {
     let mut converged = Vec::new();
