@@ -495,7 +495,7 @@ fn lobovsky_front(solver: Solver, height: f64, per_width: usize, data: &[(f64, f
 /// solver at 40 and 80 particles across L. Measured (2026-12-03), Z as Martin & Moyce's z/a:
 ///
 /// - H = 0.6 m: the three solvers converge together (at 80 across within 1.3 % of each other, and
-///   within 0.8 % of their own fronts at 60 across) onto a front 4–10 % *behind* the experiment
+///   within 0.9 % of their own fronts at 60 across) onto a front 4–10 % *behind* the experiment
 ///   for T < 0.77 (worst −9.3 … −9.5 % at T = 0.34) and within 4.4 % from T = 0.89 to the far
 ///   wall; at 40 across worst −9.6 % (WCSPH), −7.2 % (DFSPH), −9.4 % (PBF). At 10 and 20 across
 ///   DFSPH and PBF are not converged (DFSPH +34 % at 10 across), hence 40 and 80.
