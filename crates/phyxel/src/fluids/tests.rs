@@ -508,31 +508,31 @@ fn lobovsky_front(solver: Solver, height: f64, per_width: usize, data: &[(f64, f
 /// T < 0.77. About 15 s.
 #[test]
 fn the_dam_break_front_follows_lobovskys_fast_gate() {
+    // The lower column's X = x/H from the gate, as Z: (L + X H)/L.
+    let low_data: Vec<(f64, f64)> = LOBOVSKY_FRONT_H300
+        .iter()
+        .map(|&(t, x)| (t, (0.6 + x * 0.3) / 0.6))
+        .collect();
+    let late = LOBOVSKY_FRONT_H600.iter().position(|p| p.0 > 0.88).unwrap();
+    let early = LOBOVSKY_FRONT_H600.iter().filter(|p| p.0 < 0.77).count();
+    let worst = |d: &[f64]| d.iter().map(|d| d.abs()).fold(0.0, f64::max);
     let mut converged = Vec::new();
     for per_width in [40, 80] {
         for solver in Solver::ALL {
             let tall = lobovsky_front(solver, 0.6, per_width, &LOBOVSKY_FRONT_H600);
-            // X = x/H from the gate, as Z: (L + X H)/L.
-            let low: Vec<(f64, f64)> = LOBOVSKY_FRONT_H300
-                .iter()
-                .map(|&(t, x)| (t, (0.6 + x * 0.3) / 0.6))
-                .collect();
-            let low = lobovsky_front(solver, 0.3, per_width, &low);
-            let worst = |d: &[f64]| d.iter().map(|d| d.abs()).fold(0.0, f64::max);
+            let low = lobovsky_front(solver, 0.3, per_width, &low_data);
             println!(
                 "{solver:?} {per_width} across: H = 0.6 m worst {:.3} {tall:.3?}; H = 0.3 m worst {:.3} {low:.3?}",
                 worst(&tall),
                 worst(&low)
             );
             assert!(worst(&tall) < 0.10, "{solver:?} {per_width}: {tall:?}");
-            let late = LOBOVSKY_FRONT_H600.iter().position(|p| p.0 > 0.88).unwrap();
             assert!(
                 worst(&tall[late..]) < 0.05,
                 "{solver:?} {per_width}: {tall:?}"
             );
             assert!(worst(&low) < 0.07, "{solver:?} {per_width}: {low:?}");
             if per_width == 80 {
-                let early = LOBOVSKY_FRONT_H600.iter().filter(|p| p.0 < 0.77).count();
                 assert!(
                     tall[..early].iter().all(|d| *d < 0.0),
                     "{solver:?}: {tall:?}"
