@@ -376,17 +376,11 @@ impl FrozenStiffness<'_> {
         } = SingleDirections::of(du);
         let sums = q.sum_over_points(Vec3A::ZERO, |k, forces| {
             let edges = shape.edges(k);
-            let (mut x, mut y, mut z) = (Vec3A::ZERO, Vec3A::ZERO, Vec3A::ZERO);
-            for (&i, g) in shape.particle[edges.clone()]
-                .iter()
-                .zip(&shape.gradient_single[edges.clone()])
-            {
-                let u = du_single[i as usize];
-                x += u * g.x;
-                y += u * g.y;
-                z += u * g.z;
-            }
-            let gradient = Mat3A::from_cols(x, y, z);
+            let gradient = gather_single(
+                &du_single,
+                &shape.particle[edges.clone()],
+                &shape.gradient_single[edges.clone()],
+            );
             let m = match &self.frames[k] {
                 Some(frame) => frame.force_matrix_differential(gradient),
                 None => {
@@ -464,6 +458,32 @@ impl FrozenStiffness<'_> {
         }
         blocks
     }
+}
+
+/// ∇δu_I = Σ_i δu_i ∇φ_iᵀ over one point's edges (`particles`, `gradients`) in f32, as two partial
+/// sums over the even and the odd edges added at the end: each column's sum is a chain of additions
+/// that wait on each other (`perf` put the gather's time on them), and two chains halve the wait.
+/// Measured on the 3D demo's products (one thread, fastest of 20 calls, six runs each, 2026-12-03):
+/// 0.503–0.534 ms against 0.526–0.544 ms with one chain, about 3 %.
+fn gather_single(du: &[Vec3A], particles: &[u32], gradients: &[Vec3A]) -> Mat3A {
+    let mut even = Mat3A::ZERO;
+    let mut odd = Mat3A::ZERO;
+    let add = |sum: &mut Mat3A, i: u32, g: Vec3A| {
+        let u = du[i as usize];
+        sum.x_axis += u * g.x;
+        sum.y_axis += u * g.y;
+        sum.z_axis += u * g.z;
+    };
+    let mut pairs = particles.chunks_exact(2).zip(gradients.chunks_exact(2));
+    for (i, g) in pairs.by_ref() {
+        add(&mut even, i[0], g[0]);
+        add(&mut odd, i[1], g[1]);
+    }
+    if particles.len() % 2 == 1 {
+        let last = particles.len() - 1;
+        add(&mut even, particles[last], gradients[last]);
+    }
+    even + odd
 }
 
 /// An elastic point's frozen frame for the product, in f32: R_I and R_Iᵀ with their round-off
