@@ -58,11 +58,9 @@ const MODULES = { phyxels: './phyxel-view.js', 'sph-fluids-3d': './worker/single
 /**
  * Extremes not set through messages, with the reason: the largest resolution builds more phyxels than
  * the CPU solver is offered (the phyxel cap, not the range, refuses it: a combination of scene and
- * resolution), so only its range is compared. sph-fluids' body: only WCSPH carries one and the page
- * opens with DFSPH, whose worker refuses a body after the reply (the body under WCSPH and its refusals
- * are sph-fluids.test.mjs's).
+ * resolution), so only its range is compared.
  */
-const NOT_SET = { phyxels: ['resolution'], 'sph-fluids': ['body'] };
+const NOT_SET = { phyxels: ['resolution'] };
 
 /**
  * Values set before the extremes, and set back after each parameter's, instead of the defaults: each

@@ -96,7 +96,7 @@ test('stirring with the pointer moves the water', async () => {
   await context.close();
 });
 
-test('a body dropped into the water shows its submerged fraction; bad bodies are refused', async () => {
+test('a body dropped into WCSPH\'s or DFSPH\'s water shows its submerged fraction; bad bodies and PBF are refused', async () => {
   const { page, context, problems } = await openLesson('?solver=wcsph&across=12&body=0.5');
   await waitForText(page, '#readout-submerged', /^\d\.\d{3} \/ 0\.500$/);
   await waitForTime(page, 0.5);
@@ -109,9 +109,15 @@ test('a body dropped into the water shows its submerged fraction; bad bodies are
   assert.match(await page.locator('#param-body-error').textContent(), /Must be between 0 and 3/);
   const t = await readNumber(page, '#readout-sim-time');
   await waitForTime(page, t);
-  const dfsph = await openLesson('?body=0.5');
-  await waitForText(dfsph.page, '#param-body-error', /only WCSPH carries a body/);
+  // DFSPH carries a body too (inside its pressure solves); PBF refuses one with the reason.
+  const dfsph = await openLesson('?solver=dfsph&across=12&body=0.5');
+  await waitForText(dfsph.page, '#readout-submerged', /^\d\.\d{3} \/ 0\.500$/);
+  await waitForTime(dfsph.page, 0.5);
+  const pbf = await openLesson('?solver=pbf&body=0.5');
+  await waitForText(pbf.page, '#param-body-error', /PBF carries no body/);
   assert.deepEqual(problems, []);
+  assert.deepEqual(dfsph.problems, []);
+  await pbf.context.close();
   await dfsph.context.close();
   await context.close();
 });

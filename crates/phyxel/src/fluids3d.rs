@@ -25,6 +25,8 @@ pub mod kernel;
 #[path = "fluids/pbf.rs"]
 pub mod pbf;
 pub mod pour;
+#[path = "fluids/rigid_modes.rs"]
+pub mod rigid_modes;
 pub mod scene;
 #[path = "fluids/simulation.rs"]
 pub mod simulation;

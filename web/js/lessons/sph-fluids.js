@@ -1,7 +1,7 @@
 // The SPH fluids lesson: a dam break in a box stepped by WCSPH, DFSPH or PBF (SphFluidsLesson, in the
 // lesson worker: every call on `lesson` is a promise), switched live; colour by density, pressure or
 // speed; the density error and the solver's iterations plotted; stir with the pointer; drop a deformable
-// body of density body · ρ₀ into WCSPH's water (coupled both ways) and read its submerged fraction. Physics:
+// body of density body · ρ₀ into WCSPH's or DFSPH's water (coupled both ways) and read its submerged fraction. Physics:
 // crates/phyxel/src/fluids and crates/phyxel/src/lessons/sph_fluids.rs; bindings:
 // crates/phyxel-web/src/lessons/sph_fluids.rs.
 import init, { colour_scale } from '../../phyxel-web.js';
@@ -81,7 +81,7 @@ number('across', 'Particles across the column', '', 'Whole number: the column is
 number('xsph', 'XSPH viscosity ξ', '', 'Between 0 and 0.5 (seed 002 eq. 53).');
 number('iterations', 'Most solver iterations per step', '', 'Whole number (DFSPH: each of its two solves; PBF).');
 number('sound', 'WCSPH speed of sound c', '× √(2g·2a)', 'Lower: softer water and longer steps; higher: stiffer and shorter.');
-number('body', 'Body density ρ_body/ρ₀', '', '0: no body; 0.3 … 3 drops a deformable block 0.6a × 0.3a into the tank (with WCSPH only; changing it restarts).');
+number('body', 'Body density ρ_body/ρ₀', '', '0: no body; 0.3 … 3 drops a deformable block 0.6a × 0.3a into the tank (with WCSPH or DFSPH, not PBF; changing it restarts).');
 
 const readouts = {
   solver: page.readout('solver', 'Solver / particles'),

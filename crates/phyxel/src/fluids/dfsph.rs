@@ -70,6 +70,7 @@ use super::error::FluidError;
 use super::fluid::{Fluid, StepReport};
 use super::grid::PIECE;
 use super::kernel::Vector;
+use super::rigid_modes::RigidModes;
 
 /// DFSPH's tolerances and its per-particle buffers.
 #[derive(Clone, Debug)]
@@ -145,6 +146,13 @@ pub struct Dfsph {
     ready: bool,
     /// Iterations of the last step: (constant density, divergence-free).
     pub last_iterations: (u32, u32),
+    /// A body among the boundary particles whose rigid motion answers the pressure inside both
+    /// solves ([`RigidModes`]; then both are bounded CG solves of the coupled system A + B). Its
+    /// particles' `Fluid::boundary_velocity` is its predicted velocity at the step's start; each solve
+    /// adds the body's response to it.
+    pub body: Option<RigidModes>,
+    /// c_im of the body's modes for every fluid particle (row i, one entry per mode).
+    modal: Vec<f64>,
 }
 
 impl Default for Dfsph {
@@ -177,6 +185,8 @@ impl Default for Dfsph {
             error: Vec::new(),
             ready: false,
             last_iterations: (0, 0),
+            body: None,
+            modal: Vec::new(),
         }
     }
 }
@@ -254,14 +264,18 @@ impl Dfsph {
             let a = fluid.scratch[i];
             fluid.v[i] += dt * a;
         }
-        let density_iterations = if self.conjugate_gradients {
-            self.solve_density_bounded(fluid, dt)
+        let density_iterations = if self.conjugate_gradients || self.body.is_some() {
+            self.solve_bounded(fluid, dt, Solve::Density)
         } else {
             self.solve(fluid, dt, Solve::Density)
         };
         fluid.drift(dt)?;
         self.compute_alpha(fluid);
-        let divergence_iterations = self.solve(fluid, dt, Solve::Divergence);
+        let divergence_iterations = if self.body.is_some() {
+            self.solve_bounded(fluid, dt, Solve::Divergence)
+        } else {
+            self.solve(fluid, dt, Solve::Divergence)
+        };
         for i in 0..n {
             fluid.pressure[i] = fluid.density[i] * self.kappa_sum[i];
         }
@@ -357,7 +371,12 @@ impl Dfsph {
     /// guess; the velocities are changed once, by the final κ (which books the walls' reactions on a
     /// moving body from it alone). Returns the products with A taken (each one pass of G and one of
     /// D, the work of one Jacobi iteration).
-    fn solve_density_bounded(&mut self, fluid: &mut Fluid, dt: f64) -> u32 {
+    ///
+    /// With a body inside the solve ([`Dfsph::body`]) the system is A + B ([`RigidModes`]), and the
+    /// divergence-free solve is taken the same way: c⁰_i = Δt Dρ_i/Dt (0 for a particle with fewer
+    /// than [`MIN_DIVERGENCE_NEIGHBOURS`]), started from zero, to the divergence tolerance. The body's
+    /// response to the final κ is added to its particles' boundary velocities.
+    fn solve_bounded(&mut self, fluid: &mut Fluid, dt: f64, which: Solve) -> u32 {
         let n = fluid.len();
         let rho0 = fluid.rest_density();
         let dt2 = dt * dt;
@@ -372,9 +391,20 @@ impl Dfsph {
         {
             let this = &*self;
             let shared = &*fluid;
-            // c⁰_i = ρ_i + Δt Dρ_i/Dt(v*) − ρ₀ and A_ii = Δt² ρ_i/α_i (0 for a particle without α).
-            fill(&mut compression, |i| {
-                shared.density[i] + dt * this.density_rate(shared, i) - rho0
+            // c⁰_i = ρ_i + Δt Dρ_i/Dt(v*) − ρ₀ (divergence: Δt Dρ_i/Dt(v)) and A_ii = Δt² ρ_i/α_i (0
+            // for a particle without α).
+            fill(&mut compression, |i| match which {
+                Solve::Density => shared.density[i] + dt * this.density_rate(shared, i) - rho0,
+                Solve::Divergence => {
+                    let enough = shared.fluid_neighbours.of(i).len()
+                        + shared.boundary_neighbours.of(i).len()
+                        >= MIN_DIVERGENCE_NEIGHBOURS;
+                    if enough {
+                        dt * this.density_rate(shared, i)
+                    } else {
+                        0.0
+                    }
+                }
             });
             fill(&mut diagonal, |i| {
                 let alpha = this.alpha[i];
@@ -385,14 +415,31 @@ impl Dfsph {
                 }
             });
         }
+        self.modal_coupling(fluid);
+        let coupling = dt2 * fluid.mass;
+        if let Some(body) = &self.body {
+            // B's diagonal: Δt² m Σ_m c_im² / M_m.
+            let modes = body.len();
+            for (d, c) in diagonal.iter_mut().zip(self.modal.chunks_exact(modes)) {
+                *d += coupling
+                    * c.iter()
+                        .zip(&body.mass)
+                        .map(|(c, m)| c * c / m)
+                        .sum::<f64>();
+            }
+        }
         // The warm guess: the last step's Σκ, rescaled to this Δt (κ ∝ 1/Δt²), as y = κ/ρ.
-        let guess = self.warm_start && self.warm_dt > 0.0;
+        let guess = which == Solve::Density && self.warm_start && self.warm_dt > 0.0;
         let scale = (self.warm_dt / dt).powi(2);
         for ((y, &warm), &rho) in y.iter_mut().zip(&self.warm_density).zip(&fluid.density) {
             *y = if guess { scale * warm / rho } else { 0.0 };
         }
+        let tolerance = match which {
+            Solve::Density => self.density_tolerance,
+            Solve::Divergence => self.divergence_tolerance,
+        };
         let settings = crate::bounded_cg::Settings {
-            tolerance: self.density_tolerance * rho0 * n as f64,
+            tolerance: tolerance * rho0 * n as f64,
             min_iterations: self.min_iterations,
             max_iterations: self.max_iterations,
             largest: self.largest_density_error * rho0,
@@ -402,11 +449,22 @@ impl Dfsph {
         let outcome = {
             let this = &*self;
             let shared = &*fluid;
-            // A p = −Δt² D w with w = −G p, the velocity change per Δt a stiffness p would give.
+            // A p = −Δt² D w with w = −G p, the velocity change per Δt a stiffness p would give,
+            // and with a body B p = Δt² m Σ_m c_m (c_m·p) / M_m.
+            let mut modal_p = Vec::new();
             let apply = |p: &[f64], out: &mut [f64]| {
                 fill(&mut w, |i| this.gradient_of(shared, p, i));
                 let w = &w[..];
                 fill(out, |i| -dt2 * this.divergence_of(shared, w, i));
+                if let Some(body) = &this.body {
+                    this.modal_sums(body, p, &mut modal_p);
+                    for (m, mass) in modal_p.iter_mut().zip(&body.mass) {
+                        *m *= coupling / mass;
+                    }
+                    for (out, c) in out.iter_mut().zip(this.modal.chunks_exact(body.len())) {
+                        *out += c.iter().zip(&modal_p).map(|(c, q)| c * q).sum::<f64>();
+                    }
+                }
             };
             crate::bounded_cg::minimize(
                 apply,
@@ -421,13 +479,70 @@ impl Dfsph {
             *kappa = y * rho;
         }
         self.apply_kappa(fluid, dt);
-        self.warm_density.copy_from_slice(&self.kappa);
+        if which == Solve::Density {
+            self.warm_density.copy_from_slice(&self.kappa);
+        }
+        if let Some(body) = &self.body {
+            // The body's answer to the final κ: Δq_m = Δt m Σ_i y_i c_im / M_m.
+            let mut dq = Vec::new();
+            self.modal_sums(body, &y, &mut dq);
+            for (q, mass) in dq.iter_mut().zip(&body.mass) {
+                *q *= dt * fluid.mass / mass;
+            }
+            let count = body.velocity.first().map_or(0, Vec::len);
+            for k in 0..count {
+                fluid.boundary_velocity[body.first + k] += body.velocity_change(k, &dq);
+            }
+        }
         self.bounded = bounded;
         self.compression = compression;
         self.diagonal = diagonal;
         self.y = y;
         self.direction_velocity = w;
         outcome.iterations
+    }
+
+    /// c_im = Σ_k ρ₀ V_k ∇W_ik·u_m(x_k) over the body's particles k near fluid particle i, for every
+    /// fluid particle and mode ([`RigidModes`]), from the pairs' gradients of the last α; nothing
+    /// without a body.
+    fn modal_coupling(&mut self, fluid: &Fluid) {
+        let Some(body) = &self.body else {
+            self.modal.clear();
+            return;
+        };
+        let modes = body.len();
+        let mut modal = std::mem::take(&mut self.modal);
+        modal.clear();
+        modal.resize(fluid.len() * modes, 0.0);
+        for (i, row) in modal.chunks_exact_mut(modes).enumerate() {
+            let range = fluid.boundary_neighbours.range(i);
+            for (&b, g) in fluid
+                .boundary_neighbours
+                .of(i)
+                .iter()
+                .zip(&self.grad_boundary[range])
+            {
+                if let Some(k) = body.particle(b as usize) {
+                    for (c, u) in row.iter_mut().zip(&body.velocity) {
+                        *c += g.dot(u[k]);
+                    }
+                }
+            }
+        }
+        self.modal = modal;
+    }
+
+    /// Σ_i p_i c_im for every mode m, summed in the particles' order, into `sums`.
+    fn modal_sums(&self, body: &RigidModes, p: &[f64], sums: &mut Vec<f64>) {
+        sums.clear();
+        sums.resize(body.len(), 0.0);
+        for (p, c) in p.iter().zip(self.modal.chunks_exact(body.len())) {
+            if *p != 0.0 {
+                for (s, c) in sums.iter_mut().zip(c) {
+                    *s += p * c;
+                }
+            }
+        }
     }
 
     /// Σ_j m (v_i − v_j)·∇W_ij over particle i's fluid neighbours for the velocity field v: the fluid's

@@ -13,6 +13,7 @@
 //! - `boundary.rs` — wall particles and their volumes V_b;
 //! - `fluid.rs` — the particles and the passes every solver shares (density, gravity and stirring,
 //!   XSPH, the blow-up check);
+//! - `rigid_modes.rs` — a body's rigid motion inside DFSPH's pressure solves (strong coupling);
 //! - `wcsph.rs`, `dfsph.rs`, `pbf.rs` — the three solvers' steps;
 //! - `simulation.rs` — a fluid with its solver, switched at run time, stepped at the CFL step;
 //! - `coupling.rs` — a deformable phyxel body in the fluid, two-way (Akinci et al. 2012 §3.3–3.4);
@@ -32,6 +33,7 @@ pub mod fluid;
 pub mod grid;
 pub mod kernel;
 pub mod pbf;
+pub mod rigid_modes;
 pub mod scene;
 pub mod simulation;
 pub mod space;
