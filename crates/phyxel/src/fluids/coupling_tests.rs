@@ -371,3 +371,17 @@ fn the_coupled_run_is_bit_for_bit_the_same_on_any_number_of_threads() {
         assert_eq!(run(solver, 1), run(solver, 2), "{solver:?}");
     }
 }
+
+/// A body without modes in DFSPH's solves (none with mass) moves nothing: the step runs as with the
+/// walls alone (an empty mode list would otherwise index rows of no entries).
+#[test]
+fn dfsph_steps_with_a_body_without_modes_as_without_one() {
+    let (mut simulation, _) = tank(0.02, 0.5, Solver::Dfsph);
+    let mut plain = simulation.clone();
+    simulation.dfsph.body = Some(super::rigid_modes::RigidModes::default());
+    let with = simulation.step().expect("steps");
+    let without = plain.step().expect("steps");
+    assert!(simulation.dfsph.body.is_none());
+    assert_eq!(with.iterations, without.iterations);
+    assert_eq!(simulation.fluid.x, plain.fluid.x);
+}

@@ -256,6 +256,10 @@ impl Dfsph {
         if !self.ready {
             self.compute_alpha(fluid);
         }
+        // A body without modes (none with mass) moves nothing: the walls' solves.
+        if self.body.as_ref().is_some_and(RigidModes::is_empty) {
+            self.body = None;
+        }
         self.kappa_sum.iter_mut().for_each(|k| *k = 0.0);
         // v* = XSPH(v) + Δt a_nonpressure: viscosity and gravity are the non-pressure accelerations.
         fluid.xsph_viscosity();
