@@ -81,7 +81,7 @@ number('across', 'Particles across the column', '', 'Whole number: the column is
 number('xsph', 'XSPH viscosity ξ', '', 'Between 0 and 0.5 (seed 002 eq. 53).');
 number('iterations', 'Most solver iterations per step', '', 'Whole number (DFSPH: each of its two solves; PBF).');
 number('sound', 'WCSPH speed of sound c', '× √(2g·2a)', 'Lower: softer water and longer steps; higher: stiffer and shorter.');
-number('body', 'Body density ρ_body/ρ₀', '', '0: no body; 0.3 … 3 drops a deformable block 0.6a × 0.3a into the tank (with WCSPH or DFSPH, not PBF; changing it restarts).');
+number('body', 'Body density ρ_body/ρ₀', '', '0: no body; 0.3 … 3 drops a deformable block 0.6a × 0.3a into the tank (with any solver; changing it restarts).');
 
 const readouts = {
   solver: page.readout('solver', 'Solver / particles'),

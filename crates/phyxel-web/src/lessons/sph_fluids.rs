@@ -7,8 +7,8 @@ use glam::DVec2;
 use phyxel::fluids::surface::Surface;
 use phyxel::fluids::{FloatingBody, FluidSimulation, Solver};
 use phyxel::lessons::sph_fluids::{
-    apply, check_body_solver, dam_break, drop_body, stir, submerged_fraction, Settings, BOX_HEIGHT,
-    BOX_LENGTH, COLUMN_WIDTH, PARAMETERS,
+    apply, dam_break, drop_body, stir, submerged_fraction, Settings, BOX_HEIGHT, BOX_LENGTH,
+    COLUMN_WIDTH, PARAMETERS,
 };
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -104,20 +104,17 @@ impl SphFluidsLesson {
         Ok(())
     }
 
-    /// Switch the solver; the particles and their velocities carry over. With a body, only to one
-    /// that carries it (refused with the reason otherwise, the solver kept).
+    /// Switch the solver; the particles, their velocities and the body carry over (every solver
+    /// carries a body).
     pub fn set_solver(&mut self, solver: &str) -> Result<(), JsError> {
         let solver = Solver::from_id(solver).map_err(to_js)?;
-        if self.body.is_some() {
-            check_body_solver(solver).map_err(to_js)?;
-        }
         self.simulation.set_solver(solver);
         self.error = None;
         Ok(())
     }
 
     /// Change ξ, the iteration limit and WCSPH's speed of sound on the running fluid; a new particle
-    /// count or body restarts it (a body refused for the solver leaves everything as it was).
+    /// count or body restarts it.
     pub fn set_parameters(
         &mut self,
         across: f64,
@@ -129,9 +126,6 @@ impl SphFluidsLesson {
         let settings = Settings::new(across, xsph, iterations, sound)
             .and_then(|s| s.with_body(body))
             .map_err(to_js)?;
-        if settings.body > 0.0 {
-            check_body_solver(self.simulation.solver).map_err(to_js)?;
-        }
         let restart =
             settings.across != self.settings.across || settings.body != self.settings.body;
         self.settings = settings;

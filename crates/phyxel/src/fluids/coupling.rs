@@ -47,7 +47,21 @@
 //! where they fell, a particle left the tank at t = 0.26 s (Δx = 0.02 m, 1 ms) — the body's particles
 //! under the water take the whole push, and an elastic wave crosses the body in 6 ms, six of these
 //! steps. The body still deforms under its weight and its elastic forces; only the fluid's push is
-//! spread. So DFSPH steps a body at its own Δt ([`FloatingBody::dfsph_dt_max`]).
+//! spread. So DFSPH steps a body at its own Δt ([`FloatingBody::solved_dt_max`]).
+//!
+//! **PBF: the body inside the position solve (2026-12-07).** PBF so coupled explicitly set the same
+//! light body bobbing harder each period until it threw a particle out of the calm tank (t = 1.74 s,
+//! Δx = 0.02 m, Δt ≤ 1 ms; measured 2026-12-03). Now the body starts at its predicted positions with
+//! the fluid's x*, each iteration's pushes move it as its rigid modes carry them, and the constraints
+//! it touches count its inverse modal masses (`super::pbf`, "A body inside the solve"); after the step
+//! its velocity comes from the same impulses, spread as with DFSPH. Calm tank, ρ_body = 0.5 ρ₀:
+//! submerged 0.4914 / 0.5043 at Δx = 0.02 / 0.01 m (Δt ≤ 1 ms) and 0.4883 at PBF's own step (up to
+//! 1/240 s), so PBF too steps a body at its own Δt.
+//!
+//! **Retries.** Where a heavy body squeezes a film of water against the floor, the water leaves faster
+//! than the step's CFL bound (taken from the velocities before the step) foresaw and the fluid refuses
+//! the step as a blow-up; the coupled step is then taken again at half the Δt, up to [`RETRIES`] times
+//! (on the page's dam break with a 3 ρ₀ body, 4 s: 2–3 retries with PBF at 20–40 across).
 
 use super::boundary::Boundary;
 use super::error::FluidError;
@@ -66,10 +80,14 @@ pub const WAVE_SPEED_RATIO: f64 = 20.0;
 /// The CFL number of the body's speed: the coupled step moves no body particle farther than this times Δx.
 pub const BODY_CFL: f64 = 0.4;
 
-/// The longest coupled step (s) with WCSPH and PBF, whose bodies are coupled explicitly: DFSPH's
-/// explicit coupling with a light body diverged at 2 ms and floated it at 1 ms (see the module's note).
-/// With DFSPH, the body inside its solves, the step is DFSPH's own ([`FloatingBody::dfsph_dt_max`]).
+/// The longest coupled step (s) with WCSPH, whose body is coupled explicitly: DFSPH's explicit
+/// coupling with a light body diverged at 2 ms and floated it at 1 ms (see the module's note). With
+/// DFSPH and PBF, the body inside their solves, the step is the solver's own
+/// ([`FloatingBody::solved_dt_max`]).
 pub const COUPLED_DT_MAX: f64 = 1e-3;
+
+/// How many times a refused coupled step is taken again at half the Δt ([`FloatingBody::step`]).
+pub const RETRIES: u32 = 3;
 
 /// A rectangular block of the body's material: its lower-left corner, size and density ρ_body.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,15 +114,18 @@ pub struct FloatingBody {
     /// Whether the body's volumes are Akinci's eq. 4 (true) or its particles' own V_k = m_k/ρ_body
     /// (false, the default: eq. 4 floated the body 11 % high, see the module's note).
     pub akinci_volumes: bool,
-    /// The longest coupled step (s) with WCSPH and PBF, [`COUPLED_DT_MAX`] unless changed.
+    /// The longest coupled step (s) with WCSPH, [`COUPLED_DT_MAX`] unless changed.
     pub dt_max: f64,
-    /// The longest coupled step (s) with DFSPH, which takes the body inside its solves: unbounded
-    /// (DFSPH's own step) unless changed. Measured at DFSPH's own step (up to 1/240 s): the calm tank
+    /// The longest coupled step (s) with DFSPH and PBF, which take the body inside their solves:
+    /// unbounded (the solver's own step) unless changed. Measured with DFSPH at DFSPH's own step (up to 1/240 s): the calm tank
     /// floats 0.5 ρ₀ within 1.6 %, and the page's dam break with bodies of 0.3, 0.5 and 3 ρ₀ at 20,
-    /// 30 and 40 across ran 4 s with no particle out of the tank or inside the body (2026-12-03).
-    pub dfsph_dt_max: f64,
+    /// 30 and 40 across ran 4 s with no particle out of the tank or inside the body (2026-12-03); with
+    /// PBF the same nine runs too (2026-12-07).
+    pub solved_dt_max: f64,
     /// The total force the fluid put on the body in the last step, Σ_k F_k (N per metre of depth).
     pub fluid_force: Vector,
+    /// The steps taken again at half the Δt so far ([`FloatingBody::step`]).
+    pub retries: u64,
 }
 
 impl FloatingBody {
@@ -193,8 +214,9 @@ impl FloatingBody {
             gravity: fluid.settings.gravity,
             akinci_volumes: false,
             dt_max: COUPLED_DT_MAX,
-            dfsph_dt_max: f64::INFINITY,
+            solved_dt_max: f64::INFINITY,
             fluid_force: Vector::ZERO,
+            retries: 0,
         };
         body.place(simulation)?;
         Ok(body)
@@ -235,15 +257,15 @@ impl FloatingBody {
             .fold(0.0, f64::max)
     }
 
-    /// The coupled step's Δt: the solver's (or the fixed one), at most `dt_max` (with DFSPH
-    /// `dfsph_dt_max`) and [`BODY_CFL`] Δx / v_body.
+    /// The coupled step's Δt: the solver's (or the fixed one), at most `dt_max` (with DFSPH and PBF
+    /// `solved_dt_max`) and [`BODY_CFL`] Δx / v_body.
     pub fn time_step(&self, simulation: &FluidSimulation) -> f64 {
         let dt = simulation
             .fixed_dt
             .unwrap_or_else(|| simulation.time_step());
         let dt = dt.min(match simulation.solver {
-            Solver::Dfsph => self.dfsph_dt_max,
-            Solver::Wcsph | Solver::Pbf => self.dt_max,
+            Solver::Dfsph | Solver::Pbf => self.solved_dt_max,
+            Solver::Wcsph => self.dt_max,
         });
         let v = self.max_speed();
         if v > 0.0 {
@@ -263,15 +285,61 @@ impl FloatingBody {
     /// One coupled step: the body placed as boundary, the fluid stepped by its solver booking the body
     /// particles' reactions, then the body stepped over the same Δt with them. A refused fluid step
     /// leaves both as they were.
+    ///
+    /// A step the fluid refuses as a blow-up (a particle moved more than half its support radius,
+    /// `Fluid::check_step`) is taken again at half the Δt, up to [`RETRIES`] times: where the body
+    /// squeezes a film of water against a wall, the water leaves faster than the step's CFL bound
+    /// (taken from the velocities before the step) foresaw.
     pub fn step(&mut self, simulation: &mut FluidSimulation) -> Result<StepReport, FluidError> {
-        self.place(simulation)?;
-        let dt = self.time_step(simulation);
-        if simulation.solver == Solver::Dfsph {
-            // Inside DFSPH's solves: its predicted velocity v_k + Δt g and its rigid modes.
-            for v in &mut simulation.fluid.boundary_velocity[self.first..] {
-                *v += dt * self.gravity;
+        let mut dt = self.time_step(simulation);
+        let mut retries = 0u32;
+        loop {
+            match self.step_over(simulation, dt) {
+                Err(FluidError::BlowUp(_)) if retries < RETRIES => {
+                    retries += 1;
+                    dt *= 0.5;
+                }
+                result => {
+                    self.retries += u64::from(retries);
+                    return result;
+                }
             }
-            simulation.dfsph.body = Some(self.rigid_modes());
+        }
+    }
+
+    /// One coupled step of `dt` ([`FloatingBody::step`]).
+    fn step_over(
+        &mut self,
+        simulation: &mut FluidSimulation,
+        dt: f64,
+    ) -> Result<StepReport, FluidError> {
+        self.place(simulation)?;
+        match simulation.solver {
+            Solver::Dfsph => {
+                // Inside DFSPH's solves: its predicted velocity v_k + Δt g and its rigid modes.
+                for v in &mut simulation.fluid.boundary_velocity[self.first..] {
+                    *v += dt * self.gravity;
+                }
+                simulation.dfsph.body = Some(self.rigid_modes());
+            }
+            Solver::Pbf => {
+                // Inside PBF's position solve: from its predicted positions x_k + Δt (v_k + Δt g),
+                // as the fluid's x*, moved by its rigid modes.
+                let fluid = &mut simulation.fluid;
+                for v in &mut fluid.boundary_velocity[self.first..] {
+                    *v += dt * self.gravity;
+                }
+                let predicted: Vec<Vector> = self
+                    .solid
+                    .positions
+                    .iter()
+                    .zip(&fluid.boundary_velocity[self.first..])
+                    .map(|(x, v)| *x + dt * *v)
+                    .collect();
+                fluid.set_moving_boundary(self.first, &predicted, &self.volume)?;
+                simulation.pbf.body = Some(self.rigid_modes());
+            }
+            Solver::Wcsph => {}
         }
         let fluid = &mut simulation.fluid;
         fluid.boundary_impulse.clear();
@@ -282,7 +350,11 @@ impl FloatingBody {
         simulation.fixed_dt = Some(dt);
         let result = simulation.step();
         simulation.fixed_dt = saved;
-        let modes = simulation.dfsph.body.take();
+        let modes = simulation
+            .dfsph
+            .body
+            .take()
+            .or_else(|| simulation.pbf.body.take());
         let report = result?;
         let impulse = std::mem::take(&mut simulation.fluid.boundary_impulse);
         match modes {

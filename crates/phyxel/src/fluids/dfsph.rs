@@ -493,7 +493,7 @@ impl Dfsph {
             for (q, mass) in dq.iter_mut().zip(&body.mass) {
                 *q *= dt * fluid.mass / mass;
             }
-            let count = body.velocity.first().map_or(0, Vec::len);
+            let count = body.particle_count();
             for k in 0..count {
                 fluid.boundary_velocity[body.first + k] += body.velocity_change(k, &dq);
             }

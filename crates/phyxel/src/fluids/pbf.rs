@@ -49,16 +49,47 @@
 //! weights after 3 or 5 plain iterations (at ρ = 0.95 7.7–8.5 iterations with the early front as far
 //! ahead as ρ = 0.9's; at 0.9 9.5 with 0.85's front), the weights on the positions (the same front;
 //! pressure and reactions no longer from the multipliers).
+//!
+//! ## A body inside the solve
+//! A floating body ([`crate::fluids::coupling`]) coupled explicitly — the walls' reactions of one step
+//! applied to the body after it — set a light body bobbing ever harder until it threw water out of
+//! the tank (0.5 ρ₀ on the page's dam break, 30 across, after 0.75 s). So the body moves inside the
+//! iterations, as its rigid modes u_m (two translations and the rotation about its centre of mass,
+//! modal masses M_m; [`RigidModes`]) carry it:
+//!
+//! - its particles start at their predicted positions x*_k = x_k + Δt (v_k + Δt g), as the fluid's;
+//! - the momentum each iteration's Δx pushes into body particle k, J_k (the walls' reactions above,
+//!   and those of the hard constraint against the walls), moves mode m by Δq_m = Δt Σ_k J_k·u_m(x_k)
+//!   / M_m, and k sits at x*_k + Σ_m Δq_m u_m(x_k) ([`Pbf::move_body`]);
+//! - a constraint C_i that touches the body counts the body's motion in λ_i's denominator: with
+//!   ∂C_i/∂q_m = −Σ_k V_k ∇W_ik·u_m(x_k), the term Σ_m (m/M_m)(∂C_i/∂q_m)² ([`body_inverse_mass_term`];
+//!   the body moves m/M_m as far as a fluid particle for the same correction);
+//! - the hard constraint against the walls is applied every iteration (Algorithm 1, lines 13–16),
+//!   as the body can squeeze water against a wall, and each Δx_i is shortened to at most
+//!   [`MAX_CORRECTION`] h (its pushes on the body alike), as a film squeezed between the body and
+//!   the floor otherwise asks for corrections longer than the kernel's support.
+//!
+//! After the step the coupling forms the body's velocity from the same J_k (spread by the modes), so
+//! the body ends where the iterations left it. Measured (2026-12-07, the coupling's tests): the calm
+//! tank floats 0.5 ρ₀ submerged 0.4914 / 0.5043 at Δx 0.02 / 0.01 m (Δt ≤ 1 ms) and 0.4883 at PBF's own
+//! step; on the page's dam break, 20, 30 and 40 across with bodies of 0.3, 0.5 and 3 ρ₀, 4 s each,
+//! no particle left the tank or entered the body, light bodies float and the heavy one lands on the
+//! floor (0–3 steps retried at half the Δt, all with the heavy body, [`crate::fluids::coupling::RETRIES`]).
 
 use super::error::FluidError;
-use super::fluid::{Fluid, StepReport};
+use super::fluid::{Fluid, ParticlePairs, StepReport};
 use super::kernel::Vector;
+use super::rigid_modes::RigidModes;
 
 /// ρ of Chebyshev's weights (module notes): the 2D lesson's dam break at 71 across (300 steps from
 /// rest, one thread, natively) takes 9.8 iterations a step with it against 17.7 plain (8.2 with
 /// ρ = 0.9, whose early front runs too far ahead; 0.99 blows up at the first step), 41–44 → 66–67
 /// steps/s, the builds alternated (2026-12-03; docs/benchmarks.md, "PBF with Chebyshev's weights").
 pub const SPECTRAL_RADIUS: f64 = 0.85;
+
+/// The longest correction Δx_i of one iteration, as a fraction of h, in a step with a body (module
+/// notes, "A body inside the solve"); without one the corrections are not shortened.
+pub const MAX_CORRECTION: f64 = 0.1;
 
 /// Chebyshev's weight ω_k of iteration k ≥ 1 from ω_(k−1) (Wang 2015, §4): 1, 2/(2 − ρ²), then
 /// 4/(4 − ρ² ω_(k−1)); it rises from 1 toward 2/(1 + √(1 − ρ²)).
@@ -96,6 +127,11 @@ pub struct Pbf {
     x_old: Vec<Vector>,
     /// The largest C_i after the last step's iterations.
     pub last_max_constraint: f64,
+    /// A body among the boundary particles that moves inside the position solve as its rigid modes
+    /// (module notes, "A body inside the solve"); taken for one step, dropped if it has no mode.
+    pub body: Option<RigidModes>,
+    /// The body's particles' positions when the iterations start (its predicted positions).
+    body_start: Vec<Vector>,
 }
 
 impl Default for Pbf {
@@ -114,6 +150,8 @@ impl Default for Pbf {
             lambda_sum: Vec::new(),
             x_old: Vec::new(),
             last_max_constraint: 0.0,
+            body: None,
+            body_start: Vec::new(),
         }
     }
 }
@@ -143,6 +181,7 @@ impl Pbf {
             fluid.x[i] += dt * v;
         }
         fluid.find_neighbours()?;
+        self.start_body(fluid)?;
         fluid.keep_off_walls_predicted(dt);
         let rho0 = fluid.rest_density();
         let epsilon = self.relaxation / (fluid.spacing() * fluid.spacing());
@@ -150,9 +189,14 @@ impl Pbf {
         let mut iterations = 0;
         let mut omega = 1.0;
         let mass = fluid.mass;
+        let longest = match self.body {
+            Some(_) => MAX_CORRECTION * fluid.kernel.h,
+            None => f64::INFINITY,
+        };
         loop {
             // ρ_i and, from the same pairs while they are in cache, λ_i (eq. 11); the λ of the pass
             // that ends the iterations are not used.
+            let body = self.body.as_ref();
             fluid.compute_densities_then(&mut self.lambda, |p| {
                 let constraint = (p.density / rho0 - 1.0).max(0.0);
                 if constraint == 0.0 {
@@ -165,10 +209,16 @@ impl Pbf {
                     grad_i += g;
                     sum_square += g.length_squared();
                 }
+                let mut touches_body = false;
                 for (&b, pair) in p.boundary.iter().zip(p.boundary_kernels) {
                     grad_i += p.volume[b as usize] * pair.grad();
+                    touches_body |= body.is_some_and(|modes| modes.particle(b as usize).is_some());
                 }
-                -constraint / (grad_i.length_squared() + sum_square + epsilon)
+                let moved_body = match body {
+                    Some(modes) if touches_body => body_inverse_mass_term(modes, &p, mass),
+                    _ => 0.0,
+                };
+                -constraint / (grad_i.length_squared() + sum_square + moved_body + epsilon)
             });
             let max_constraint = fluid.max_density_error();
             self.last_max_constraint = max_constraint;
@@ -189,12 +239,18 @@ impl Pbf {
             // Δx_i (eqs. 12–14), into scratch, then applied (Jacobi).
             let this = &*self;
             fluid.update_scratch(|fluid, i, impulse, dx| {
-                *dx = this.correction(fluid, i, dt, scorr_w, impulse)
+                *dx = this.correction(fluid, i, dt, scorr_w, longest, impulse)
             });
             for i in 0..n {
                 let dx = fluid.scratch[i];
                 fluid.x[i] += dx;
                 self.lambda_sum[i] += self.lambda[i];
+            }
+            if self.body.is_some() {
+                // Collision response in every iteration (Algorithm 1, lines 13–16) where a body
+                // moves: water between it and a wall is pushed out of both (module notes).
+                fluid.keep_off_walls_predicted(dt);
+                self.move_body(fluid, dt);
             }
         }
         // The loop ended on a density pass after the last correction: ρ_i, W_ij and the largest C_i
@@ -212,8 +268,54 @@ impl Pbf {
         })
     }
 
-    /// Δx_i (eqs. 12–14) of the current λ̃; each wall particle b that particle i pushes takes the
-    /// opposite of the momentum m Δx/Δt in `impulse[b]` where that is kept (a moving body,
+    /// Takes the step's body ([`Pbf::body`]) at its predicted positions: dropped if it has no mode,
+    /// refused if its particles are not among the boundary's; the walls' reactions are booked
+    /// (`Fluid::boundary_impulse` sized to the boundary), as the body's motion is formed from them.
+    fn start_body(&mut self, fluid: &mut Fluid) -> Result<(), FluidError> {
+        if self.body.as_ref().is_some_and(RigidModes::is_empty) {
+            self.body = None;
+        }
+        let Some(body) = &self.body else {
+            return Ok(());
+        };
+        let end = body.first + body.particle_count();
+        if end > fluid.boundary.x.len() {
+            return Err(FluidError::BadInput(format!(
+                "body: its particles {}..{end} are not among the {} boundary particles",
+                body.first,
+                fluid.boundary.x.len()
+            )));
+        }
+        self.body_start.clear();
+        self.body_start
+            .extend_from_slice(&fluid.boundary.x[body.first..end]);
+        let walls = fluid.boundary.x.len();
+        if fluid.boundary_impulse.len() != walls {
+            fluid.boundary_impulse.resize(walls, Vector::ZERO);
+        }
+        Ok(())
+    }
+
+    /// The body's particles where the iterations so far have moved it (module notes): the momentum
+    /// its particles took, J_k (`Fluid::boundary_impulse`, booked by [`Pbf::correction`] and the
+    /// walls' hard constraint), moves each mode by Δq_m = Δt Σ_k J_k·u_m(x_k) / M_m, and particle k
+    /// sits at x*_k + Σ_m Δq_m u_m(x_k).
+    fn move_body(&self, fluid: &mut Fluid, dt: f64) {
+        let Some(body) = &self.body else {
+            return;
+        };
+        let first = body.first;
+        let count = body.particle_count();
+        let mut dq = body.modal_changes(&fluid.boundary_impulse[first..first + count]);
+        dq.iter_mut().for_each(|q| *q *= dt);
+        for (k, start) in self.body_start.iter().enumerate() {
+            fluid.boundary.x[first + k] = *start + body.velocity_change(k, &dq);
+        }
+    }
+
+    /// Δx_i (eqs. 12–14) of the current λ̃, at most `longest` (shortened along itself; infinite
+    /// without a body, [`MAX_CORRECTION`] h with one); each wall particle b that particle i pushes takes the opposite of the momentum m Δx/Δt
+    /// of its push (shortened alike) in `impulse[b]` where that is kept (a moving body,
     /// [`crate::fluids::coupling`]).
     #[inline(always)]
     fn correction(
@@ -222,6 +324,7 @@ impl Pbf {
         i: usize,
         dt: f64,
         scorr_w: f64,
+        longest: f64,
         impulse: &mut [Vector],
     ) -> Vector {
         let rho0 = fluid.rest_density();
@@ -241,21 +344,60 @@ impl Pbf {
             };
             dx += (fluid.mass / rho0 * (li + self.lambda[j as usize] + scorr)) * pair.grad();
         }
-        if li != 0.0 {
-            let range = fluid.boundary_neighbours.range(i);
-            for (&b, pair) in fluid
-                .boundary_neighbours
-                .of(i)
-                .iter()
-                .zip(&fluid.boundary_kernels[range])
-            {
-                let push = (fluid.boundary.volume[b as usize] * li) * pair.grad();
-                dx += push;
+        if li == 0.0 {
+            return shortened(dx, longest).0;
+        }
+        let range = fluid.boundary_neighbours.range(i);
+        let walls = fluid.boundary_neighbours.of(i);
+        let kernels = &fluid.boundary_kernels[range];
+        for (&b, pair) in walls.iter().zip(kernels) {
+            dx += (fluid.boundary.volume[b as usize] * li) * pair.grad();
+        }
+        let (dx, scale) = shortened(dx, longest);
+        if !impulse.is_empty() {
+            for (&b, pair) in walls.iter().zip(kernels) {
                 if let Some(impulse) = impulse.get_mut(b as usize) {
-                    *impulse -= (fluid.mass / dt) * push;
+                    let push = (fluid.boundary.volume[b as usize] * li) * pair.grad();
+                    *impulse -= (scale * fluid.mass / dt) * push;
                 }
             }
         }
         dx
     }
+}
+
+/// `dx` shortened to at most `longest` along itself, and the factor it was scaled by (1 if not).
+#[inline(always)]
+fn shortened(dx: Vector, longest: f64) -> (Vector, f64) {
+    let length_squared = dx.length_squared();
+    if length_squared > longest * longest {
+        let scale = longest / length_squared.sqrt();
+        (scale * dx, scale)
+    } else {
+        (dx, 1.0)
+    }
+}
+
+/// Σ_m (m/M_m) (∂C_i/∂q_m)² of fluid particle i's constraint against the body's rigid modes (module
+/// notes): ∂C_i/∂q_m = −Σ_k V_k ∇W_ik·u_m(x_k) over its body neighbours k, and a mode of modal mass
+/// M_m moves m/M_m as far as a fluid particle for the same correction (its inverse mass relative to
+/// the fluid particle's mass m).
+fn body_inverse_mass_term(modes: &RigidModes, p: &ParticlePairs, mass: f64) -> f64 {
+    modes
+        .velocity
+        .iter()
+        .zip(&modes.mass)
+        .map(|(u, modal_mass)| {
+            let gradient: f64 = p
+                .boundary
+                .iter()
+                .zip(p.boundary_kernels)
+                .filter_map(|(&b, pair)| {
+                    let k = modes.particle(b as usize)?;
+                    Some(p.volume[b as usize] * pair.grad().dot(u[k]))
+                })
+                .sum();
+            mass / modal_mass * gradient * gradient
+        })
+        .sum()
 }

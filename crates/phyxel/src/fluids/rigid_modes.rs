@@ -68,11 +68,16 @@ impl RigidModes {
         self.mass.is_empty()
     }
 
+    /// The number of the body's particles (0 without modes).
+    pub fn particle_count(&self) -> usize {
+        self.velocity.first().map_or(0, Vec::len)
+    }
+
     /// The body particle that boundary particle `b` is, if it is one.
     #[inline(always)]
     pub fn particle(&self, b: usize) -> Option<usize> {
         let k = b.checked_sub(self.first)?;
-        (k < self.velocity.first().map_or(0, Vec::len)).then_some(k)
+        (k < self.particle_count()).then_some(k)
     }
 
     /// Σ_m Δq_m u_m(x_k): body particle k's velocity change for the modes' changes `dq`.
@@ -80,17 +85,22 @@ impl RigidModes {
         self.velocity.iter().zip(dq).map(|(u, q)| *q * u[k]).sum()
     }
 
+    /// The modes' changes Δq_m = Σ_k J_k·u_m(x_k) / M_m for the impulses J_k = `impulse[k]` (one per
+    /// body particle): the generalised impulse over the modal mass.
+    pub fn modal_changes(&self, impulse: &[Vector]) -> Vec<f64> {
+        self.velocity
+            .iter()
+            .zip(&self.mass)
+            .map(|(u, mass)| u.iter().zip(impulse).map(|(u, j)| u.dot(*j)).sum::<f64>() / mass)
+            .collect()
+    }
+
     /// The impulses `impulse` (one per body particle) as the modes carry them: Δq_m = Σ_k J_k·u_m(x_k)
     /// / M_m, and particle k takes m_k Σ_m Δq_m u_m(x_k). The same total momentum (and, with the
     /// rotation among the modes, angular momentum about the centre of mass) as `impulse`, spread as a
     /// rigid body's motion: the body answers as the solve took it to.
     pub fn spread(&self, impulse: &[Vector], masses: &[f64]) -> Vec<Vector> {
-        let dq: Vec<f64> = self
-            .velocity
-            .iter()
-            .zip(&self.mass)
-            .map(|(u, mass)| u.iter().zip(impulse).map(|(u, j)| u.dot(*j)).sum::<f64>() / mass)
-            .collect();
+        let dq = self.modal_changes(impulse);
         masses
             .iter()
             .enumerate()

@@ -114,8 +114,9 @@ pub fn body_block(ratio: f64, rest_density: f64) -> Block {
     }
 }
 
-/// The dropped body of `settings` in `simulation` (none for `body` = 0). Refused with PBF
-/// ([`check_body_solver`]).
+/// The dropped body of `settings` in `simulation` (none for `body` = 0). Every solver carries it
+/// inside its own solve or step ([`crate::fluids::coupling`]): WCSPH explicitly, DFSPH inside its
+/// pressure solves, PBF inside its position solve (as their rigid modes, [`crate::fluids::rigid_modes`]).
 pub fn drop_body(
     simulation: &mut FluidSimulation,
     settings: Settings,
@@ -123,28 +124,10 @@ pub fn drop_body(
     if settings.body == 0.0 {
         return Ok(None);
     }
-    check_body_solver(simulation.solver)?;
     let a = COLUMN_WIDTH;
     let block = body_block(settings.body, simulation.fluid.rest_density());
     let tank = (DVec2::ZERO, DVec2::new(BOX_LENGTH * a, BOX_HEIGHT * a));
     FloatingBody::new(simulation, block, tank).map(Some)
-}
-
-/// The page drops a body into WCSPH's and DFSPH's water (DFSPH with the body inside its pressure
-/// solves, [`crate::fluids::rigid_modes`]), not PBF's: PBF passes the momentum to the body exactly,
-/// but with the body outside its position solve a 0.5 ρ₀ block in the coupling tests' calm tank (Δx =
-/// 0.02 m) bobbed harder with each period and threw a particle out of the tank at t = 1.74 s (Δt ≤ 1
-/// ms; 1.54 s at Δt ≤ 1/240 s), where the tank alone stays calm (fastest particle 0.03–0.07 m/s
-/// after 0.75 s; measured 2026-12-03). It would need the body inside the position solve.
-pub fn check_body_solver(solver: Solver) -> Result<(), FluidError> {
-    match solver {
-        Solver::Wcsph | Solver::Dfsph => Ok(()),
-        Solver::Pbf => Err(FluidError::BadInput(
-            "body: PBF carries no body on this page (its explicit coupling sets a light body bobbing \
-             ever harder until it throws water out); choose WCSPH or DFSPH, or set body to 0"
-                .into(),
-        )),
-    }
 }
 
 /// The body's submerged fraction: the part of its particles' cells below the free surface measured
@@ -248,16 +231,15 @@ mod tests {
     }
 
     /// The page's body (ρ_body = 0.5 ρ₀, 20 across) drops into the dam break and rides the water for 2 s
-    /// with WCSPH and with DFSPH without a blow-up, a particle inside it or one out of the tank,
-    /// partly submerged over the second second on average; out-of-range bodies and a body with PBF are
-    /// refused with the reason. (The water still sloshes at 2 s: the fraction against Archimedes is
+    /// with every solver without a blow-up, a particle inside it or one out of the tank, partly
+    /// submerged over the second second on average; out-of-range bodies are refused with the reason. (The water still sloshes at 2 s: the fraction against Archimedes is
     /// `fluids::coupling_tests`' claim, in a calm tank.)
     #[test]
     fn the_lessons_body_rides_the_dam_break() {
         let settings = Settings::new(20.0, 0.01, 100.0, 10.0)
             .and_then(|s| s.with_body(0.5))
             .expect("in range");
-        for solver in [Solver::Wcsph, Solver::Dfsph] {
+        for solver in Solver::ALL {
             let mut simulation = dam_break(settings, solver).expect("builds");
             let mut body = drop_body(&mut simulation, settings)
                 .expect("builds")
@@ -302,11 +284,54 @@ mod tests {
             let error = settings.with_body(bad).expect_err("refused").to_string();
             assert!(error.contains("body"), "{error}");
         }
-        let mut pbf = dam_break(settings, Solver::Pbf).expect("builds");
-        let error = drop_body(&mut pbf, settings)
-            .expect_err("refused")
-            .to_string();
-        assert!(error.contains("PBF"), "{error}");
+    }
+
+    /// The page's heaviest body (ρ_body = 3 ρ₀, 20 across) lands on the floor and stays there while
+    /// the dam break's wave runs over it for 3 s, with every solver: no blow-up (the steps where it
+    /// squeezes a film of water against the floor are retried at half the Δt, at most
+    /// `coupling::RETRIES` times each), no particle inside it or out of the tank, its bottom within
+    /// one spacing of the floor at the end.
+    #[test]
+    fn the_lessons_heavy_body_stays_on_the_floor() {
+        let settings = Settings::new(20.0, 0.01, 100.0, 10.0)
+            .and_then(|s| s.with_body(param::BODY.max))
+            .expect("in range");
+        for solver in Solver::ALL {
+            let mut simulation = dam_break(settings, solver).expect("builds");
+            let mut body = drop_body(&mut simulation, settings)
+                .expect("builds")
+                .expect("a body");
+            let length = BOX_LENGTH * COLUMN_WIDTH;
+            let mut steps = 0u64;
+            while simulation.fluid.time < 3.0 {
+                body.step(&mut simulation).expect("no blow-up");
+                steps += 1;
+                let out = simulation
+                    .fluid
+                    .x
+                    .iter()
+                    .filter(|p| p.x < 0.0 || p.x > length || p.y < 0.0)
+                    .count();
+                assert_eq!(out, 0, "{solver:?} at {steps} steps");
+                if steps.is_multiple_of(20) {
+                    assert_eq!(body.fluid_inside(&simulation.fluid), 0, "{solver:?}");
+                }
+            }
+            let a = body.solid.spacing;
+            let bottom = body
+                .solid
+                .positions
+                .iter()
+                .map(|p| p.y - 0.5 * a)
+                .fold(f64::INFINITY, f64::min);
+            println!(
+                "{solver:?}, 3 ρ₀: bottom {bottom:.4} m (spacing {a:.4}), {steps} steps, {} retried, \
+                 fastest particle {:.2} m/s",
+                body.retries,
+                simulation.fluid.max_speed()
+            );
+            assert!(bottom < a, "{solver:?}: {bottom} (spacing {a})");
+        }
     }
 
     /// The collapse's speed does not depend on the resolution and stays below the shallow-water
