@@ -209,15 +209,11 @@ impl Pbf {
                     grad_i += g;
                     sum_square += g.length_squared();
                 }
-                let mut touches_body = false;
                 for (&b, pair) in p.boundary.iter().zip(p.boundary_kernels) {
                     grad_i += p.volume[b as usize] * pair.grad();
-                    touches_body |= body.is_some_and(|modes| modes.particle(b as usize).is_some());
                 }
-                let moved_body = match body {
-                    Some(modes) if touches_body => body_inverse_mass_term(modes, &p, mass),
-                    _ => 0.0,
-                };
+                // 0 for a particle with no body particle among its neighbours.
+                let moved_body = body.map_or(0.0, |modes| body_inverse_mass_term(modes, &p, mass));
                 -constraint / (grad_i.length_squared() + sum_square + moved_body + epsilon)
             });
             let max_constraint = fluid.max_density_error();
