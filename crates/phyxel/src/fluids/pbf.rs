@@ -53,7 +53,8 @@
 //! ## A body inside the solve
 //! A floating body ([`crate::fluids::coupling`]) coupled explicitly — the walls' reactions of one step
 //! applied to the body after it — set a light body bobbing ever harder until it threw water out of
-//! the tank (0.5 ρ₀ on the page's dam break, 30 across, after 0.75 s). So the body moves inside the
+//! the tank (0.5 ρ₀ in the coupling tests' calm tank at Δx = 0.02 m: a particle out at t = 1.74 s
+//! with Δt ≤ 1 ms, 1.54 s with Δt ≤ 1/240 s; 2026-12-03). So the body moves inside the
 //! iterations, as its rigid modes u_m (two translations and the rotation about its centre of mass,
 //! modal masses M_m; [`RigidModes`]) carry it:
 //!
@@ -74,7 +75,8 @@
 //! tank floats 0.5 ρ₀ submerged 0.4914 / 0.5043 at Δx 0.02 / 0.01 m (Δt ≤ 1 ms) and 0.4883 at PBF's own
 //! step; on the page's dam break, 20, 30 and 40 across with bodies of 0.3, 0.5 and 3 ρ₀, 4 s each,
 //! no particle left the tank or entered the body, light bodies float and the heavy one lands on the
-//! floor (0–3 steps retried at half the Δt, all with the heavy body, [`crate::fluids::coupling::RETRIES`]).
+//! floor (2–3 steps of each heavy run retried at half the Δt, none of the light ones';
+//! [`crate::fluids::coupling::RETRIES`]).
 
 use super::error::FluidError;
 use super::fluid::{Fluid, ParticlePairs, StepReport};

@@ -232,8 +232,9 @@ mod tests {
 
     /// The page's body (ρ_body = 0.5 ρ₀, 20 across) drops into the dam break and rides the water for 2 s
     /// with every solver without a blow-up, a particle inside it or one out of the tank, partly
-    /// submerged over the second second on average; out-of-range bodies are refused with the reason. (The water still sloshes at 2 s: the fraction against Archimedes is
-    /// `fluids::coupling_tests`' claim, in a calm tank.)
+    /// submerged over the second second on average; out-of-range bodies are refused with the reason.
+    /// (The water still sloshes at 2 s: the fraction against Archimedes is `fluids::coupling_tests`'
+    /// claim, in a calm tank.)
     #[test]
     fn the_lessons_body_rides_the_dam_break() {
         let settings = Settings::new(20.0, 0.01, 100.0, 10.0)
