@@ -287,6 +287,49 @@ mod tests {
         }
     }
 
+    /// The page switches the solver while a body rides the water (the worker's `set_solver`): the
+    /// page's body (0.5 ρ₀, 20 across) rides on through WCSPH → DFSPH → PBF → WCSPH, 0.5 s each,
+    /// with no blow-up, no particle inside it or out of the tank; mass kept bit for bit.
+    #[test]
+    fn the_body_rides_on_when_the_solver_is_switched() {
+        let settings = Settings::new(20.0, 0.01, 100.0, 10.0)
+            .and_then(|s| s.with_body(0.5))
+            .expect("in range");
+        let mut simulation = dam_break(settings, Solver::Wcsph).expect("builds");
+        let mut body = drop_body(&mut simulation, settings)
+            .expect("builds")
+            .expect("a body");
+        let (fluid_mass, body_mass) = (simulation.fluid.total_mass(), body.mass());
+        let length = BOX_LENGTH * COLUMN_WIDTH;
+        let mut end = 0.0;
+        for solver in [Solver::Wcsph, Solver::Dfsph, Solver::Pbf, Solver::Wcsph] {
+            simulation.set_solver(solver);
+            end += 0.5;
+            let mut steps = 0u64;
+            while simulation.fluid.time < end {
+                body.step(&mut simulation).expect("no blow-up");
+                steps += 1;
+                let out = simulation
+                    .fluid
+                    .x
+                    .iter()
+                    .filter(|p| p.x < 0.0 || p.x > length || p.y < 0.0)
+                    .count();
+                assert_eq!(out, 0, "{solver:?} at {steps} steps");
+                if steps.is_multiple_of(10) {
+                    assert_eq!(body.fluid_inside(&simulation.fluid), 0, "{solver:?}");
+                }
+            }
+            println!(
+                "{solver:?} to t = {end}: {steps} steps, fastest particle {:.2} m/s, body at {:?}",
+                simulation.fluid.max_speed(),
+                body.centre()
+            );
+        }
+        assert_eq!(simulation.fluid.total_mass(), fluid_mass);
+        assert_eq!(body.mass(), body_mass);
+    }
+
     /// The page's heaviest body (ρ_body = 3 ρ₀, 20 across) lands on the floor and stays there while
     /// the dam break's wave runs over it for 3 s, with every solver: no blow-up (the steps where it
     /// squeezes a film of water against the floor are retried at half the Δt, at most
