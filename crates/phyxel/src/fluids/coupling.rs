@@ -314,21 +314,19 @@ impl FloatingBody {
         dt: f64,
     ) -> Result<StepReport, FluidError> {
         self.place(simulation)?;
-        match simulation.solver {
-            Solver::Dfsph => {
-                // Inside DFSPH's solves: its predicted velocity v_k + Δt g and its rigid modes.
-                for v in &mut simulation.fluid.boundary_velocity[self.first..] {
-                    *v += dt * self.gravity;
-                }
-                simulation.dfsph.body = Some(self.rigid_modes());
+        if simulation.solver != Solver::Wcsph {
+            // Inside DFSPH's or PBF's solve: the body's predicted velocity v_k + Δt g.
+            for v in &mut simulation.fluid.boundary_velocity[self.first..] {
+                *v += dt * self.gravity;
             }
+        }
+        match simulation.solver {
+            // DFSPH's solves take the predicted velocity and the rigid modes.
+            Solver::Dfsph => simulation.dfsph.body = Some(self.rigid_modes()),
             Solver::Pbf => {
-                // Inside PBF's position solve: from its predicted positions x_k + Δt (v_k + Δt g),
-                // as the fluid's x*, moved by its rigid modes.
+                // PBF's position solve starts from the predicted positions x_k + Δt (v_k + Δt g),
+                // as the fluid's x*, and moves them by the rigid modes.
                 let fluid = &mut simulation.fluid;
-                for v in &mut fluid.boundary_velocity[self.first..] {
-                    *v += dt * self.gravity;
-                }
                 let predicted: Vec<Vector> = self
                     .solid
                     .positions
@@ -432,6 +430,16 @@ impl FloatingBody {
     /// The body's momentum Σ m_k v_k.
     pub fn momentum(&self) -> Vector {
         self.solid.momentum()
+    }
+
+    /// The bottom of the body's lowest particle's cell (its lowest particle half a spacing below it).
+    pub fn bottom(&self) -> f64 {
+        let a = self.solid.spacing;
+        self.solid
+            .positions
+            .iter()
+            .map(|p| p.y - 0.5 * a)
+            .fold(f64::INFINITY, f64::min)
     }
 
     /// The body's centre of mass.

@@ -230,6 +230,40 @@ mod tests {
         }
     }
 
+    /// Steps `body` in `simulation` until t = `end`, checking after every step that no particle is
+    /// out of the tank and every 10th that none is inside the body; `each` sees every step (with
+    /// the step's count). Returns the steps taken.
+    fn ride(
+        simulation: &mut FluidSimulation,
+        body: &mut FloatingBody,
+        end: f64,
+        mut each: impl FnMut(&FluidSimulation, &FloatingBody, u64),
+    ) -> u64 {
+        let solver = simulation.solver;
+        let length = BOX_LENGTH * COLUMN_WIDTH;
+        let mut steps = 0u64;
+        while simulation.fluid.time < end {
+            body.step(simulation).expect("no blow-up");
+            steps += 1;
+            let out = simulation
+                .fluid
+                .x
+                .iter()
+                .filter(|p| p.x < 0.0 || p.x > length || p.y < 0.0)
+                .count();
+            assert_eq!(out, 0, "{solver:?} at {steps} steps");
+            if steps.is_multiple_of(10) {
+                assert_eq!(
+                    body.fluid_inside(&simulation.fluid),
+                    0,
+                    "{solver:?} at {steps} steps"
+                );
+            }
+            each(simulation, body, steps);
+        }
+        steps
+    }
+
     /// The page's body (ρ_body = 0.5 ρ₀, 20 across) drops into the dam break and rides the water for 2 s
     /// with every solver without a blow-up, a particle inside it or one out of the tank, partly
     /// submerged over the second second on average; out-of-range bodies are refused with the reason.
@@ -245,32 +279,22 @@ mod tests {
             let mut body = drop_body(&mut simulation, settings)
                 .expect("builds")
                 .expect("a body");
-            let length = BOX_LENGTH * COLUMN_WIDTH;
             // The fraction read every 20 steps over the second second: one reading is a phase of the
             // slosh (on 2026-11-29 the reading at 2 s went 0.43 → 0.000 when the neighbour lists
             // changed their pairs' order, the body riding a trough's edge above the tank's median
             // level).
-            let (mut sum, mut readings, mut steps) = (0.0, 0, 0);
-            while simulation.fluid.time < 2.0 {
-                body.step(&mut simulation).expect("no blow-up");
-                steps += 1;
-                let out = simulation
-                    .fluid
-                    .x
-                    .iter()
-                    .filter(|p| p.x < 0.0 || p.x > length || p.y < 0.0)
-                    .count();
-                assert_eq!(out, 0, "{solver:?} at {steps} steps");
-                if simulation.fluid.time >= 1.0 && steps % 20 == 0 {
-                    sum += submerged_fraction(&simulation, &body).expect("water").0;
-                    readings += 1;
-                    assert_eq!(
-                        body.fluid_inside(&simulation.fluid),
-                        0,
-                        "{solver:?} at {steps} steps"
-                    );
-                }
-            }
+            let (mut sum, mut readings) = (0.0, 0);
+            ride(
+                &mut simulation,
+                &mut body,
+                2.0,
+                |simulation, body, steps| {
+                    if simulation.fluid.time >= 1.0 && steps % 20 == 0 {
+                        sum += submerged_fraction(simulation, body).expect("water").0;
+                        readings += 1;
+                    }
+                },
+            );
             let (_, theory) = submerged_fraction(&simulation, &body).expect("water");
             let fraction = sum / f64::from(readings);
             println!(
@@ -300,26 +324,11 @@ mod tests {
             .expect("builds")
             .expect("a body");
         let (fluid_mass, body_mass) = (simulation.fluid.total_mass(), body.mass());
-        let length = BOX_LENGTH * COLUMN_WIDTH;
         let mut end = 0.0;
         for solver in [Solver::Wcsph, Solver::Dfsph, Solver::Pbf, Solver::Wcsph] {
             simulation.set_solver(solver);
             end += 0.5;
-            let mut steps = 0u64;
-            while simulation.fluid.time < end {
-                body.step(&mut simulation).expect("no blow-up");
-                steps += 1;
-                let out = simulation
-                    .fluid
-                    .x
-                    .iter()
-                    .filter(|p| p.x < 0.0 || p.x > length || p.y < 0.0)
-                    .count();
-                assert_eq!(out, 0, "{solver:?} at {steps} steps");
-                if steps.is_multiple_of(10) {
-                    assert_eq!(body.fluid_inside(&simulation.fluid), 0, "{solver:?}");
-                }
-            }
+            let steps = ride(&mut simulation, &mut body, end, |_, _, _| {});
             println!(
                 "{solver:?} to t = {end}: {steps} steps, fastest particle {:.2} m/s, body at {:?}",
                 simulation.fluid.max_speed(),
@@ -345,29 +354,8 @@ mod tests {
             let mut body = drop_body(&mut simulation, settings)
                 .expect("builds")
                 .expect("a body");
-            let length = BOX_LENGTH * COLUMN_WIDTH;
-            let mut steps = 0u64;
-            while simulation.fluid.time < 3.0 {
-                body.step(&mut simulation).expect("no blow-up");
-                steps += 1;
-                let out = simulation
-                    .fluid
-                    .x
-                    .iter()
-                    .filter(|p| p.x < 0.0 || p.x > length || p.y < 0.0)
-                    .count();
-                assert_eq!(out, 0, "{solver:?} at {steps} steps");
-                if steps.is_multiple_of(20) {
-                    assert_eq!(body.fluid_inside(&simulation.fluid), 0, "{solver:?}");
-                }
-            }
-            let a = body.solid.spacing;
-            let bottom = body
-                .solid
-                .positions
-                .iter()
-                .map(|p| p.y - 0.5 * a)
-                .fold(f64::INFINITY, f64::min);
+            let steps = ride(&mut simulation, &mut body, 3.0, |_, _, _| {});
+            let (bottom, a) = (body.bottom(), body.solid.spacing);
             println!(
                 "{solver:?}, 3 ρ₀: bottom {bottom:.4} m (spacing {a:.4}), {steps} steps, {} retried, \
                  fastest particle {:.2} m/s",
